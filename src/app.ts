@@ -1,0 +1,76 @@
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import { serviceSecretAuth } from './auth/service-secret';
+import type { Config } from './config';
+import { accessLog } from './http/access-log';
+import { errorHandler, notFound } from './http/error-handler';
+import { jsonBody } from './http/json-body';
+import { type Lifecycle, requestContext } from './http/request-context';
+import { createConnectionResolver } from './integrations/connections';
+import { createSetupUrlFor } from './integrations/setup-url';
+import type { Logger } from './logger';
+import { executeRoute } from './routes/execute';
+import { type RedisPing, healthz, readyz } from './routes/health';
+import { integrationStatusRoute } from './routes/integration-status';
+import { openApiRoute } from './routes/openapi';
+import { type CredentialStore, createCredentialStore } from './store/credential-store';
+import type { Db } from './store/db';
+import { createTokenCipher } from './store/token-cipher';
+import { buildCatalog } from './tools/catalog';
+import { BUILT_IN_TOOLS } from './tools';
+import { type ToolRegistry, createToolRegistry } from './tools/registry';
+import type { AnyTool } from './tools/types';
+
+export interface AppDeps {
+  config: Config;
+  logger: Logger;
+  db: Db;
+  redis?: RedisPing | null;
+  lifecycle?: Lifecycle;
+  /** Defaults to every built-in tool; tests may add their own. */
+  tools?: readonly AnyTool[];
+}
+
+export interface HubApp {
+  app: Express;
+  store: CredentialStore;
+  tools: ToolRegistry;
+  lifecycle: Lifecycle;
+}
+
+/** Builds the whole Hub from its parsed configuration and open connections — the only place things are wired. */
+export function createApp(deps: AppDeps): HubApp {
+  const { config, logger, db } = deps;
+  const lifecycle = deps.lifecycle ?? { shuttingDown: false };
+  const store = createCredentialStore(db, createTokenCipher(config.encryptionKeys));
+  const setupUrlFor = createSetupUrlFor(config.publicUrl);
+  const tools = createToolRegistry(deps.tools ?? BUILT_IN_TOOLS);
+  const connections = createConnectionResolver({ store, setupUrlFor, logger });
+  const catalog = buildCatalog(tools);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false); // API answers are not cacheable (Cache-Control: no-store); hashing them is wasted work
+  app.set('trust proxy', config.trustProxy);
+
+  app.use(helmet());
+  app.use(accessLog(logger));
+  app.use(requestContext(lifecycle));
+
+  app.get('/healthz', healthz);
+  app.get('/readyz', readyz({ db, redis: deps.redis ?? null, lifecycle }));
+  app.get('/openapi.yaml', openApiRoute());
+
+  const internal = express.Router();
+  internal.use(serviceSecretAuth(config.serviceSecrets));
+  internal.post('/tools/execute', jsonBody, executeRoute({ tools, connections }));
+  internal.get('/tools', (_req, res) => {
+    res.json(catalog);
+  });
+  internal.get('/integrations/status/:customer_id', integrationStatusRoute({ store, tools, setupUrlFor }));
+  app.use('/api/internal', internal);
+
+  app.use(notFound);
+  app.use(errorHandler);
+  return { app, store, tools, lifecycle };
+}

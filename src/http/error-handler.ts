@@ -1,0 +1,48 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { type HubError, HubFailure, hubError } from '../errors';
+import { BODY_LIMIT_BYTES } from './json-body';
+import { sendError } from './envelope';
+import { validationError } from './validation';
+
+/** body-parser signals its failures with a `type`; map each to the contract's codes. */
+function fromBodyParser(err: { type?: unknown; status?: unknown; message: string }): HubError | null {
+  switch (err.type) {
+    case 'entity.too.large':
+      return hubError('PAYLOAD_TOO_LARGE', 'The request body exceeds the 1 MiB limit', {
+        details: { limit_bytes: BODY_LIMIT_BYTES },
+      });
+    case 'entity.parse.failed':
+      return validationError('The request body is not valid JSON', [{ path: '(root)', message: 'invalid JSON' }]);
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return validationError('The request body must be UTF-8 JSON', [{ path: '(root)', message: err.message }]);
+    case 'request.aborted':
+    case 'request.size.invalid':
+      return validationError('The request body was incomplete', [{ path: '(root)', message: 'incomplete body' }]);
+    default:
+      return null;
+  }
+}
+
+export const notFound: RequestHandler = (req, res) => {
+  sendError(res, hubError('RESOURCE_NOT_FOUND', `No endpoint ${req.method} ${req.path}`));
+};
+
+/** The single error handler: every failure leaves as the contract's envelope; a bug never shows its internals. */
+export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, next) => {
+  if (res.headersSent) {
+    next(err); // Express closes the connection
+    return;
+  }
+  if (err instanceof HubFailure) {
+    sendError(res, err.error);
+    return;
+  }
+  const mapped = err instanceof Error ? fromBodyParser(err as Error & { type?: unknown }) : null;
+  if (mapped) {
+    sendError(res, mapped);
+    return;
+  }
+  req.log.error({ err, request_id: res.locals.requestId }, 'unhandled error');
+  sendError(res, hubError('INTERNAL_ERROR', 'Internal error; it has been logged with this request_id'));
+};

@@ -1,0 +1,64 @@
+import type { CredentialRecord } from '../store/credential-store';
+import type { ToolRegistry } from '../tools/registry';
+import { INTEGRATION_IDS, INTEGRATIONS, type IntegrationId, shortScope } from './integrations';
+import { missingScopes } from './scopes';
+import type { SetupUrlFor } from './setup-url';
+
+export type ConnectionStatus = 'connected' | 'expired' | 'insufficient_scopes' | 'not_connected';
+
+export interface IntegrationStatus {
+  connected: boolean;
+  status: ConnectionStatus;
+  /** Which connection answers for this caller: the end user's own, or the customer-wide one. */
+  source?: 'user' | 'customer';
+  scopes?: string[];
+  email?: string | null;
+  expires_at?: string | null;
+  last_refreshed_at?: string | null;
+  tools_available: string[];
+  setup_url?: string;
+}
+
+const iso = (d: Date | null) => (d === null ? null : d.toISOString());
+
+/**
+ * The contract's status view of each integration for a customer (and optionally one end user). `connected`
+ * means tools can run with it; `insufficient_scopes` is still connected, with fewer tools than it could have.
+ */
+export function describeIntegrations(
+  records: ReadonlyMap<IntegrationId, CredentialRecord>,
+  caller: { customerId: string; userId: string | null },
+  tools: ToolRegistry,
+  setupUrlFor: SetupUrlFor,
+): Record<IntegrationId, IntegrationStatus> {
+  const out = {} as Record<IntegrationId, IntegrationStatus>;
+  for (const integration of INTEGRATION_IDS) {
+    const record = records.get(integration);
+    const setup_url = setupUrlFor({ ...caller, integration });
+    if (!record) {
+      out[integration] = { connected: false, status: 'not_connected', tools_available: [], setup_url };
+      continue;
+    }
+    const usable = record.status === 'connected';
+    const complete = missingScopes(record.scopes, INTEGRATIONS[integration].scopes).length === 0;
+    const status: ConnectionStatus = !usable ? 'expired' : complete ? 'connected' : 'insufficient_scopes';
+    out[integration] = {
+      connected: usable,
+      status,
+      source: record.userId === null ? 'customer' : 'user',
+      scopes: record.scopes.map(shortScope),
+      email: record.accountEmail,
+      expires_at: iso(record.tokenExpiresAt),
+      last_refreshed_at: iso(record.lastRefreshedAt),
+      tools_available: usable
+        ? tools
+            .forIntegration(integration)
+            .filter((t) => missingScopes(record.scopes, t.requiredScopes).length === 0)
+            .map((t) => t.name)
+            .sort()
+        : [],
+      ...(status === 'connected' ? {} : { setup_url }),
+    };
+  }
+  return out;
+}

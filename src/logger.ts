@@ -1,0 +1,91 @@
+import { hostname } from 'node:os';
+import pino, { type DestinationStream, type Logger } from 'pino';
+
+export type { Logger };
+
+/**
+ * Secrets must never reach a log line. Two layers:
+ *  1. pino's path redaction for the places we know carry credentials (headers, token fields);
+ *  2. a last-line scrub of every serialized line: any JSON field whose name contains token/secret/password/
+ *     authorization/cookie, any `Bearer …`/`ServiceSecret …` credential, Google token shapes, and the literal
+ *     values of the configured secrets. Layer 2 catches what layer 1 cannot name in advance (an upstream error
+ *     object that embeds request headers, a child binding, a message string).
+ */
+
+const REDACTED = '[Redacted]';
+
+const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  '*.authorization',
+  '*.Authorization',
+  '*.access_token',
+  '*.refresh_token',
+  '*.id_token',
+  '*.token',
+  '*.secret',
+  '*.client_secret',
+  '*.password',
+  '*.code_verifier',
+];
+
+// Quick pre-check so the common line (no sensitive words at all) costs one regex test.
+const SUSPICIOUS = /token|secret|passw|authoriz|cookie|bearer|ya29\.|1\/\/|verifier/i;
+const SENSITIVE_FIELD =
+  /"([^"\\]*(?:token|secret|passw|authoriz|cookie|verifier)[^"\\]*)":(?:"(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*|true|false|null|\[(?:[^[\]"]|"(?:[^"\\]|\\.)*")*\]|\{(?:[^{}"]|"(?:[^"\\]|\\.)*")*\})/gi;
+const CREDENTIAL_SHAPES = [
+  /\b(Bearer|ServiceSecret|Basic)\s+[A-Za-z0-9._~+/=-]+/gi,
+  /\bya29\.[A-Za-z0-9._-]+/g, // Google access tokens
+  /\b1\/\/[A-Za-z0-9._-]{10,}/g, // Google refresh tokens
+];
+
+export function scrubLine(line: string, literals: readonly string[] = []): string {
+  let out = line;
+  for (const literal of literals) {
+    if (literal.length >= 8 && out.includes(literal)) out = out.split(literal).join(REDACTED);
+  }
+  if (!SUSPICIOUS.test(out)) return out;
+  out = out.replace(SENSITIVE_FIELD, (_m, key: string) => `"${key}":"${REDACTED}"`);
+  for (const shape of CREDENTIAL_SHAPES) {
+    out = out.replace(shape, (m: string, scheme?: string) =>
+      typeof scheme === 'string' && /^(Bearer|ServiceSecret|Basic)$/i.test(scheme) ? `${scheme} ${REDACTED}` : REDACTED,
+    );
+  }
+  return out;
+}
+
+/** Error serializer that keeps only what helps debugging: never an error's config/headers/response body. */
+function serializeError(err: unknown): Record<string, unknown> {
+  if (!(err instanceof Error)) return { message: String(err) };
+  const out: Record<string, unknown> = { type: err.name, message: err.message, stack: err.stack };
+  const extra = err as Error & { code?: unknown; status?: unknown; cause?: unknown };
+  if (typeof extra.code === 'string' || typeof extra.code === 'number') out.code = extra.code;
+  if (typeof extra.status === 'number') out.status = extra.status;
+  if (extra.cause !== undefined) out.cause = serializeError(extra.cause);
+  return out;
+}
+
+export interface LoggerOptions {
+  level: string;
+  /** Where lines go; defaults to an asynchronous stdout writer. Tests pass a capturing stream. */
+  destination?: DestinationStream;
+  /** Literal values that must never be printed (the configured secrets and keys). */
+  secrets?: readonly string[];
+}
+
+export function createLogger(options: LoggerOptions): Logger {
+  const literals = [...(options.secrets ?? [])];
+  const destination = options.destination ?? pino.destination({ dest: 1, sync: false });
+  return pino(
+    {
+      level: options.level,
+      base: { service: 'hub', pid: process.pid, hostname: hostname() },
+      redact: { paths: REDACT_PATHS, censor: REDACTED },
+      serializers: { err: serializeError, error: serializeError },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      hooks: { streamWrite: (line) => scrubLine(line, literals) },
+    },
+    destination,
+  );
+}

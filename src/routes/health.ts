@@ -1,0 +1,44 @@
+import type { RequestHandler } from 'express';
+import type { Lifecycle } from '../http/request-context';
+import type { Db } from '../store/db';
+import { withTimeout } from '../store/db';
+
+/** The part of an ioredis client readiness needs. */
+export interface RedisPing {
+  ping(): Promise<string>;
+}
+
+const CHECK_TIMEOUT_MS = 1_000;
+
+export const healthz: RequestHandler = (_req, res) => {
+  res.json({ status: 'ok' });
+};
+
+async function check(run: () => Promise<unknown>): Promise<{ ok: boolean; latency_ms: number; error?: string }> {
+  const t0 = performance.now();
+  try {
+    await run();
+    return { ok: true, latency_ms: Math.round(performance.now() - t0) };
+  } catch (err) {
+    // The reason is for operators; it names no host or credential (those live in the connection string).
+    const reason = err instanceof Error && /timed out/i.test(err.message) ? 'timeout' : 'unreachable';
+    return { ok: false, latency_ms: Math.round(performance.now() - t0), error: reason };
+  }
+}
+
+/** Ready = the database answers (and Redis, when configured) and the process is not shutting down. */
+export function readyz(deps: { db: Db; redis: RedisPing | null; lifecycle: Lifecycle }): RequestHandler {
+  return async (_req, res) => {
+    if (deps.lifecycle.shuttingDown) {
+      res.status(503).json({ status: 'shutting_down', checks: {} });
+      return;
+    }
+    const [database, redis] = await Promise.all([
+      check(() => deps.db.ping(CHECK_TIMEOUT_MS)),
+      deps.redis ? check(() => withTimeout(deps.redis!.ping(), CHECK_TIMEOUT_MS, 'redis ping timed out')) : undefined,
+    ]);
+    const checks = redis ? { database, redis } : { database };
+    const ready = database.ok && (redis?.ok ?? true);
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
+  };
+}

@@ -1,0 +1,44 @@
+import type { RequestHandler } from 'express';
+import { z } from 'zod';
+import { sendError } from '../http/envelope';
+import { toIssues, validationError } from '../http/validation';
+import { storeUnavailable } from '../integrations/connections';
+import type { SetupUrlFor } from '../integrations/setup-url';
+import { describeIntegrations } from '../integrations/status';
+import type { CredentialStore } from '../store/credential-store';
+import type { ToolRegistry } from '../tools/registry';
+
+const params = z.object({ customer_id: z.guid('must be a UUID') });
+const query = z.strictObject({
+  user_id: z.string().min(1).max(255).regex(/^[^\p{Cc}]+$/u, 'must not contain control characters').optional(),
+});
+
+/** GET /api/internal/integrations/status/{customer_id}/ — what is connected, and what the agent can run with it. */
+export function integrationStatusRoute(deps: {
+  store: CredentialStore;
+  tools: ToolRegistry;
+  setupUrlFor: SetupUrlFor;
+}): RequestHandler {
+  return async (req, res) => {
+    const p = params.safeParse(req.params);
+    const q = query.safeParse(req.query);
+    if (!p.success || !q.success) {
+      const issues = [...(p.success ? [] : toIssues(p.error)), ...(q.success ? [] : toIssues(q.error, 'query'))];
+      sendError(res, validationError('Invalid customer_id or query parameters', issues));
+      return;
+    }
+    const caller = { customerId: p.data.customer_id.toLowerCase(), userId: q.data.user_id ?? null };
+    let records;
+    try {
+      records = await deps.store.resolveAll(caller.customerId, caller.userId);
+    } catch (err) {
+      sendError(res, storeUnavailable(err, req.log));
+      return;
+    }
+    res.json({
+      customer_id: caller.customerId,
+      user_id: caller.userId,
+      integrations: describeIntegrations(records, caller, deps.tools, deps.setupUrlFor),
+    });
+  };
+}

@@ -1,0 +1,94 @@
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Redis } from 'ioredis';
+import { type HubApp, createApp } from './app';
+import type { Config } from './config';
+import { type Logger, createLogger } from './logger';
+import { migrate } from './store/migrate';
+import { openDatabase } from './store/open';
+import { openRedis } from './store/redis';
+import type { AnyTool } from './tools/types';
+
+export interface RunningHub extends HubApp {
+  url: string;
+  port: number;
+  server: Server;
+  logger: Logger;
+  /** Graceful stop: readiness off, stop accepting, let in-flight requests finish (up to the deadline), close pools. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  logger?: Logger;
+  tools?: readonly AnyTool[];
+}
+
+/** Secrets the logger must never print, whatever path they take into a log line. */
+export const secretLiterals = (config: Config) => [
+  ...config.serviceSecrets,
+  ...config.encryptionKeys.map((k) => k.key.toString('base64')),
+];
+
+export async function startHub(config: Config, options: StartOptions = {}): Promise<RunningHub> {
+  const logger = options.logger ?? createLogger({ level: config.logLevel, secrets: secretLiterals(config) });
+  const db = await openDatabase(config.database, logger);
+  let redis: Redis | null = null;
+  try {
+    await migrate(db, logger);
+    redis = config.redisUrl ? await openRedis(config.redisUrl, logger) : null;
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+
+  const hub = createApp({ config, logger, db, redis, tools: options.tools });
+  await warnAboutUnknownKeys(hub, config, logger);
+
+  const server = createServer(hub.app);
+  server.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts (60 s), so they close first
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
+  logger.info({ port, database: db.kind, redis: redis !== null }, 'hub listening');
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      hub.lifecycle.shuttingDown = true;
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), config.shutdownTimeoutMs);
+      });
+      if ((await Promise.race([drained, deadline])) === 'timeout') {
+        logger.warn({ timeout_ms: config.shutdownTimeoutMs }, 'shutdown deadline reached; closing remaining connections');
+        server.closeAllConnections();
+        await drained;
+      }
+      clearTimeout(timer);
+      await redis?.quit().catch(() => redis?.disconnect());
+      await db.close();
+      logger.info('hub stopped');
+      logger.flush();
+    })());
+
+  return { ...hub, url, port, server, logger, close };
+}
+
+/** Rows sealed by a key that is no longer configured cannot be used; say so at start, not at the first call. */
+async function warnAboutUnknownKeys(hub: HubApp, config: Config, logger: Logger) {
+  const configured = new Set(config.encryptionKeys.map((k) => k.id));
+  const usage = await hub.store.keyUsage();
+  const unknown = usage.filter((u) => !configured.has(u.keyId));
+  if (unknown.length > 0) {
+    logger.error({ keys: unknown }, 'credentials are sealed with encryption keys missing from HUB_ENCRYPTION_KEYS');
+  }
+  const old = usage.filter((u) => configured.has(u.keyId) && u.keyId !== config.encryptionKeys[0]!.id);
+  if (old.length > 0) logger.info({ keys: old }, 'credentials sealed with older keys; run `npm run rotate-keys`');
+}

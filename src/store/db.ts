@@ -1,0 +1,54 @@
+/**
+ * The one database interface the Hub codes against. Two implementations run the same SQL: embedded PGlite
+ * (WASM Postgres, a data directory on disk — nothing to install) and node-postgres against a real server.
+ */
+
+export interface Queryable {
+  /** Runs one parameterised statement ($1, $2…) and returns its rows. */
+  query<R extends object = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<R[]>;
+  /** Runs a script of one or more statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: 'pglite' | 'postgres';
+  /** Runs `fn` in one transaction on one connection; commits when it resolves, rolls back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Resolves when the database answers `SELECT 1` within `timeoutMs`. */
+  ping(timeoutMs: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', 'EAI_AGAIN']);
+// SQLSTATE classes/codes meaning "the server cannot serve you right now" rather than "your query is wrong".
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '53400', '40001', '40P01']);
+const UNAVAILABLE_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error',
+  'Connection refused',
+  'database ping timed out',
+  'PGlite is closed',
+];
+
+/** True when an error means the database is unreachable or overloaded (worth a retry), not that a query is wrong. */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && (UNAVAILABLE_NODE_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08'))) {
+    return true;
+  }
+  if (UNAVAILABLE_MESSAGES.some((m) => err.message.includes(m))) return true;
+  const cause = (err as { cause?: unknown }).cause;
+  if (cause !== undefined && cause !== err) return isDatabaseUnavailable(cause);
+  const nested = (err as { errors?: unknown }).errors; // AggregateError from dual-stack connects
+  return Array.isArray(nested) && nested.some(isDatabaseUnavailable);
+}
+
+export function withTimeout<T>(promise: Promise<T>, timeoutMs: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), timeoutMs);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,9 @@
+import integrationCredentials from './0001_integration_credentials';
+
+/**
+ * Forward-only migrations, applied in this order at start and recorded (with a checksum) in hub_migrations.
+ * Never edit one that has shipped: add the next file and a line here.
+ */
+export const MIGRATIONS: readonly { name: string; sql: string }[] = [
+  { name: '0001_integration_credentials', sql: integrationCredentials },
+];

@@ -1,0 +1,84 @@
+import { mkdirSync, openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { type Db, type Queryable, withTimeout } from './db';
+
+/** `HUB_DATA_DIR=memory://` keeps the embedded database in memory (throw-away demos, tests). */
+export const IN_MEMORY = 'memory://';
+
+const txQueryable = (tx: Transaction): Queryable => ({
+  query: async <R extends object>(sql: string, params?: readonly unknown[]) =>
+    (await tx.query<R>(sql, params as unknown[] | undefined)).rows,
+  exec: async (sql) => {
+    await tx.exec(sql);
+  },
+});
+
+/**
+ * PGlite is one Postgres "process" living inside ours: two Hubs opening the same directory would corrupt it.
+ * A lock file holding our pid refuses the second one (and is taken over when its owner is gone).
+ */
+function lockDataDir(dir: string): () => void {
+  const lockPath = join(dir, 'hub.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lockPath, 'wx', 0o600);
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => rmSync(lockPath, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const owner = Number(readFileSync(lockPath, 'utf8').trim());
+      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner)) {
+        throw new Error(
+          `the embedded database in ${dir} is in use by process ${owner}; stop it, or set HUB_DATA_DIR to another directory or DATABASE_URL to a PostgreSQL server`,
+        );
+      }
+      rmSync(lockPath, { force: true }); // stale lock from a process that died
+    }
+  }
+  throw new Error(`could not lock ${dir}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export async function openPglite(dataDir: string): Promise<Db> {
+  let unlock = () => {};
+  let pg: PGlite;
+  if (dataDir === IN_MEMORY) {
+    pg = await PGlite.create();
+  } else {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    unlock = lockDataDir(dataDir);
+    try {
+      pg = await PGlite.create(join(dataDir, 'pglite'));
+    } catch (err) {
+      unlock();
+      throw err;
+    }
+  }
+
+  return {
+    kind: 'pglite',
+    query: async <R extends object>(sql: string, params?: readonly unknown[]) =>
+      (await pg.query<R>(sql, params as unknown[] | undefined)).rows,
+    exec: async (sql) => {
+      await pg.exec(sql);
+    },
+    transaction: (fn) => pg.transaction((tx) => fn(txQueryable(tx))),
+    async ping(timeoutMs) {
+      await withTimeout(pg.query('SELECT 1'), timeoutMs, 'database ping timed out');
+    },
+    async close() {
+      if (!pg.closed) await pg.close();
+      unlock();
+    },
+  };
+}

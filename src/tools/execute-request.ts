@@ -1,0 +1,39 @@
+import { z } from 'zod';
+
+/** Echoed in the X-Request-Id header, so it must be header-safe: 1–128 visible ASCII characters. */
+const REQUEST_ID = /^[\x21-\x7E]{1,128}$/;
+// Names and ids we store or echo: printable, no control characters.
+const PRINTABLE = /^[^\p{Cc}]+$/u;
+
+/** The body of POST /api/internal/tools/execute/, per the contract. Unknown fields are refused, not ignored. */
+export const executeRequestSchema = z.strictObject({
+  tool: z.string().min(1).max(100),
+  agent_id: z.guid('must be a UUID'),
+  customer_id: z.guid('must be a UUID'),
+  user_id: z.string().min(1).max(255).regex(PRINTABLE, 'must not contain control characters').nullable().optional(),
+  inputs: z.record(z.string(), z.unknown(), 'must be a JSON object'),
+  context: z
+    .strictObject({
+      conversation_id: z.string().min(1).max(255).regex(PRINTABLE, 'must not contain control characters').nullable().optional(),
+      request_id: z.string().regex(REQUEST_ID, 'must be 1-128 visible ASCII characters').nullable().optional(),
+    })
+    .nullable()
+    .optional(),
+});
+
+export type ExecuteRequest = z.infer<typeof executeRequestSchema>;
+
+export const isValidRequestId = (value: unknown): value is string => typeof value === 'string' && REQUEST_ID.test(value);
+
+/** The tool name to put in an error envelope when the body could not be fully read. */
+export function readableToolName(body: unknown): string | null {
+  const tool = (body as { tool?: unknown } | null | undefined)?.tool;
+  return typeof tool === 'string' && tool.length > 0 && tool.length <= 100 ? tool : null;
+}
+
+/** context.request_id when it is usable, even if something else in the body is not. */
+export function readableRequestId(body: unknown): string | undefined {
+  const context = (body as { context?: unknown } | null | undefined)?.context;
+  const id = (context as { request_id?: unknown } | null | undefined)?.request_id;
+  return isValidRequestId(id) ? id : undefined;
+}

@@ -1,0 +1,88 @@
+import { type Result, fail, hubError } from '../errors';
+import { toIssues, validationError } from '../http/validation';
+import type { ConnectionResolver } from '../integrations/connections';
+import type { Logger } from '../logger';
+import { executeRequestSchema, readableRequestId, readableToolName } from './execute-request';
+import type { ToolRegistry } from './registry';
+import type { Connection, ToolContext } from './types';
+
+export interface ExecuteDeps {
+  tools: ToolRegistry;
+  connections: ConnectionResolver;
+}
+
+export interface Execution {
+  /** The tool name for the envelope; null when the request did not say which tool in a readable way. */
+  tool: string | null;
+  requestId: string;
+  outcome: Result<unknown>;
+  apiCalls: number;
+}
+
+/**
+ * Runs one tool call for an authenticated agent service:
+ * read the request → find the tool → validate its inputs → resolve the customer's (or end user's) connection
+ * → run the tool. Every expected failure comes back as an error value in the outcome.
+ */
+export async function executeTool(
+  deps: ExecuteDeps,
+  body: unknown,
+  fallbackRequestId: string,
+  logger: Logger,
+): Promise<Execution> {
+  const parsed = executeRequestSchema.safeParse(body);
+  if (!parsed.success) {
+    return {
+      tool: readableToolName(body),
+      requestId: readableRequestId(body) ?? fallbackRequestId,
+      outcome: fail(validationError('The request body does not match the contract', toIssues(parsed.error))),
+      apiCalls: 0,
+    };
+  }
+  const request = parsed.data;
+  const requestId = request.context?.request_id ?? fallbackRequestId;
+  const done = (outcome: Result<unknown>, apiCalls = 0): Execution => ({ tool: request.tool, requestId, outcome, apiCalls });
+
+  const tool = deps.tools.get(request.tool);
+  if (!tool) {
+    return done(
+      fail(
+        hubError('TOOL_NOT_FOUND', `Unknown tool "${request.tool}"`, {
+          details: { available_tools: deps.tools.names() },
+        }),
+      ),
+    );
+  }
+
+  const input = tool.input.safeParse(request.inputs);
+  if (!input.success) {
+    return done(fail(validationError(`Invalid inputs for ${tool.name}`, toIssues(input.error, 'inputs'))));
+  }
+
+  const caller = { customerId: request.customer_id.toLowerCase(), userId: request.user_id ?? null };
+  let connection: Connection | null = null;
+  if (tool.integration !== null) {
+    const resolved = await deps.connections.connect(tool, tool.integration, caller);
+    if (!resolved.ok) return done(resolved);
+    connection = resolved.value;
+  }
+
+  let apiCalls = 0;
+  const ctx: ToolContext = {
+    ...caller,
+    agentId: request.agent_id.toLowerCase(),
+    requestId,
+    conversationId: request.context?.conversation_id ?? null,
+    logger,
+    connection,
+    countApiCall: () => {
+      apiCalls++;
+    },
+  };
+  try {
+    return done(await tool.run(ctx, input.data), apiCalls);
+  } catch (err) {
+    logger.error({ err, tool: tool.name, request_id: requestId }, 'tool failed unexpectedly');
+    return done(fail(hubError('INTERNAL_ERROR', 'The tool failed unexpectedly; the error has been logged')), apiCalls);
+  }
+}

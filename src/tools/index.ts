@@ -1,0 +1,5 @@
+import { hubEcho } from './hub-echo';
+import type { AnyTool } from './types';
+
+/** Every tool the Hub offers. Adding a tool: its own module plus one line here. */
+export const BUILT_IN_TOOLS: readonly AnyTool[] = [hubEcho];

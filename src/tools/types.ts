@@ -1,0 +1,55 @@
+import type { z } from 'zod';
+import type { Result } from '../errors';
+import type { IntegrationId } from '../integrations/integrations';
+import type { Logger } from '../logger';
+
+export type SideEffects = 'reads' | 'writes';
+
+/** A usable connection to the tool's integration, resolved before the tool runs. */
+export interface Connection {
+  credentialId: string;
+  integration: IntegrationId;
+  accountEmail: string | null;
+  /** Full scope URLs Google granted. */
+  scopes: readonly string[];
+  /** Which row answered: the end user's own connection or the customer-wide one. */
+  source: 'user' | 'customer';
+  /** The OAuth access token, unsealed only when asked for. */
+  accessToken(): Promise<string>;
+}
+
+export interface ToolContext {
+  customerId: string;
+  userId: string | null;
+  agentId: string;
+  requestId: string;
+  conversationId: string | null;
+  logger: Logger;
+  /** Set when the tool declares an integration; null for integration-less tools such as hub_echo. */
+  connection: Connection | null;
+  /** Tools call this once per HTTP request they make upstream (retries included): `metadata.api_calls`. */
+  countApiCall(): void;
+}
+
+export interface ToolDefinition<I = unknown, O = unknown> {
+  name: string;
+  /** Semver of the tool's input/output contract; bumped when either changes. */
+  version: string;
+  /** Written for an LLM choosing and calling the tool. */
+  description: string;
+  integration: IntegrationId | null;
+  /** Least-privilege Google scopes (full URLs) the tool needs; broader granted scopes also satisfy them. */
+  requiredScopes: readonly string[];
+  sideEffects: SideEffects;
+  /** A strict zod object: unknown input fields are rejected, and the catalog's JSON Schema comes from it. */
+  input: z.ZodType<I>;
+  output: z.ZodType<O>;
+  /** Expected failures come back as values; a throw is a bug and becomes INTERNAL_ERROR. */
+  run(ctx: ToolContext, input: I): Promise<Result<O>>;
+}
+
+// The registry holds tools of many input/output types; each tool is type-checked where it is defined.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool = ToolDefinition<any, any>;
+
+export const defineTool = <I, O>(tool: ToolDefinition<I, O>): ToolDefinition<I, O> => tool;
