@@ -55,14 +55,18 @@ export function scrubLine(line: string, literals: readonly string[] = []): strin
   return out;
 }
 
-/** Error serializer that keeps only what helps debugging: never an error's config/headers/response body. */
-function serializeError(err: unknown): Record<string, unknown> {
-  if (!(err instanceof Error)) return { message: String(err) };
-  const out: Record<string, unknown> = { type: err.name, message: err.message, stack: err.stack };
-  const extra = err as Error & { code?: unknown; status?: unknown; cause?: unknown };
-  if (typeof extra.code === 'string' || typeof extra.code === 'number') out.code = extra.code;
-  if (typeof extra.status === 'number') out.status = extra.status;
-  if (extra.cause !== undefined) out.cause = serializeError(extra.cause);
+/**
+ * Error serializer that keeps only what helps debugging — never an error's config, headers or response body.
+ * Duck-typed: errors from other realms (Node internals under a VM) are not `instanceof Error`.
+ */
+function serializeError(err: unknown, depth = 0): Record<string, unknown> {
+  if (typeof err !== 'object' || err === null) return { message: String(err) };
+  const e = err as { name?: unknown; message?: unknown; stack?: unknown; code?: unknown; status?: unknown; cause?: unknown };
+  const out: Record<string, unknown> = { type: typeof e.name === 'string' ? e.name : 'Error', message: String(e.message) };
+  if (typeof e.stack === 'string') out.stack = e.stack;
+  if (typeof e.code === 'string' || typeof e.code === 'number') out.code = e.code;
+  if (typeof e.status === 'number') out.status = e.status;
+  if (e.cause !== undefined && depth < 3) out.cause = serializeError(e.cause, depth + 1);
   return out;
 }
 
@@ -82,7 +86,7 @@ export function createLogger(options: LoggerOptions): Logger {
       level: options.level,
       base: { service: 'hub', pid: process.pid, hostname: hostname() },
       redact: { paths: REDACT_PATHS, censor: REDACTED },
-      serializers: { err: serializeError, error: serializeError },
+      serializers: { err: (e: unknown) => serializeError(e), error: (e: unknown) => serializeError(e) },
       timestamp: pino.stdTimeFunctions.isoTime,
       hooks: { streamWrite: (line) => scrubLine(line, literals) },
     },

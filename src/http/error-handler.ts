@@ -38,7 +38,7 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, next) 
     sendError(res, err.error);
     return;
   }
-  const mapped = err instanceof Error ? fromBodyParser(err as Error & { type?: unknown }) : null;
+  const mapped = typeof err === 'object' && err !== null ? fromBodyParser(err as Error & { type?: unknown }) : null;
   if (mapped) {
     sendError(res, mapped);
     return;

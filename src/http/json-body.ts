@@ -5,25 +5,30 @@ import { validationError } from './validation';
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const MAX_JSON_DEPTH = 32;
 
-/** Depth of a parsed JSON value, walked without recursion so hostile nesting cannot overflow the stack. */
-export function exceedsDepth(value: unknown, maxDepth: number): boolean {
+/**
+ * One non-recursive walk over a parsed body (hostile nesting cannot overflow the stack): is it nested deeper
+ * than `maxDepth`, or does it use the key "__proto__" — which JSON.parse keeps as data but any later copy of
+ * the object would turn into a prototype?
+ */
+export function inspectJson(value: unknown, maxDepth: number): 'too_deep' | 'proto_key' | null {
   const stack: [unknown, number][] = [[value, 1]];
   while (stack.length > 0) {
     const [node, depth] = stack.pop()!;
     if (node === null || typeof node !== 'object') continue;
-    if (depth > maxDepth) return true;
+    if (depth > maxDepth) return 'too_deep';
+    if (!Array.isArray(node) && Object.hasOwn(node, '__proto__')) return 'proto_key';
     for (const child of Array.isArray(node) ? node : Object.values(node)) {
       if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
     }
   }
-  return false;
+  return null;
 }
 
 const parseJson = express.json({ limit: BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] });
 
 /**
- * JSON bodies up to 1 MiB and 32 levels deep. Deeper nesting is refused up front because nothing the contract
- * accepts is that deep, and serialising it back (logs, echo) would recurse without bound.
+ * JSON bodies up to 1 MiB and 32 levels deep, without "__proto__" keys. Deeper nesting is refused up front:
+ * nothing the contract accepts is that deep, and serialising it back (logs, echo) would recurse without bound.
  */
 export const jsonBody: RequestHandler[] = [
   parseJson,
@@ -38,12 +43,17 @@ export const jsonBody: RequestHandler[] = [
       );
       return;
     }
-    if (exceedsDepth(req.body, MAX_JSON_DEPTH)) {
+    const problem = inspectJson(req.body, MAX_JSON_DEPTH);
+    if (problem !== null) {
       next(
         new HubFailure(
-          validationError(`The request body is nested deeper than ${MAX_JSON_DEPTH} levels`, [
-            { path: '(root)', message: `maximum nesting depth is ${MAX_JSON_DEPTH}` },
-          ]),
+          problem === 'too_deep'
+            ? validationError(`The request body is nested deeper than ${MAX_JSON_DEPTH} levels`, [
+                { path: '(root)', message: `maximum nesting depth is ${MAX_JSON_DEPTH}` },
+              ])
+            : validationError('The request body uses the reserved key "__proto__"', [
+                { path: '(root)', message: 'the key "__proto__" is not allowed anywhere in the body' },
+              ]),
         ),
       );
       return;

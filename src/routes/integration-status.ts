@@ -6,12 +6,11 @@ import { storeUnavailable } from '../integrations/connections';
 import type { SetupUrlFor } from '../integrations/setup-url';
 import { describeIntegrations } from '../integrations/status';
 import type { CredentialStore } from '../store/credential-store';
+import { userIdSchema } from '../tools/execute-request';
 import type { ToolRegistry } from '../tools/registry';
 
 const params = z.object({ customer_id: z.guid('must be a UUID') });
-const query = z.strictObject({
-  user_id: z.string().min(1).max(255).regex(/^[^\p{Cc}]+$/u, 'must not contain control characters').optional(),
-});
+const query = z.strictObject({ user_id: userIdSchema.optional() });
 
 /** GET /api/internal/integrations/status/{customer_id}/ — what is connected, and what the agent can run with it. */
 export function integrationStatusRoute(deps: {

@@ -31,18 +31,20 @@ const UNAVAILABLE_MESSAGES = [
   'PGlite is closed',
 ];
 
-/** True when an error means the database is unreachable or overloaded (worth a retry), not that a query is wrong. */
-export function isDatabaseUnavailable(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  const code = (err as { code?: unknown }).code;
+/**
+ * True when an error means the database is unreachable or overloaded (worth a retry), not that a query is wrong.
+ * Duck-typed on purpose: socket errors may come from another realm, where `instanceof Error` is false.
+ */
+export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > 5) return false;
+  const { code, message, cause, errors } = err as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
   if (typeof code === 'string' && (UNAVAILABLE_NODE_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08'))) {
     return true;
   }
-  if (UNAVAILABLE_MESSAGES.some((m) => err.message.includes(m))) return true;
-  const cause = (err as { cause?: unknown }).cause;
-  if (cause !== undefined && cause !== err) return isDatabaseUnavailable(cause);
-  const nested = (err as { errors?: unknown }).errors; // AggregateError from dual-stack connects
-  return Array.isArray(nested) && nested.some(isDatabaseUnavailable);
+  if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((m) => message.includes(m))) return true;
+  if (cause !== undefined && isDatabaseUnavailable(cause, depth + 1)) return true;
+  // AggregateError from a dual-stack connect that failed on every address
+  return Array.isArray(errors) && errors.some((e) => isDatabaseUnavailable(e, depth + 1));
 }
 
 export function withTimeout<T>(promise: Promise<T>, timeoutMs: number, message: string): Promise<T> {

@@ -1,4 +1,5 @@
 import { mkdirSync, openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { type Db, type Queryable, withTimeout } from './db';
@@ -16,25 +17,30 @@ const txQueryable = (tx: Transaction): Queryable => ({
 
 /**
  * PGlite is one Postgres "process" living inside ours: two Hubs opening the same directory would corrupt it.
- * A lock file holding our pid refuses the second one (and is taken over when its owner is gone).
+ * A lock file holding our pid and a per-process nonce refuses a second opener — another live process, or this
+ * same process twice — and is taken over when stale (its process is gone, or a container restart reused our pid).
  */
+const PROCESS_NONCE = randomUUID();
+
 function lockDataDir(dir: string): () => void {
   const lockPath = join(dir, 'hub.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(lockPath, 'wx', 0o600);
-      writeSync(fd, String(process.pid));
+      writeSync(fd, `${process.pid}:${PROCESS_NONCE}`);
       closeSync(fd);
       return () => rmSync(lockPath, { force: true });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const owner = Number(readFileSync(lockPath, 'utf8').trim());
-      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner)) {
+      const [pidText, nonce] = readFileSync(lockPath, 'utf8').trim().split(':');
+      const owner = Number(pidText);
+      const held = owner === process.pid ? nonce === PROCESS_NONCE : Number.isInteger(owner) && owner > 0 && isAlive(owner);
+      if (held) {
         throw new Error(
           `the embedded database in ${dir} is in use by process ${owner}; stop it, or set HUB_DATA_DIR to another directory or DATABASE_URL to a PostgreSQL server`,
         );
       }
-      rmSync(lockPath, { force: true }); // stale lock from a process that died
+      rmSync(lockPath, { force: true }); // stale
     }
   }
   throw new Error(`could not lock ${dir}`);

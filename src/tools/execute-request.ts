@@ -2,19 +2,23 @@ import { z } from 'zod';
 
 /** Echoed in the X-Request-Id header, so it must be header-safe: 1–128 visible ASCII characters. */
 const REQUEST_ID = /^[\x21-\x7E]{1,128}$/;
-// Names and ids we store or echo: printable, no control characters.
-const PRINTABLE = /^[^\p{Cc}]+$/u;
+// Names and ids we store or echo: printable, no control characters (length is checked separately).
+const PRINTABLE = /^[^\p{Cc}]*$/u;
+const printable = (max: number) => z.string().min(1).max(max).regex(PRINTABLE, 'must not contain control characters');
+
+/** An end user's id within the customer's own system. */
+export const userIdSchema = printable(255);
 
 /** The body of POST /api/internal/tools/execute/, per the contract. Unknown fields are refused, not ignored. */
 export const executeRequestSchema = z.strictObject({
   tool: z.string().min(1).max(100),
   agent_id: z.guid('must be a UUID'),
   customer_id: z.guid('must be a UUID'),
-  user_id: z.string().min(1).max(255).regex(PRINTABLE, 'must not contain control characters').nullable().optional(),
+  user_id: userIdSchema.nullable().optional(),
   inputs: z.record(z.string(), z.unknown(), 'must be a JSON object'),
   context: z
     .strictObject({
-      conversation_id: z.string().min(1).max(255).regex(PRINTABLE, 'must not contain control characters').nullable().optional(),
+      conversation_id: printable(255).nullable().optional(),
       request_id: z.string().regex(REQUEST_ID, 'must be 1-128 visible ASCII characters').nullable().optional(),
     })
     .nullable()

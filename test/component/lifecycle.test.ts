@@ -1,0 +1,99 @@
+import { request as httpRequest } from 'node:http';
+import { startHub } from '../../src/server';
+import { BUILT_IN_TOOLS } from '../../src/tools';
+import { services, testConfig, SECRET_A } from '../helpers/env';
+import { anExecuteBody } from '../helpers/factories';
+import { captureLogs } from '../helpers/logs';
+import { slowTool } from '../helpers/tools';
+
+/** A fresh connection per call (no keep-alive agent), like a new client arriving. */
+function post(url: string, body: unknown): Promise<{ status: number; body: string; connection?: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      `${url}/api/internal/tools/execute/`,
+      { method: 'POST', agent: false, headers: { Authorization: `ServiceSecret ${SECRET_A}`, 'Content-Type': 'application/json' } },
+      (res) => {
+        let data = '';
+        res.on('data', (c: Buffer) => (data += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data, connection: res.headers.connection }));
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+const slowCall = (delay_ms: number) => anExecuteBody({ tool: 'test_slow', inputs: { delay_ms } });
+
+describe('a running Hub (real server)', () => {
+  const { databaseUrl, redisUrl } = services();
+
+  it('when it starts on the configured database and Redis, then it is ready and serves the contract', async () => {
+    const hub = await startHub(testConfig({ DATABASE_URL: databaseUrl, REDIS_URL: redisUrl }), { logger: captureLogs().logger });
+    try {
+      const ready = (await fetch(`${hub.url}/readyz`).then((r) => r.json())) as { status: string; checks: object };
+      expect(ready.status).toBe('ready');
+      expect(Object.keys(ready.checks)).toEqual(redisUrl ? ['database', 'redis'] : ['database']);
+      const res = await post(hub.url, anExecuteBody());
+      expect(res.status).toBe(200);
+    } finally {
+      await hub.close();
+    }
+  });
+
+  it('when SIGTERM-style close starts, then in-flight calls finish, new connections are refused, pools close', async () => {
+    const logs = captureLogs();
+    const hub = await startHub(testConfig(), { logger: logs.logger, tools: [...BUILT_IN_TOOLS, slowTool] });
+    const inFlight = post(hub.url, slowCall(400));
+    await new Promise((r) => setTimeout(r, 100));
+    const closed = hub.close();
+    expect(hub.lifecycle.shuttingDown).toBe(true);
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body).result).toEqual({ waited_ms: 400 });
+    expect(res.connection).toBe('close'); // the client will not reuse a connection that is about to go
+    await closed;
+    await expect(post(hub.url, anExecuteBody())).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    expect(logs.entries().some((e) => e.msg === 'hub stopped')).toBe(true);
+  });
+
+  it('when a call outlives the shutdown deadline, then it is cut off and shutdown still completes on time', async () => {
+    const logs = captureLogs();
+    const hub = await startHub(testConfig({ HUB_SHUTDOWN_TIMEOUT_MS: '300' }), { logger: logs.logger, tools: [...BUILT_IN_TOOLS, slowTool] });
+    const inFlight = post(hub.url, slowCall(5_000)).catch((err: Error) => err);
+    await new Promise((r) => setTimeout(r, 100));
+    const t0 = Date.now();
+    await hub.close();
+    expect(Date.now() - t0).toBeLessThan(2_000);
+    expect(await inFlight).toMatchObject({ code: 'ECONNRESET', message: 'socket hang up' });
+    expect(logs.entries().some((e) => e.msg === 'shutdown deadline reached; closing remaining connections')).toBe(true);
+  });
+
+  it('when Redis is unreachable at start, then the Hub still starts, serves, and reports not ready', async () => {
+    const hub = await startHub(testConfig({ REDIS_URL: 'redis://127.0.0.1:1' }), { logger: captureLogs().logger });
+    try {
+      const ready = await fetch(`${hub.url}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(((await ready.json()) as { checks: { redis: { ok: boolean } } }).checks.redis.ok).toBe(false);
+      expect((await post(hub.url, anExecuteBody())).status).toBe(200);
+    } finally {
+      await hub.close();
+    }
+  });
+
+  it('when a second Hub opens the same embedded data directory, then it is refused instead of corrupting it', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'hub-lock-'));
+    const first = await startHub(testConfig({ HUB_DATA_DIR: dir }), { logger: captureLogs().logger });
+    try {
+      await expect(startHub(testConfig({ HUB_DATA_DIR: dir }), { logger: captureLogs().logger })).rejects.toThrow(
+        /is in use by process/,
+      );
+    } finally {
+      await first.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

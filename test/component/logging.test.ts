@@ -1,0 +1,61 @@
+import { SECRET_A, SECRET_B } from '../helpers/env';
+import { aCredential, anExecuteBody } from '../helpers/factories';
+import { client, serviceAuth } from '../helpers/http';
+import { buildTestHub, type TestHub } from '../helpers/hub';
+
+describe('logs', () => {
+  let hub: TestHub;
+  beforeAll(async () => {
+    hub = await buildTestHub();
+  });
+  afterAll(() => hub.close());
+
+  it('when a tool leaks its tokens every careless way during a full request, then no token or secret reaches the log', async () => {
+    const input = aCredential();
+    await hub.store.save(input);
+    const res = await client(hub.app)
+      .post('/api/internal/tools/execute/?token=abc123query&code=4%2Foauth-code')
+      .set('Authorization', serviceAuth())
+      .set('Cookie', 'session=cookie-value-123')
+      .send(anExecuteBody({ tool: 'test_leaky', customer_id: input.customerId, inputs: {}, context: { request_id: 'leak-1' } }))
+      .expect(500);
+    expect(res.body.error.message).not.toContain(input.accessToken);
+
+    const text = hub.logs.text();
+    expect(hub.logs.lines.length).toBeGreaterThanOrEqual(4); // the tool's two lines, the crash, the access log
+    for (const secret of [input.accessToken, input.refreshToken!, SECRET_A, SECRET_B, 'abc123query', '4/oauth-code', 'cookie-value-123']) {
+      expect(text).not.toContain(secret);
+    }
+    expect(text).not.toMatch(/ya29\./);
+    expect(text).toContain('[Redacted]');
+  });
+
+  it('when a request completes, then one access line records ids, tool, status and duration — no headers, no body', async () => {
+    await client(hub.app)
+      .post('/api/internal/tools/execute/')
+      .set('Authorization', serviceAuth())
+      .send(anExecuteBody({ inputs: { message: 'body text that must not be logged' }, context: { request_id: 'line-1' } }))
+      .expect(200);
+    const line = hub.logs.entries().find((e) => e.request_id === 'line-1' && e.msg === 'request completed');
+    expect(line).toMatchObject({
+      level: 30,
+      service: 'hub',
+      req_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      req: { method: 'POST', url: '/api/internal/tools/execute/' },
+      res: { status_code: 200 },
+      duration_ms: expect.any(Number),
+      tool: 'hub_echo',
+    });
+    expect(hub.logs.text()).not.toContain('body text that must not be logged');
+    expect(hub.logs.text()).not.toMatch(/"headers"/);
+  });
+
+  it('when a request fails validation, then the access line carries the error code', async () => {
+    await client(hub.app)
+      .post('/api/internal/tools/execute/')
+      .set('Authorization', serviceAuth())
+      .send(anExecuteBody({ tool: 'nope', context: { request_id: 'line-2' } }))
+      .expect(404);
+    expect(hub.logs.entries().find((e) => e.request_id === 'line-2')).toMatchObject({ error_code: 'TOOL_NOT_FOUND', tool: 'nope' });
+  });
+});

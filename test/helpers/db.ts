@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import type { Db } from '../../src/store/db';
+import { migrate } from '../../src/store/migrate';
+import { openPglite } from '../../src/store/pglite';
+import { openPostgres } from '../../src/store/postgres';
+import { services } from './env';
+import { captureLogs } from './logs';
+
+export type DriverKind = 'pglite' | 'postgres';
+
+/** PGlite always; PostgreSQL too whenever DATABASE_URL is set (always in CI). */
+export function drivers(): DriverKind[] {
+  return services().databaseUrl ? ['pglite', 'postgres'] : ['pglite'];
+}
+
+/** The driver component tests use: the real server when there is one. */
+export const preferredDriver = (): DriverKind => (services().databaseUrl ? 'postgres' : 'pglite');
+
+export interface TestDb {
+  db: Db;
+  /** A connection string selecting this test's schema (postgres only): for a second Hub on the same data. */
+  url: string | undefined;
+  drop(): Promise<void>;
+}
+
+/**
+ * A fresh, migrated database: in-memory PGlite, or a schema of its own on the PostgreSQL server so test
+ * files running in parallel never see each other's rows.
+ */
+export async function openTestDb(kind: DriverKind, options: { migrate?: boolean } = {}): Promise<TestDb> {
+  const logger = captureLogs().logger;
+  let testDb: TestDb;
+  if (kind === 'pglite') {
+    const db = await openPglite('memory://');
+    testDb = { db, url: undefined, drop: () => db.close() };
+  } else {
+    const base = services().databaseUrl!;
+    const schema = `t_${randomBytes(6).toString('hex')}`;
+    const admin = new Client({ connectionString: base });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    await admin.end();
+    const url = new URL(base);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    const db = openPostgres({ url: url.toString(), poolMax: 5, logger });
+    testDb = {
+      db,
+      url: url.toString(),
+      drop: async () => {
+        await db.close();
+        const c = new Client({ connectionString: base });
+        await c.connect();
+        await c.query(`DROP SCHEMA ${schema} CASCADE`);
+        await c.end();
+      },
+    };
+  }
+  if (options.migrate !== false) await migrate(testDb.db, logger);
+  return testDb;
+}
+
+/** A database nobody answers for: a pool aimed at a closed port (connection refused, as in an outage). */
+export const unreachableDb = (): Db =>
+  openPostgres({ url: 'postgres://postgres@127.0.0.1:1/unreachable', poolMax: 2, logger: captureLogs().logger });

@@ -1,0 +1,35 @@
+import { randomBytes } from 'node:crypto';
+import { type Config, loadConfig } from '../../src/config';
+
+/** Two live service secrets (rotation) and two encryption keys, fixed so tests can reason about them. */
+export const SECRET_A = 'test-secret-A-0123456789abcdef0123456789abcdef';
+export const SECRET_B = 'test-secret-B-fedcba9876543210fedcba9876543210';
+export const KEY_1 = randomBytes(32).toString('base64');
+export const KEY_2 = randomBytes(32).toString('base64');
+export const PUBLIC_URL = 'https://hub.test.example';
+
+export function testEnv(overrides: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  return {
+    HUB_PORT: '0',
+    HUB_HOST: '127.0.0.1',
+    HUB_PUBLIC_URL: PUBLIC_URL,
+    HUB_SERVICE_SECRETS: `${SECRET_A},${SECRET_B}`,
+    HUB_ENCRYPTION_KEYS: `k1:${KEY_1}`,
+    HUB_DATA_DIR: 'memory://',
+    LOG_LEVEL: 'info',
+    HUB_SHUTDOWN_TIMEOUT_MS: '3000',
+    ...overrides,
+  };
+}
+
+export const testConfig = (overrides: Record<string, string | undefined> = {}): Config => loadConfig(testEnv(overrides));
+
+/** Services the suites run against. In CI they must be there: a missing service fails the run, never skips. */
+export function services(): { databaseUrl: string | undefined; redisUrl: string | undefined } {
+  const databaseUrl = process.env.DATABASE_URL || undefined;
+  const redisUrl = process.env.REDIS_URL || undefined;
+  if (process.env.CI === 'true' && (!databaseUrl || !redisUrl)) {
+    throw new Error('CI=true: DATABASE_URL and REDIS_URL must be set; the PostgreSQL and Redis suites never skip in CI');
+  }
+  return { databaseUrl, redisUrl };
+}

@@ -1,0 +1,33 @@
+import { type HubApp, createApp } from '../../src/app';
+import { BUILT_IN_TOOLS } from '../../src/tools';
+import type { AnyTool } from '../../src/tools/types';
+import type { RedisPing } from '../../src/routes/health';
+import type { Db } from '../../src/store/db';
+import { type DriverKind, type TestDb, openTestDb, preferredDriver } from './db';
+import { testConfig } from './env';
+import { type CapturedLogs, captureLogs } from './logs';
+import { TEST_TOOLS } from './tools';
+
+export interface TestHub extends HubApp {
+  logs: CapturedLogs;
+  testDb: TestDb;
+  close(): Promise<void>;
+}
+
+/** The real app on a fresh database, with the built-in tools plus the test-only ones, and readable logs. */
+export async function buildTestHub(
+  options: { driver?: DriverKind; tools?: readonly AnyTool[]; env?: Record<string, string>; redis?: RedisPing; db?: Db } = {},
+): Promise<TestHub> {
+  const logs = captureLogs();
+  const testDb: TestDb = options.db
+    ? { db: options.db, url: undefined, drop: () => options.db!.close() }
+    : await openTestDb(options.driver ?? preferredDriver());
+  const hub = createApp({
+    config: testConfig(options.env),
+    logger: logs.logger,
+    db: testDb.db,
+    redis: options.redis ?? null,
+    tools: options.tools ?? [...BUILT_IN_TOOLS, ...TEST_TOOLS],
+  });
+  return { ...hub, logs, testDb, close: () => testDb.drop() };
+}

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { ok } from '../../src/errors';
+import { googleScope } from '../../src/integrations/integrations';
+import { defineTool } from '../../src/tools/types';
+
+/**
+ * Tools that exist only in tests, to drive the pipeline paths no shipped tool reaches yet (integration
+ * lookup, crashes). They go through the very same registry, validation and envelope as real tools.
+ */
+
+export const calendarProbe = defineTool({
+  name: 'test_calendar_probe',
+  version: '1.0.0',
+  description: 'Test tool: reports which Google Calendar connection the Hub resolved.',
+  integration: 'google_calendar',
+  requiredScopes: [googleScope('calendar.events')],
+  sideEffects: 'reads',
+  input: z.strictObject({}),
+  output: z.object({ email: z.string().nullable(), source: z.string(), token_length: z.number() }),
+  run: async (ctx) => {
+    ctx.countApiCall();
+    const token = await ctx.connection!.accessToken();
+    return ok({ email: ctx.connection!.accountEmail, source: ctx.connection!.source, token_length: token.length });
+  },
+});
+
+export const crashingTool = defineTool({
+  name: 'test_crash',
+  version: '1.0.0',
+  description: 'Test tool: throws, as a bug would.',
+  integration: null,
+  requiredScopes: [],
+  sideEffects: 'reads',
+  input: z.strictObject({}),
+  output: z.object({}),
+  run: async () => {
+    throw new Error('boom: internal detail that must not reach the caller');
+  },
+});
+
+/** Logs its token every careless way, then fails the way an HTTP client error carrying headers would. */
+export const leakyTool = defineTool({
+  name: 'test_leaky',
+  version: '1.0.0',
+  description: 'Test tool: tries hard to leak its access token into the logs.',
+  integration: 'google_calendar',
+  requiredScopes: [googleScope('calendar.readonly')],
+  sideEffects: 'reads',
+  input: z.strictObject({}),
+  output: z.object({}),
+  run: async (ctx) => {
+    const token = await ctx.connection!.accessToken();
+    ctx.logger.info({ access_token: token, credentials: { refreshToken: token, token } }, 'calling google');
+    ctx.logger.info(`raw header Authorization: Bearer ${token}`);
+    const err = Object.assign(new Error(`request failed for ${token}`), {
+      config: { headers: { Authorization: `Bearer ${token}` } },
+      response: { data: { access_token: token } },
+    });
+    throw err;
+  },
+});
+
+export const slowTool = defineTool({
+  name: 'test_slow',
+  version: '1.0.0',
+  description: 'Test tool: answers after the given delay.',
+  integration: null,
+  requiredScopes: [],
+  sideEffects: 'reads',
+  input: z.strictObject({ delay_ms: z.number().int().min(0).max(10_000) }),
+  output: z.object({ waited_ms: z.number() }),
+  run: async (_ctx, { delay_ms }) => {
+    await new Promise((r) => setTimeout(r, delay_ms));
+    return ok({ waited_ms: delay_ms });
+  },
+});
+
+export const TEST_TOOLS = [calendarProbe, crashingTool, leakyTool, slowTool];

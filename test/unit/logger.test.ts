@@ -1,0 +1,46 @@
+import { scrubLine } from '../../src/logger';
+
+describe('log line scrubbing', () => {
+  it('when a field name mentions a token or secret, then its value is redacted whatever its type', () => {
+    const line = JSON.stringify({
+      access_token: 'abc',
+      refreshToken: 'def',
+      client_secret: 'ghi',
+      nested: { id_token: 'jkl', tokens: ['x', 'y'], token_info: { a: 1 } },
+      authorization: 'Basic xyz',
+      ok: 'visible',
+    });
+    const out = scrubLine(line);
+    expect(JSON.parse(out)).toEqual({
+      access_token: '[Redacted]',
+      refreshToken: '[Redacted]',
+      client_secret: '[Redacted]',
+      nested: { id_token: '[Redacted]', tokens: '[Redacted]', token_info: '[Redacted]' },
+      authorization: '[Redacted]',
+      ok: 'visible',
+    });
+  });
+
+  it('when a message embeds credentials, then Bearer/ServiceSecret values and Google token shapes are cut', () => {
+    const out = scrubLine(
+      JSON.stringify({ msg: 'sent Authorization: Bearer ya29.A0abc_def-1 and ServiceSecret s3cr3t-value, refresh 1//0gABCDEFGHIJKLMN' }),
+    );
+    expect(out).not.toMatch(/ya29|s3cr3t|1\/\/0g/);
+    expect(JSON.parse(out).msg).toBe('sent Authorization: Bearer [Redacted] and ServiceSecret [Redacted], refresh [Redacted]');
+  });
+
+  it('when a configured secret appears anywhere, then the literal is removed', () => {
+    const out = scrubLine('{"msg":"x super-long-configured-secret y"}', ['super-long-configured-secret']);
+    expect(out).toBe('{"msg":"x [Redacted] y"}');
+  });
+
+  it('when a line has nothing sensitive, then it is returned unchanged', () => {
+    const line = '{"level":30,"msg":"request completed","req":{"url":"/api/internal/tools/execute"}}';
+    expect(scrubLine(line)).toBe(line);
+  });
+
+  it('when the word token appears only inside a value, then the value stays readable', () => {
+    const line = JSON.stringify({ msg: 'refreshing the token now' });
+    expect(scrubLine(line)).toBe(line);
+  });
+});

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { redactUrl } from '../../src/http/access-log';
+import { inspectJson } from '../../src/http/json-body';
+import { formatPath, toIssues } from '../../src/http/validation';
+import { googleScope } from '../../src/integrations/integrations';
+import { grants, missingScopes } from '../../src/integrations/scopes';
+import { createSetupUrlFor } from '../../src/integrations/setup-url';
+
+describe('scope coverage (derived from the Discovery documents)', () => {
+  it.each([
+    [['calendar'], 'calendar.events', true],
+    [['calendar.events'], 'calendar.events', true],
+    [['calendar.readonly'], 'calendar.events', false],
+    [['calendar.events'], 'calendar.readonly', false],
+    [['calendar.readonly'], 'calendar.settings.readonly', true],
+    [['gmail.modify'], 'gmail.readonly', true],
+    [['gmail.modify'], 'gmail.send', true],
+    [['gmail.readonly'], 'gmail.send', false],
+    [['https://mail.google.com/'], 'gmail.send', true],
+  ])('when %j is granted, then %s is covered: %s', (granted, required, expected) => {
+    const full = (s: string) => (s.startsWith('https://') ? s : googleScope(s));
+    expect(grants(granted.map(full), full(required))).toBe(expected);
+  });
+
+  it('when some scopes are missing, then exactly those are reported', () => {
+    expect(missingScopes([googleScope('calendar.readonly')], [googleScope('calendar.readonly'), googleScope('calendar.events')])).toEqual([
+      googleScope('calendar.events'),
+    ]);
+  });
+});
+
+describe('JSON nesting depth', () => {
+  const nest = (depth: number) => {
+    let v: unknown = 'leaf';
+    for (let i = 0; i < depth; i++) v = i % 2 ? [v] : { a: v };
+    return v;
+  };
+  it('when a value is nested to the limit, then it passes; one deeper fails', () => {
+    expect(inspectJson(nest(32), 32)).toBeNull();
+    expect(inspectJson(nest(33), 32)).toBe('too_deep');
+  });
+  it('when a value is nested 100 000 deep, then checking it does not overflow the stack', () => {
+    expect(inspectJson(nest(100_000), 32)).toBe('too_deep');
+  });
+  it('when a "__proto__" key appears at any depth, then it is reported', () => {
+    expect(inspectJson(JSON.parse('{"a":[{"b":{"__proto__":{"x":1}}}]}'), 32)).toBe('proto_key');
+    expect(inspectJson(JSON.parse('{"constructor":{"prototype":1}}'), 32)).toBeNull();
+  });
+});
+
+describe('validation issue paths', () => {
+  it('when zod reports nested and unknown fields, then paths read like field references', () => {
+    const schema = z.strictObject({ attendees: z.array(z.string()), when: z.strictObject({ start: z.string() }) });
+    const result = schema.safeParse({ attendees: ['a', 3], when: { start: 'x', zone: 'y' }, extra: 1 });
+    expect(result.success).toBe(false);
+    expect(toIssues(result.error!, 'inputs')).toEqual([
+      { path: 'inputs.attendees[1]', message: 'Invalid input: expected string, received number' },
+      { path: 'inputs.when.zone', message: 'unknown field' },
+      { path: 'inputs.extra', message: 'unknown field' },
+    ]);
+    expect(formatPath([])).toBe('(root)');
+  });
+});
+
+describe('access log URLs', () => {
+  it('when a query carries a token, code or state, then the value is redacted and the rest kept', () => {
+    expect(redactUrl('/integrations/google/callback?code=4/abc&state=xyz&scope=email')).toBe(
+      '/integrations/google/callback?code=%5BRedacted%5D&state=%5BRedacted%5D&scope=email',
+    );
+    expect(redactUrl('/api/internal/tools')).toBe('/api/internal/tools');
+  });
+});
+
+describe('setup URLs', () => {
+  it('when built, then they point at the public URL (path prefix kept) for exactly this customer and user', () => {
+    const setupUrlFor = createSetupUrlFor('https://hub.example.com/base');
+    const url = new URL(setupUrlFor({ customerId: 'c-1', userId: 'u 1', integration: 'google_gmail' }));
+    expect(url.origin + url.pathname).toBe('https://hub.example.com/base/integrations/google');
+    expect(Object.fromEntries(url.searchParams)).toEqual({ integration: 'google_gmail', customer_id: 'c-1', user_id: 'u 1' });
+  });
+});
