@@ -1,11 +1,11 @@
 import express, { type Express } from 'express';
-import helmet from 'helmet';
 import { serviceSecretAuth } from './auth/service-secret';
 import type { Config } from './config';
-import { accessLog } from './http/access-log';
 import { errorHandler, notFound } from './http/error-handler';
 import { jsonBody } from './http/json-body';
 import { type Lifecycle, requestContext } from './http/request-context';
+import { apiSecurityHeaders } from './http/security-headers';
+import { sendJson } from './http/respond';
 import { createConnectionResolver } from './integrations/connections';
 import { createSetupUrlFor } from './integrations/setup-url';
 import type { Logger } from './logger';
@@ -47,30 +47,26 @@ export function createApp(deps: AppDeps): HubApp {
   const tools = createToolRegistry(deps.tools ?? BUILT_IN_TOOLS);
   const connections = createConnectionResolver({ store, setupUrlFor, logger });
   const catalog = buildCatalog(tools);
+  const auth = serviceSecretAuth(config.serviceSecrets);
 
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false); // API answers are not cacheable (Cache-Control: no-store); hashing them is wasted work
   app.set('trust proxy', config.trustProxy);
 
-  app.use(helmet());
-  app.use(accessLog(logger));
-  app.use(requestContext(lifecycle));
+  app.use(requestContext({ logger, lifecycle, securityHeaders: apiSecurityHeaders() }));
+
+  // Routes are flat (no nested routers): the execute call is the hot path and passes the fewest layers first.
+  app.post('/api/internal/tools/execute', auth, jsonBody, executeRoute({ tools, connections, logger }));
+  app.get('/api/internal/tools', auth, (_req, res) => sendJson(res, 200, catalog));
+  app.get('/api/internal/integrations/status/:customer_id', auth, integrationStatusRoute({ store, tools, setupUrlFor, logger }));
+  app.use('/api/internal', auth); // unknown internal paths: authenticate first, so probing learns nothing
 
   app.get('/healthz', healthz);
   app.get('/readyz', readyz({ db, redis: deps.redis ?? null, lifecycle }));
   app.get('/openapi.yaml', openApiRoute());
 
-  const internal = express.Router();
-  internal.use(serviceSecretAuth(config.serviceSecrets));
-  internal.post('/tools/execute', jsonBody, executeRoute({ tools, connections }));
-  internal.get('/tools', (_req, res) => {
-    res.json(catalog);
-  });
-  internal.get('/integrations/status/:customer_id', integrationStatusRoute({ store, tools, setupUrlFor }));
-  app.use('/api/internal', internal);
-
   app.use(notFound);
-  app.use(errorHandler);
+  app.use(errorHandler(logger));
   return { app, store, tools, lifecycle };
 }

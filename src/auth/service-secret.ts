@@ -1,8 +1,8 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { HubFailure, hubError } from '../errors';
 
-const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+const sha256 = (value: string) => hash('sha256', value, 'buffer');
 const SCHEME = /^ServiceSecret +([^\s]+) *$/i;
 
 /**

@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import { type HubError, codeToStatus } from '../errors';
+import { sendJson } from './respond';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -31,7 +32,7 @@ const metadata = (res: Response, apiCalls: number): Metadata => ({
 
 export function sendSuccess(res: Response, tool: string, result: unknown, apiCalls: number): void {
   res.locals.tool = tool;
-  res.status(200).json({ success: true, tool, result, metadata: metadata(res, apiCalls) });
+  sendJson(res, 200, { success: true, tool, result, metadata: metadata(res, apiCalls) });
 }
 
 /** The one way any error leaves the Hub: the contract's envelope, its status, and the matching headers. */
@@ -45,5 +46,5 @@ export function sendError(res: Response, error: HubError, apiCalls = 0): void {
   if (error.details !== undefined) body.details = error.details;
   body.retryable = error.retryable;
   if (error.retryAfterS !== undefined) body.retry_after_s = error.retryAfterS;
-  res.status(status).json({ success: false, tool, error: body, metadata: metadata(res, apiCalls) });
+  sendJson(res, status, { success: false, tool, error: body, metadata: metadata(res, apiCalls) });
 }

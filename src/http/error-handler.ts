@@ -3,6 +3,8 @@ import { type HubError, HubFailure, hubError } from '../errors';
 import { BODY_LIMIT_BYTES } from './json-body';
 import { sendError } from './envelope';
 import { validationError } from './validation';
+import type { Logger } from '../logger';
+import { requestLogger } from './request-context';
 
 /** body-parser signals its failures with a `type`; map each to the contract's codes. */
 function fromBodyParser(err: { type?: unknown; status?: unknown; message: string }): HubError | null {
@@ -29,7 +31,7 @@ export const notFound: RequestHandler = (req, res) => {
 };
 
 /** The single error handler: every failure leaves as the contract's envelope; a bug never shows its internals. */
-export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, next) => {
+export const errorHandler = (logger: Logger): ErrorRequestHandler => (err: unknown, _req, res, next) => {
   if (res.headersSent) {
     next(err); // Express closes the connection
     return;
@@ -43,6 +45,6 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, next) 
     sendError(res, mapped);
     return;
   }
-  req.log.error({ err, request_id: res.locals.requestId }, 'unhandled error');
+  requestLogger(logger, res).error({ err }, 'unhandled error');
   sendError(res, hubError('INTERNAL_ERROR', 'Internal error; it has been logged with this request_id'));
 };

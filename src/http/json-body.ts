@@ -11,14 +11,30 @@ export const MAX_JSON_DEPTH = 32;
  * the object would turn into a prototype?
  */
 export function inspectJson(value: unknown, maxDepth: number): 'too_deep' | 'proto_key' | null {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (node === null || typeof node !== 'object') continue;
+  if (value === null || typeof value !== 'object') return null;
+  // Two parallel stacks rather than [node, depth] pairs: this runs on every request, so no garbage per node.
+  const nodes: object[] = [value];
+  const depths: number[] = [1];
+  while (nodes.length > 0) {
+    const node = nodes.pop()!;
+    const depth = depths.pop()!;
     if (depth > maxDepth) return 'too_deep';
-    if (!Array.isArray(node) && Object.hasOwn(node, '__proto__')) return 'proto_key';
-    for (const child of Array.isArray(node) ? node : Object.values(node)) {
-      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    if (Array.isArray(node)) {
+      for (const child of node) {
+        if (child !== null && typeof child === 'object') {
+          nodes.push(child);
+          depths.push(depth + 1);
+        }
+      }
+      continue;
+    }
+    for (const key in node) {
+      if (key === '__proto__') return 'proto_key';
+      const child = (node as Record<string, unknown>)[key];
+      if (child !== null && typeof child === 'object') {
+        nodes.push(child);
+        depths.push(depth + 1);
+      }
     }
   }
   return null;

@@ -1,4 +1,6 @@
-import type { RequestHandler } from 'express';
+import { randomUUID } from 'node:crypto';
+import type { RequestHandler, Response } from 'express';
+import { type Logger, accessLogger } from '../logger';
 import { isValidRequestId } from '../tools/execute-request';
 
 export interface Lifecycle {
@@ -6,18 +8,83 @@ export interface Lifecycle {
   shuttingDown: boolean;
 }
 
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Locals {
+      /** The Hub's own id for this HTTP request, unique (unlike request_id, which an agent reuses on retry). */
+      reqId: string;
+      /** Child logger bound to this request's ids; made on first use only. */
+      log?: Logger;
+      /** The access logger, unless this path is not access-logged (probes). */
+      access?: Logger;
+      /** Headers every answer carries, as a flat [name, value, ...] list for writeHead. */
+      baseHeaders: readonly string[];
+    }
+  }
+}
+
+const SENSITIVE_PARAM = /token|code|state|secret|key|passw|signature/i;
+
+/** Query values that could be credentials (connect-link tokens, OAuth codes) never reach the access log. */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q === -1) return url;
+  const params = new URLSearchParams(url.slice(q + 1));
+  for (const key of new Set(params.keys())) if (SENSITIVE_PARAM.test(key)) params.set(key, '[Redacted]');
+  return `${url.slice(0, q)}?${params.toString()}`;
+}
+
+const QUIET_PATHS = new Set(['/healthz', '/readyz']);
+
 /**
- * Stamps each request with its start time and the id the caller will see: the caller's X-Request-Id when it
- * is header-safe, else the Hub's own (the execute route may replace it with context.request_id).
+ * The prelude of every request: start time, the Hub's request id, the id the caller will see (its own
+ * X-Request-Id when header-safe; the execute route may replace it with context.request_id), and the headers
+ * every answer carries (written by respond.ts, with the access line, when the answer is sent).
  */
-export function requestContext(lifecycle: Lifecycle): RequestHandler {
+export function requestContext(deps: {
+  logger: Logger;
+  lifecycle: Lifecycle;
+  securityHeaders: readonly string[];
+}): RequestHandler {
+  const access = accessLogger(deps.logger);
+  const baseHeaders = [...deps.securityHeaders, 'Cache-Control', 'no-store'];
   return (req, res, next) => {
-    res.locals.t0 = performance.now();
+    const l = res.locals;
+    l.t0 = performance.now();
+    l.reqId = randomUUID();
     const supplied = req.headers['x-request-id'];
-    res.locals.requestId = isValidRequestId(supplied) ? supplied : String(req.id);
-    res.setHeader('X-Request-Id', res.locals.requestId);
-    res.setHeader('Cache-Control', 'no-store');
-    if (lifecycle.shuttingDown) res.setHeader('Connection', 'close');
+    l.requestId = isValidRequestId(supplied) ? supplied : l.reqId;
+    l.access = QUIET_PATHS.has(req.path) ? undefined : access;
+    l.baseHeaders = baseHeaders;
+    if (deps.lifecycle.shuttingDown) res.setHeader('Connection', 'close');
     next();
   };
+}
+
+/**
+ * One line per answered request: ids, method, redacted URL, status, duration, tool and error code. No headers
+ * and no bodies are logged at all.
+ */
+export function logAccess(res: Response): void {
+  const l = res.locals;
+  if (l.access === undefined) return;
+  const req = res.req;
+  const line = {
+    req_id: l.reqId,
+    request_id: l.requestId,
+    method: req.method,
+    url: redactUrl(req.originalUrl),
+    status: res.statusCode,
+    duration_ms: Math.round(performance.now() - l.t0),
+    tool: l.tool,
+    error_code: l.errorCode,
+  };
+  if (res.statusCode >= 500) l.access.error(line, 'request failed');
+  else l.access.info(line, 'request completed');
+}
+
+/** The logger for code handling this request, bound to its ids (created on first use: most requests never log). */
+export function requestLogger(logger: Logger, res: Response): Logger {
+  return (res.locals.log ??= logger.child({ req_id: res.locals.reqId, request_id: res.locals.requestId }));
 }

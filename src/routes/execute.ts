@@ -5,12 +5,9 @@ import { type ExecuteDeps, executeTool } from '../tools/execute';
 /** POST /api/internal/tools/execute/ — thin: the use case decides, this only speaks HTTP. */
 export function executeRoute(deps: ExecuteDeps): RequestHandler {
   return async (req, res) => {
-    const execution = await executeTool(deps, req.body, res.locals.requestId, req.log);
+    const execution = await executeTool(deps, req.body, { reqId: res.locals.reqId, fallbackRequestId: res.locals.requestId });
     res.locals.tool = execution.tool;
-    if (execution.requestId !== res.locals.requestId) {
-      res.locals.requestId = execution.requestId;
-      res.setHeader('X-Request-Id', execution.requestId);
-    }
+    res.locals.requestId = execution.requestId; // context.request_id, when the agent gave one
     if (execution.outcome.ok) sendSuccess(res, execution.tool ?? '', execution.outcome.value, execution.apiCalls);
     else sendError(res, execution.outcome.error, execution.apiCalls);
   };

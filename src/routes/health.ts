@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { Lifecycle } from '../http/request-context';
+import { sendJson } from '../http/respond';
 import type { Db } from '../store/db';
 import { withTimeout } from '../store/db';
 
@@ -10,9 +11,7 @@ export interface RedisPing {
 
 const CHECK_TIMEOUT_MS = 1_000;
 
-export const healthz: RequestHandler = (_req, res) => {
-  res.json({ status: 'ok' });
-};
+export const healthz: RequestHandler = (_req, res) => sendJson(res, 200, { status: 'ok' });
 
 async function check(run: () => Promise<unknown>): Promise<{ ok: boolean; latency_ms: number; error?: string }> {
   const t0 = performance.now();
@@ -30,7 +29,7 @@ async function check(run: () => Promise<unknown>): Promise<{ ok: boolean; latenc
 export function readyz(deps: { db: Db; redis: RedisPing | null; lifecycle: Lifecycle }): RequestHandler {
   return async (_req, res) => {
     if (deps.lifecycle.shuttingDown) {
-      res.status(503).json({ status: 'shutting_down', checks: {} });
+      sendJson(res, 503, { status: 'shutting_down', checks: {} });
       return;
     }
     const [database, redis] = await Promise.all([
@@ -39,6 +38,6 @@ export function readyz(deps: { db: Db; redis: RedisPing | null; lifecycle: Lifec
     ]);
     const checks = redis ? { database, redis } : { database };
     const ready = database.ok && (redis?.ok ?? true);
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
+    sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready', checks });
   };
 }

@@ -1,6 +1,9 @@
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
 import { sendError } from '../http/envelope';
+import { sendJson } from '../http/respond';
+import { requestLogger } from '../http/request-context';
+import type { Logger } from '../logger';
 import { toIssues, validationError } from '../http/validation';
 import { storeUnavailable } from '../integrations/connections';
 import type { SetupUrlFor } from '../integrations/setup-url';
@@ -17,6 +20,7 @@ export function integrationStatusRoute(deps: {
   store: CredentialStore;
   tools: ToolRegistry;
   setupUrlFor: SetupUrlFor;
+  logger: Logger;
 }): RequestHandler {
   return async (req, res) => {
     const p = params.safeParse(req.params);
@@ -31,10 +35,10 @@ export function integrationStatusRoute(deps: {
     try {
       records = await deps.store.resolveAll(caller.customerId, caller.userId);
     } catch (err) {
-      sendError(res, storeUnavailable(err, req.log));
+      sendError(res, storeUnavailable(err, requestLogger(deps.logger, res)));
       return;
     }
-    res.json({
+    sendJson(res, 200, {
       customer_id: caller.customerId,
       user_id: caller.userId,
       integrations: describeIntegrations(records, caller, deps.tools, deps.setupUrlFor),

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { RequestHandler } from 'express';
+import { sendText } from '../http/respond';
 
 /** openapi.yaml sits at the project root, above both src/ (tests) and dist/src/ (production). */
 export function findOpenApiSpec(from = __dirname): string {
@@ -13,7 +14,5 @@ export function findOpenApiSpec(from = __dirname): string {
 
 export function openApiRoute(specPath = findOpenApiSpec()): RequestHandler {
   const spec = readFileSync(specPath, 'utf8');
-  return (_req, res) => {
-    res.type('application/yaml').send(spec);
-  };
+  return (_req, res) => sendText(res, 200, 'application/yaml; charset=utf-8', spec);
 }

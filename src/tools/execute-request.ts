@@ -15,7 +15,11 @@ export const executeRequestSchema = z.strictObject({
   agent_id: z.guid('must be a UUID'),
   customer_id: z.guid('must be a UUID'),
   user_id: userIdSchema.nullable().optional(),
-  inputs: z.record(z.string(), z.unknown(), 'must be a JSON object'),
+  // Checked as a plain JSON object here (not copied key by key); the tool's own schema validates its content.
+  inputs: z.custom<Record<string, unknown>>(
+    (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
+    'must be a JSON object',
+  ),
   context: z
     .strictObject({
       conversation_id: printable(255).nullable().optional(),

@@ -9,6 +9,7 @@ import type { Connection, ToolContext } from './types';
 export interface ExecuteDeps {
   tools: ToolRegistry;
   connections: ConnectionResolver;
+  logger: Logger;
 }
 
 export interface Execution {
@@ -27,9 +28,9 @@ export interface Execution {
 export async function executeTool(
   deps: ExecuteDeps,
   body: unknown,
-  fallbackRequestId: string,
-  logger: Logger,
+  ids: { reqId: string; fallbackRequestId: string },
 ): Promise<Execution> {
+  const { fallbackRequestId } = ids;
   const parsed = executeRequestSchema.safeParse(body);
   if (!parsed.success) {
     return {
@@ -68,12 +69,16 @@ export async function executeTool(
   }
 
   let apiCalls = 0;
+  let logger: Logger | undefined; // made on first use: most calls never log
+  const log = () => (logger ??= deps.logger.child({ req_id: ids.reqId, request_id: requestId, tool: tool.name }));
   const ctx: ToolContext = {
     ...caller,
     agentId: request.agent_id.toLowerCase(),
     requestId,
     conversationId: request.context?.conversation_id ?? null,
-    logger,
+    get logger() {
+      return log();
+    },
     connection,
     countApiCall: () => {
       apiCalls++;
@@ -82,7 +87,7 @@ export async function executeTool(
   try {
     return done(await tool.run(ctx, input.data), apiCalls);
   } catch (err) {
-    logger.error({ err, tool: tool.name, request_id: requestId }, 'tool failed unexpectedly');
+    log().error({ err }, 'tool failed unexpectedly');
     return done(fail(hubError('INTERNAL_ERROR', 'The tool failed unexpectedly; the error has been logged')), apiCalls);
   }
 }

@@ -37,14 +37,20 @@ describe('logs', () => {
       .send(anExecuteBody({ inputs: { message: 'body text that must not be logged' }, context: { request_id: 'line-1' } }))
       .expect(200);
     const line = hub.logs.entries().find((e) => e.request_id === 'line-1' && e.msg === 'request completed');
-    expect(line).toMatchObject({
+    expect(line).toEqual({
       level: 30,
+      time: expect.any(Number),
       service: 'hub',
+      pid: process.pid,
+      hostname: expect.any(String),
       req_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
-      req: { method: 'POST', url: '/api/internal/tools/execute/' },
-      res: { status_code: 200 },
+      request_id: 'line-1',
+      method: 'POST',
+      url: '/api/internal/tools/execute/',
+      status: 200,
       duration_ms: expect.any(Number),
       tool: 'hub_echo',
+      msg: 'request completed',
     });
     expect(hub.logs.text()).not.toContain('body text that must not be logged');
     expect(hub.logs.text()).not.toMatch(/"headers"/);
@@ -56,6 +62,26 @@ describe('logs', () => {
       .set('Authorization', serviceAuth())
       .send(anExecuteBody({ tool: 'nope', context: { request_id: 'line-2' } }))
       .expect(404);
-    expect(hub.logs.entries().find((e) => e.request_id === 'line-2')).toMatchObject({ error_code: 'TOOL_NOT_FOUND', tool: 'nope' });
+    expect(hub.logs.entries().find((e) => e.request_id === 'line-2')).toMatchObject({ error_code: 'TOOL_NOT_FOUND', tool: 'nope', status: 404 });
+  });
+
+  it('when a request fails with a 500, then its access line is logged at error level', async () => {
+    await client(hub.app)
+      .post('/api/internal/tools/execute/')
+      .set('Authorization', serviceAuth())
+      .send(anExecuteBody({ tool: 'test_crash', inputs: {}, context: { request_id: 'line-3' } }))
+      .expect(500);
+    expect(hub.logs.entries().find((e) => e.request_id === 'line-3' && e.msg === 'request failed')).toMatchObject({
+      level: 50,
+      status: 500,
+      error_code: 'INTERNAL_ERROR',
+    });
+  });
+
+  it('when probes are polled, then they do not flood the access log', async () => {
+    const before = hub.logs.lines.length;
+    await client(hub.app).get('/healthz').expect(200);
+    await client(hub.app).get('/readyz').expect(200);
+    expect(hub.logs.lines.length).toBe(before);
   });
 });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp } from '../../src/app';
 import { testConfig } from '../helpers/env';
+import request from 'supertest';
 import { client } from '../helpers/http';
 import { unreachableDb } from '../helpers/db';
 import { buildTestHub, type TestHub } from '../helpers/hub';
@@ -83,17 +84,25 @@ describe('operational endpoints', () => {
     });
   });
 
-  it('when any response goes out, then it carries security headers and a request id, and no framework banner', async () => {
+  it('when any response goes out, then it carries the API security headers and a request id, and no framework banner', async () => {
     const res = await client(hub.app).get('/healthz').set('X-Request-Id', 'probe-1').expect(200);
     expect(res.headers).toMatchObject({
+      'content-security-policy': "default-src 'none';frame-ancestors 'none'",
+      'strict-transport-security': 'max-age=31536000; includeSubDomains',
       'x-content-type-options': 'nosniff',
-      'x-frame-options': 'SAMEORIGIN',
-      'strict-transport-security': expect.any(String),
-      'content-security-policy': expect.any(String),
+      'x-frame-options': 'DENY',
+      'cache-control': 'no-store',
       'x-request-id': 'probe-1',
     });
-    expect(res.headers['x-powered-by']).toBeUndefined();
-    expect(res.headers.etag).toBeUndefined();
+    for (const absent of ['x-powered-by', 'etag', 'x-xss-protection', 'origin-agent-cluster']) {
+      expect(res.headers[absent]).toBeUndefined();
+    }
+  });
+
+  it('when a HEAD request is made, then headers come without a body', async () => {
+    const res = await request(hub.app).head('/healthz').expect(200);
+    expect(res.headers['content-length']).toBe('15');
+    expect(res.text ?? '').toBe('');
   });
 
   it('when a caller sends an unsafe X-Request-Id, then the Hub generates its own', async () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { redactUrl } from '../../src/http/access-log';
+import { redactUrl } from '../../src/http/request-context';
 import { inspectJson } from '../../src/http/json-body';
 import { formatPath, toIssues } from '../../src/http/validation';
 import { googleScope } from '../../src/integrations/integrations';

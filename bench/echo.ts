@@ -1,0 +1,129 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+
+/**
+ * `npm run bench`: what the Hub's own middleware costs on top of the framework.
+ * Starts the Hub (embedded PGlite, info-level JSON access logs to /dev/null, as in production), a minimal Express 5
+ * app and a bare node:http server, each in its own process; hits each with the same hub_echo request at 50
+ * connections. Machines like ours drift by ±30% within a minute, so measurements are short and interleaved
+ * (rotating order), each round yields its own ratios, and the median of the per-round ratios is reported —
+ * together with each server's CPU time per request (from /proc), which drifts far less than throughput.
+ * Target: hub/express >= 0.7.
+ *
+ * Knobs: BENCH_SECONDS (per measurement, default 4), BENCH_ROUNDS (default 7), BENCH_CONNECTIONS (default 50).
+ */
+
+const env = process.env; // bench entry point: reads its own knobs, hands the Hub a complete environment
+const SECONDS = Number(env.BENCH_SECONDS ?? 4);
+const ROUNDS = Number(env.BENCH_ROUNDS ?? 7);
+const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 50);
+const SECRET = randomBytes(32).toString('hex');
+
+interface Target {
+  name: 'hub' | 'express' | 'bare';
+  child: ChildProcess;
+  port: number;
+}
+
+function start(name: Target['name'], script: string, childEnv: NodeJS.ProcessEnv): Promise<Target> {
+  return new Promise((resolve, reject) => {
+    const child = fork(join(__dirname, 'baselines', script), ['0'], { env: childEnv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    child.once('message', (m: { port: number }) => resolve({ name, child, port: m.port }));
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
+  });
+}
+
+const body = JSON.stringify({
+  tool: 'hub_echo',
+  agent_id: randomUUID(),
+  customer_id: randomUUID(),
+  user_id: null,
+  inputs: { message: 'Meeting with John at 14:00 — please confirm.' },
+  context: { conversation_id: 'bench', request_id: 'bench-1' },
+});
+
+/** CPU time (user + system, all threads) the process has used, in microseconds; Linux only. */
+function cpuMicros(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * (1e6 / 100); // clock ticks at USER_HZ = 100
+  } catch {
+    return Number.NaN;
+  }
+}
+
+async function hit(target: Target, seconds: number) {
+  const cpu0 = cpuMicros(target.child.pid!);
+  const result = await autocannon({
+    url: `http://127.0.0.1:${target.port}/api/internal/tools/execute/`,
+    method: 'POST',
+    connections: CONNECTIONS,
+    duration: seconds,
+    headers: { 'content-type': 'application/json', authorization: `ServiceSecret ${SECRET}` },
+    body,
+  });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${target.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  const cpuPerRequest = (cpuMicros(target.child.pid!) - cpu0) / result.requests.total;
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpu: cpuPerRequest };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function main() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hub-bench-'));
+  const hubEnv = {
+    PATH: env.PATH,
+    HUB_PUBLIC_URL: 'http://127.0.0.1',
+    HUB_SERVICE_SECRETS: SECRET,
+    HUB_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}`,
+    HUB_DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+  };
+  const targets = [
+    await start('hub', 'hub.js', hubEnv),
+    await start('express', 'express-app.js', { PATH: env.PATH }),
+    await start('bare', 'bare-http.js', { PATH: env.PATH }),
+  ];
+  try {
+    console.log(`node ${process.version}, ${CONNECTIONS} connections, ${ROUNDS} rounds x ${SECONDS}s per target`);
+    for (const t of targets) await hit(t, 3); // warm-up: JIT, pools, PGlite
+    type Run = Awaited<ReturnType<typeof hit>>;
+    const runs: Record<Target['name'], Run[]> = { hub: [], express: [], bare: [] };
+    const ratios: { express: number[]; bare: number[] } = { express: [], bare: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = targets.map((_, i) => targets[(i + round) % targets.length]!); // rotate who goes first
+      const got = {} as Record<Target['name'], Run>;
+      for (const t of order) got[t.name] = await hit(t, SECONDS);
+      for (const t of targets) runs[t.name].push(got[t.name]);
+      ratios.express.push(got.hub.rps / got.express.rps);
+      ratios.bare.push(got.hub.rps / got.bare.rps);
+      console.log(
+        `  round ${round + 1}: ` +
+          targets.map((t) => `${t.name} ${got[t.name].rps.toFixed(0)} req/s (${got[t.name].cpu.toFixed(1)} us cpu/req)`).join(', ') +
+          `  hub/express ${(got.hub.rps / got.express.rps).toFixed(2)}`,
+      );
+    }
+    const med = (name: Target['name'], key: keyof Run) => median(runs[name].map((r) => r[key]));
+    console.log('\nmedians over rounds');
+    for (const t of targets) {
+      console.log(`  ${t.name.padEnd(7)} ${med(t.name, 'rps').toFixed(0).padStart(6)} req/s  ${med(t.name, 'cpu').toFixed(1)} us cpu/req`);
+    }
+    console.log(`hub/express = ${median(ratios.express).toFixed(2)}  (median of per-round ratios; target >= 0.70)`);
+    console.log(`hub/bare    = ${median(ratios.bare).toFixed(2)}`);
+    console.log(`cpu per request, express/hub = ${(med('express', 'cpu') / med('hub', 'cpu')).toFixed(2)}`);
+    console.log(`hub latency p50 = ${med('hub', 'p50')} ms, p99 = ${med('hub', 'p99')} ms`);
+  } finally {
+    for (const t of targets) t.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 500));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
