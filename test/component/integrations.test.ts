@@ -221,6 +221,31 @@ describe('integrations', () => {
     });
   });
 
+  describe('when the credential store fails with a bug (not an outage)', () => {
+    it('then 500 INTERNAL_ERROR without internals, logged with the request id', async () => {
+      const bug = Object.assign(new Error('column "secret_sauce" does not exist'), { code: '42703' });
+      const broken = { kind: 'postgres' as const, query: () => Promise.reject(bug), exec: () => Promise.reject(bug), transaction: () => Promise.reject(bug), ping: async () => {}, close: async () => {} };
+      const hubWithBug = await buildTestHub({ db: broken });
+      const res = await client(hubWithBug.app)
+        .get(`/api/internal/integrations/status/${randomUUID()}/`)
+        .set('Authorization', serviceAuth())
+        .set('X-Request-Id', 'bug-1')
+        .expect(500);
+      expect(res.body.error).toEqual({
+        code: 'INTERNAL_ERROR',
+        message: 'Internal error; it has been logged with this request_id',
+        retryable: false,
+      });
+      expect(res.text).not.toContain('secret_sauce');
+      expect(hubWithBug.logs.entries().find((e) => e.msg === 'unhandled error')).toMatchObject({
+        request_id: 'bug-1',
+        req_id: expect.any(String),
+        err: { message: 'column "secret_sauce" does not exist', code: '42703' },
+      });
+      await hubWithBug.close();
+    });
+  });
+
   describe('when the credential store is down', () => {
     it('then credential-needing calls get 503 SERVICE_UNAVAILABLE (retryable), the rest still work', async () => {
       const down = await buildTestHub({ db: unreachableDb() });
