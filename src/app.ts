@@ -15,6 +15,7 @@ import { integrationStatusRoute } from './routes/integration-status';
 import { openApiRoute } from './routes/openapi';
 import { type CredentialStore, createCredentialStore } from './store/credential-store';
 import type { Db } from './store/db';
+import { type KeyRotation, createKeyRotation } from './store/key-rotation';
 import { createTokenCipher } from './store/token-cipher';
 import { buildCatalog } from './tools/catalog';
 import { BUILT_IN_TOOLS } from './tools';
@@ -34,6 +35,7 @@ export interface AppDeps {
 export interface HubApp {
   app: Express;
   store: CredentialStore;
+  keys: KeyRotation;
   tools: ToolRegistry;
   lifecycle: Lifecycle;
 }
@@ -42,7 +44,8 @@ export interface HubApp {
 export function createApp(deps: AppDeps): HubApp {
   const { config, logger, db } = deps;
   const lifecycle = deps.lifecycle ?? { shuttingDown: false };
-  const store = createCredentialStore(db, createTokenCipher(config.encryptionKeys));
+  const cipher = createTokenCipher(config.encryptionKeys);
+  const store = createCredentialStore(db, cipher);
   const setupUrlFor = createSetupUrlFor(config.publicUrl);
   const tools = createToolRegistry(deps.tools ?? BUILT_IN_TOOLS);
   const connections = createConnectionResolver({ store, setupUrlFor, logger });
@@ -68,5 +71,5 @@ export function createApp(deps: AppDeps): HubApp {
 
   app.use(notFound);
   app.use(errorHandler(logger));
-  return { app, store, tools, lifecycle };
+  return { app, store, keys: createKeyRotation(db, cipher), tools, lifecycle };
 }

@@ -184,3 +184,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 export function processEnv(): Record<string, string | undefined> {
   return process.env;
 }
+
+/** For entry points: the parsed configuration, or every problem on stderr and exit status 1. */
+export function loadConfigOrExit(env: Record<string, string | undefined> = processEnv()): Config {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    process.exit(1);
+  }
+}

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigError, loadConfig, processEnv } from './config';
-import { startHub } from './server';
+import { loadConfigOrExit, processEnv } from './config';
+import { exitOnStartFailure, startHub, stopOnSignals } from './server';
 import { IN_MEMORY } from './store/pglite';
 
 /**
@@ -84,17 +84,9 @@ function banner(url: string, secret: string | undefined, notes: string[]): strin
 async function main() {
   const env = processEnv();
   const { merged, generated, reused, secretsFile } = demoEnvironment(env);
-  let config;
-  try {
-    config = loadConfig(merged);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(1);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit(merged);
   const hub = await startHub(config);
+  stopOnSignals(hub);
   const notes: string[] = [];
   const fresh = Object.keys(generated).filter((k) => !reused.includes(k));
   if (fresh.length) notes.push(`Generated ${fresh.join(' and ')}${secretsFile ? ` (saved to ${resolve(secretsFile)})` : ''}.`);
@@ -106,18 +98,6 @@ async function main() {
   const secret = generated.HUB_SERVICE_SECRETS;
   const url = `http://localhost:${hub.port}`;
   setTimeout(() => process.stdout.write(banner(url, secret, notes)), 150); // after the start-up log lines
-
-  const stop = () => {
-    hub.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`demo failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+main().catch(exitOnStartFailure('demo failed to start'));

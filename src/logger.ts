@@ -35,8 +35,8 @@ const REDACT_PATHS = [
 const SUSPICIOUS = /token|secret|passw|authoriz|cookie|bearer|ya29\.|1\/\/|verifier/i;
 const SENSITIVE_FIELD =
   /"([^"\\]*(?:token|secret|passw|authoriz|cookie|verifier)[^"\\]*)":(?:"(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*|true|false|null|\[(?:[^[\]"]|"(?:[^"\\]|\\.)*")*\]|\{(?:[^{}"]|"(?:[^"\\]|\\.)*")*\})/gi;
-const CREDENTIAL_SHAPES = [
-  /\b(Bearer|ServiceSecret|Basic)\s+[A-Za-z0-9._~+/=-]+/gi,
+const SCHEME_CREDENTIAL = /\b(Bearer|ServiceSecret|Basic)\s+[A-Za-z0-9._~+/=-]+/gi;
+const TOKEN_SHAPES = [
   /\bya29\.[A-Za-z0-9._-]+/g, // Google access tokens
   /\b1\/\/[A-Za-z0-9._-]{10,}/g, // Google refresh tokens
 ];
@@ -48,11 +48,8 @@ export function scrubLine(line: string, literals: readonly string[] = []): strin
   }
   if (!SUSPICIOUS.test(out)) return out;
   out = out.replace(SENSITIVE_FIELD, (_m, key: string) => `"${key}":"${REDACTED}"`);
-  for (const shape of CREDENTIAL_SHAPES) {
-    out = out.replace(shape, (m: string, scheme?: string) =>
-      typeof scheme === 'string' && /^(Bearer|ServiceSecret|Basic)$/i.test(scheme) ? `${scheme} ${REDACTED}` : REDACTED,
-    );
-  }
+  out = out.replace(SCHEME_CREDENTIAL, (_m, scheme: string) => `${scheme} ${REDACTED}`);
+  for (const shape of TOKEN_SHAPES) out = out.replace(shape, REDACTED);
   return out;
 }
 

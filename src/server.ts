@@ -81,10 +81,34 @@ export async function startHub(config: Config, options: StartOptions = {}): Prom
   return { ...hub, url, port, server, logger, close };
 }
 
+/** For entry points: a SIGTERM or SIGINT closes the Hub gracefully, then the process exits (1 if closing failed). */
+export function stopOnSignals(hub: RunningHub): void {
+  const stop = (signal: NodeJS.Signals) => {
+    hub.logger.info({ signal }, 'shutting down');
+    hub.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        hub.logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+/** What an entry point prints when the Hub cannot start (the message only: no stack for an operator to parse). */
+export function exitOnStartFailure(what: string) {
+  return (err: unknown): never => {
+    process.stderr.write(`${what}: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  };
+}
+
 /** Rows sealed by a key that is no longer configured cannot be used; say so at start, not at the first call. */
 async function warnAboutUnknownKeys(hub: HubApp, config: Config, logger: Logger) {
   const configured = new Set(config.encryptionKeys.map((k) => k.id));
-  const usage = await hub.store.keyUsage();
+  const usage = await hub.keys.keyUsage();
   const unknown = usage.filter((u) => !configured.has(u.keyId));
   if (unknown.length > 0) {
     logger.error({ keys: unknown }, 'credentials are sealed with encryption keys missing from HUB_ENCRYPTION_KEYS');

@@ -1,7 +1,7 @@
-import { type Config, ConfigError, loadConfig, processEnv } from '../config';
+import { type Config, loadConfigOrExit } from '../config';
 import { createLogger } from '../logger';
-import { secretLiterals } from '../server';
-import { createCredentialStore } from '../store/credential-store';
+import { exitOnStartFailure, secretLiterals } from '../server';
+import { createKeyRotation } from '../store/key-rotation';
 import { migrate } from '../store/migrate';
 import { openDatabase } from '../store/open';
 import { createTokenCipher } from '../store/token-cipher';
@@ -17,12 +17,12 @@ export async function rotateKeys(config: Config, print: (line: string) => void):
   const db = await openDatabase(config.database, logger);
   try {
     await migrate(db, logger);
-    const store = createCredentialStore(db, createTokenCipher(config.encryptionKeys));
+    const keys = createKeyRotation(db, createTokenCipher(config.encryptionKeys));
     const current = config.encryptionKeys[0]!.id;
-    const { reencrypted, failed } = await store.reencryptAll();
+    const { reencrypted, failed } = await keys.reencryptAll();
     print(`re-encrypted ${reencrypted} credential row(s) under key "${current}"`);
     for (const f of failed) print(`  could not open row ${f.id}: ${f.reason}`);
-    const remaining = (await store.keyUsage()).filter((u) => u.keyId !== current);
+    const remaining = (await keys.keyUsage()).filter((u) => u.keyId !== current);
     for (const u of remaining) print(`  ${u.rows} row(s) still sealed with key "${u.keyId}"`);
     if (remaining.length === 0) print('no rows use older keys; they can be removed from HUB_ENCRYPTION_KEYS');
     return failed.length === 0;
@@ -32,18 +32,8 @@ export async function rotateKeys(config: Config, print: (line: string) => void):
 }
 
 if (require.main === module) {
-  let config: Config;
-  try {
-    config = loadConfig(processEnv());
-  } catch (err) {
-    process.stderr.write(`${err instanceof ConfigError ? err.message : String(err)}\n`);
-    process.exit(1);
-  }
-  rotateKeys(config, (line) => process.stdout.write(`${line}\n`)).then(
+  rotateKeys(loadConfigOrExit(), (line) => process.stdout.write(`${line}\n`)).then(
     (clean) => process.exit(clean ? 0 : 2),
-    (err: unknown) => {
-      process.stderr.write(`rotation failed: ${err instanceof Error ? err.message : String(err)}\n`);
-      process.exit(1);
-    },
+    exitOnStartFailure('rotation failed'),
   );
 }

@@ -2,26 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import { type Logger, accessLogger } from '../logger';
 import { isValidRequestId } from '../tools/execute-request';
+import './locals';
 
 export interface Lifecycle {
   /** Set when SIGTERM arrives: readiness fails and connections are not kept alive. */
   shuttingDown: boolean;
-}
-
-declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace
-  namespace Express {
-    interface Locals {
-      /** The Hub's own id for this HTTP request, unique (unlike request_id, which an agent reuses on retry). */
-      reqId: string;
-      /** Child logger bound to this request's ids; made on first use only. */
-      log?: Logger;
-      /** The access logger, unless this path is not access-logged (probes). */
-      access?: Logger;
-      /** Headers every answer carries, as a flat [name, value, ...] list for writeHead. */
-      baseHeaders: readonly string[];
-    }
-  }
 }
 
 const SENSITIVE_PARAM = /token|code|state|secret|key|passw|signature/i;

@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import './locals';
 import { logAccess } from './request-context';
 
 /**
@@ -9,16 +10,17 @@ import { logAccess } from './request-context';
  * and which measured ~6% of a hub_echo request's CPU. The access-log line is written once the answer is handed
  * to the socket.
  */
-export function sendJson(res: Response, status: number, body: unknown): void {
-  send(res, status, 'application/json; charset=utf-8', JSON.stringify(body));
+export function sendJson(res: Response, status: number, body: unknown, extraHeaders: readonly string[] = []): void {
+  send(res, status, 'application/json; charset=utf-8', JSON.stringify(body), extraHeaders);
 }
 
 export function sendText(res: Response, status: number, contentType: string, text: string): void {
-  send(res, status, contentType, text);
+  send(res, status, contentType, text, []);
 }
 
-function send(res: Response, status: number, contentType: string, payload: string): void {
+function send(res: Response, status: number, contentType: string, payload: string, extra: readonly string[]): void {
   const headers = res.locals.baseHeaders.concat(
+    extra,
     'X-Request-Id',
     res.locals.requestId,
     'Content-Type',
@@ -26,8 +28,7 @@ function send(res: Response, status: number, contentType: string, payload: strin
     'Content-Length',
     String(Buffer.byteLength(payload)),
   );
-  // Headers set earlier with setHeader (Retry-After, WWW-Authenticate…) are kept: Node merges them.
-  res.writeHead(status, headers);
+  res.writeHead(status, headers); // anything set earlier with setHeader (Connection: close) is merged by Node
   res.end(payload); // a HEAD request gets the headers only: Node drops the body
   logAccess(res);
 }

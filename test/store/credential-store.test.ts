@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rotateKeys } from '../../src/cli/rotate-keys';
 import { createCredentialStore } from '../../src/store/credential-store';
+import { createKeyRotation } from '../../src/store/key-rotation';
 import { migrate } from '../../src/store/migrate';
 import { openPglite } from '../../src/store/pglite';
 import { createTokenCipher } from '../../src/store/token-cipher';
@@ -165,7 +166,7 @@ describe.each(drivers())('key rotation on %s', (driver) => {
     const inputs = Array.from({ length: 7 }, (_, i) => aCredential({ userId: i % 2 ? `u${i}` : null }));
     for (const input of inputs) await oldStore.save(input);
 
-    const rotating = createCredentialStore(t.db, createTokenCipher([k2, k1]));
+    const rotating = createKeyRotation(t.db, createTokenCipher([k2, k1]));
     const result = await rotating.reencryptAll(3); // several batches
     expect(result).toEqual({ reencrypted: 7, failed: [] });
     expect(await rotating.keyUsage()).toEqual([{ keyId: 'k2', rows: 7 }]);
@@ -181,7 +182,7 @@ describe.each(drivers())('key rotation on %s', (driver) => {
   it('when a row is sealed with a key that is gone, then rotation reports it and leaves it untouched', async () => {
     const lost = { id: 'lost', key: randomBytes(32) };
     const saved = await createCredentialStore(t.db, createTokenCipher([lost])).save(aCredential());
-    const result = await createCredentialStore(t.db, createTokenCipher([k2])).reencryptAll();
+    const result = await createKeyRotation(t.db, createTokenCipher([k2])).reencryptAll();
     expect(result).toEqual({ reencrypted: 0, failed: [{ id: saved.id, reason: 'encryption key "lost" is not configured' }] });
     await t.db.query('DELETE FROM integration_credentials WHERE id = $1', [saved.id]);
   });
