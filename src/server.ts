@@ -33,25 +33,30 @@ export async function startHub(config: Config, options: StartOptions = {}): Prom
   const logger = options.logger ?? createLogger({ level: config.logLevel, secrets: secretLiterals(config) });
   const db = await openDatabase(config.database, logger);
   let redis: Redis | null = null;
+  const releasePools = async () => {
+    await redis?.quit().catch(() => redis?.disconnect());
+    await db.close();
+  };
+
+  let hub: HubApp;
+  const server = createServer();
   try {
     await migrate(db, logger);
     redis = config.redisUrl ? await openRedis(config.redisUrl, logger) : null;
+    hub = createApp({ config, logger, db, redis, tools: options.tools });
+    await warnAboutUnknownKeys(hub, config, logger);
+    server.on('request', hub.app);
+    server.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts (60 s), so they close first
+    server.headersTimeout = 66_000;
+    server.requestTimeout = 60_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
   } catch (err) {
-    await db.close();
+    await releasePools(); // a failed start (port taken, bad migration) leaves nothing open
     throw err;
   }
-
-  const hub = createApp({ config, logger, db, redis, tools: options.tools });
-  await warnAboutUnknownKeys(hub, config, logger);
-
-  const server = createServer(hub.app);
-  server.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts (60 s), so they close first
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 60_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
   logger.info({ port, database: db.kind, redis: redis !== null }, 'hub listening');
@@ -72,8 +77,7 @@ export async function startHub(config: Config, options: StartOptions = {}): Prom
         await drained;
       }
       clearTimeout(timer);
-      await redis?.quit().catch(() => redis?.disconnect());
-      await db.close();
+      await releasePools();
       logger.info('hub stopped');
       logger.flush();
     })());

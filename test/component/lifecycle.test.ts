@@ -81,6 +81,25 @@ describe('a running Hub (real server)', () => {
     }
   });
 
+  it('when the port is taken, then start fails with a clear error and leaves nothing open', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'hub-port-'));
+    const first = await startHub(testConfig(), { logger: captureLogs().logger });
+    try {
+      await expect(
+        startHub(testConfig({ HUB_PORT: String(first.port), HUB_DATA_DIR: dir }), { logger: captureLogs().logger }),
+      ).rejects.toMatchObject({ code: 'EADDRINUSE' });
+      // the failed start released its embedded database: the directory can be opened again
+      const again = await startHub(testConfig({ HUB_DATA_DIR: dir }), { logger: captureLogs().logger });
+      await again.close();
+    } finally {
+      await first.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('when a second Hub opens the same embedded data directory, then it is refused instead of corrupting it', async () => {
     const { mkdtempSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
