@@ -40,7 +40,7 @@ export function inspectJson(value: unknown, maxDepth: number): 'too_deep' | 'pro
   return null;
 }
 
-const parseJson = express.json({ limit: BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] });
+const parseJson = express.json({ limit: BODY_LIMIT_BYTES });
 
 /**
  * JSON bodies up to 1 MiB and 32 levels deep, without "__proto__" keys. Deeper nesting is refused up front:

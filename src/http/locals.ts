@@ -1,6 +1,24 @@
 import type { Logger } from '../logger';
 
-/** What the Hub keeps per request on `res.locals` (set by request-context.ts unless noted). */
+/**
+ * The Hub's per-request state, installed as `res.locals` by request-context.ts. A class with a fixed shape:
+ * Express creates `res.locals` with Object.create(null), which V8 keeps in (slow) dictionary mode, and these
+ * fields are read and written dozens of times per request. Express itself only uses res.locals for views.
+ */
+export class RequestState {
+  tool: string | null | undefined = undefined;
+  errorCode: string | undefined = undefined;
+  log: Logger | undefined = undefined;
+  constructor(
+    public t0: number,
+    public reqId: string,
+    public requestId: string,
+    public baseHeaders: readonly string[],
+    public access: Logger | undefined,
+  ) {}
+}
+
+/** The fields of RequestState, as Express' Locals type sees them. */
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {

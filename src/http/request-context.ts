@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import { type Logger, accessLogger } from '../logger';
 import { isValidRequestId } from '../tools/execute-request';
-import './locals';
+import { RequestState } from './locals';
 
 export interface Lifecycle {
   /** Set when SIGTERM arrives: readiness fails and connections are not kept alive. */
@@ -35,13 +35,11 @@ export function requestContext(deps: {
   const access = accessLogger(deps.logger);
   const baseHeaders = [...deps.securityHeaders, 'Cache-Control', 'no-store'];
   return (req, res, next) => {
-    const l = res.locals;
-    l.t0 = performance.now();
-    l.reqId = randomUUID();
+    const t0 = performance.now();
+    const reqId = randomUUID();
     const supplied = req.headers['x-request-id'];
-    l.requestId = isValidRequestId(supplied) ? supplied : l.reqId;
-    l.access = QUIET_PATHS.has(req.path) ? undefined : access;
-    l.baseHeaders = baseHeaders;
+    const requestId = isValidRequestId(supplied) ? supplied : reqId;
+    res.locals = new RequestState(t0, reqId, requestId, baseHeaders, QUIET_PATHS.has(req.path) ? undefined : access);
     if (deps.lifecycle.shuttingDown) res.setHeader('Connection', 'close');
     next();
   };
