@@ -6,8 +6,11 @@ import { validationError } from './validation';
 import type { Logger } from '../logger';
 import { requestLogger } from './request-context';
 
-/** body-parser signals its failures with a `type`; map each to the contract's codes. */
-function fromBodyParser(err: { type?: unknown; status?: unknown; message: string }): HubError | null {
+/**
+ * Failures raised by the framework itself, mapped to the contract's codes: body-parser tags them with a `type`;
+ * the router (an undecodable %-escape in a path parameter) and other http-errors with a 4xx `status`.
+ */
+function fromFramework(err: { type?: unknown; status?: unknown; message: string }): HubError | null {
   switch (err.type) {
     case 'entity.too.large':
       return hubError('PAYLOAD_TOO_LARGE', 'The request body exceeds the 1 MiB limit', {
@@ -21,9 +24,13 @@ function fromBodyParser(err: { type?: unknown; status?: unknown; message: string
     case 'request.aborted':
     case 'request.size.invalid':
       return validationError('The request body was incomplete', [{ path: '(root)', message: 'incomplete body' }]);
-    default:
-      return null;
   }
+  const status = typeof err.status === 'number' ? err.status : 0;
+  if (status === 413) return fromFramework({ type: 'entity.too.large', message: err.message });
+  if (status >= 400 && status < 500) {
+    return validationError('The request is malformed', [{ path: '(root)', message: 'malformed request (for example an invalid %-escape in the URL)' }]);
+  }
+  return null;
 }
 
 export const notFound: RequestHandler = (req, res) => {
@@ -40,7 +47,7 @@ export const errorHandler = (logger: Logger): ErrorRequestHandler => (err: unkno
     sendError(res, err.error);
     return;
   }
-  const mapped = typeof err === 'object' && err !== null ? fromBodyParser(err as Error & { type?: unknown }) : null;
+  const mapped = typeof err === 'object' && err !== null ? fromFramework(err as Error & { type?: unknown }) : null;
   if (mapped) {
     sendError(res, mapped);
     return;

@@ -132,6 +132,7 @@ describe('integrations', () => {
       ['an empty user_id', `${randomUUID()}/?user_id=`, [{ path: 'query.user_id', message: 'Too small: expected string to have >=1 characters' }]],
       ['a repeated user_id', `${randomUUID()}/?user_id=a&user_id=b`, [{ path: 'query.user_id', message: 'Invalid input: expected string, received array' }]],
       ['an unknown query parameter', `${randomUUID()}/?userId=a`, [{ path: 'query.userId', message: 'unknown field' }]],
+      ['an undecodable %-escape', '%E0%A4%A/', [{ path: '(root)', message: 'malformed request (for example an invalid %-escape in the URL)' }]],
     ])('when given %s, then 400 VALIDATION_ERROR', async (_case, suffix, issues) => {
       const res = await client(hub.app)
         .get(`/api/internal/integrations/status/${suffix}`)
