@@ -8,7 +8,7 @@ export function executeRoute(deps: ExecuteDeps): RequestHandler {
     const execution = await executeTool(deps, req.body, { reqId: res.locals.reqId, fallbackRequestId: res.locals.requestId });
     res.locals.tool = execution.tool;
     res.locals.requestId = execution.requestId; // context.request_id, when the agent gave one
-    if (execution.outcome.ok) sendSuccess(res, execution.tool ?? '', execution.outcome.value, execution.apiCalls);
-    else sendError(res, execution.outcome.error, execution.apiCalls);
+    if (execution.ok) sendSuccess(res, execution.tool, execution.value, execution.apiCalls);
+    else sendError(res, execution.error, execution.apiCalls);
   };
 }

@@ -1,4 +1,4 @@
-import { type Result, fail, hubError } from '../errors';
+import { type HubError, type Result, fail, hubError } from '../errors';
 import { toIssues, validationError } from '../http/validation';
 import type { ConnectionResolver } from '../integrations/connections';
 import type { Logger } from '../logger';
@@ -12,13 +12,11 @@ export interface ExecuteDeps {
   logger: Logger;
 }
 
-export interface Execution {
-  /** The tool name for the envelope; null when the request did not say which tool in a readable way. */
-  tool: string | null;
-  requestId: string;
-  outcome: Result<unknown>;
-  apiCalls: number;
-}
+/** A finished call. A success always names its tool; a failure may not (the request named none readably). */
+export type Execution = { requestId: string; apiCalls: number } & (
+  | { ok: true; tool: string; value: unknown }
+  | { ok: false; tool: string | null; error: HubError }
+);
 
 /**
  * Runs one tool call for an authenticated agent service:
@@ -34,15 +32,19 @@ export async function executeTool(
   const parsed = executeRequestSchema.safeParse(body);
   if (!parsed.success) {
     return {
+      ok: false,
       tool: readableToolName(body),
       requestId: readableRequestId(body) ?? fallbackRequestId,
-      outcome: fail(validationError('The request body does not match the contract', toIssues(parsed.error))),
+      error: validationError('The request body does not match the contract', toIssues(parsed.error)),
       apiCalls: 0,
     };
   }
   const request = parsed.data;
   const requestId = request.context?.request_id ?? fallbackRequestId;
-  const done = (outcome: Result<unknown>, apiCalls = 0): Execution => ({ tool: request.tool, requestId, outcome, apiCalls });
+  const done = (outcome: Result<unknown>, apiCalls = 0): Execution =>
+    outcome.ok
+      ? { ok: true, tool: request.tool, value: outcome.value, requestId, apiCalls }
+      : { ok: false, tool: request.tool, error: outcome.error, requestId, apiCalls };
 
   const tool = deps.tools.get(request.tool);
   if (!tool) {
