@@ -6,16 +6,18 @@ import { validationError } from './validation';
 import type { Logger } from '../logger';
 import { requestLogger } from './request-context';
 
+const tooLarge = () =>
+  hubError('PAYLOAD_TOO_LARGE', 'The request body exceeds the 1 MiB limit', { details: { limit_bytes: BODY_LIMIT_BYTES } });
+
 /**
  * Failures raised by the framework itself, mapped to the contract's codes: body-parser tags them with a `type`;
  * the router (an undecodable %-escape in a path parameter) and other http-errors with a 4xx `status`.
  */
 function fromFramework(err: { type?: unknown; status?: unknown; message: string }): HubError | null {
+  const status = typeof err.status === 'number' ? err.status : 0;
   switch (err.type) {
     case 'entity.too.large':
-      return hubError('PAYLOAD_TOO_LARGE', 'The request body exceeds the 1 MiB limit', {
-        details: { limit_bytes: BODY_LIMIT_BYTES },
-      });
+      return tooLarge();
     case 'entity.parse.failed':
       return validationError('The request body is not valid JSON', [{ path: '(root)', message: 'invalid JSON' }]);
     case 'encoding.unsupported':
@@ -25,8 +27,7 @@ function fromFramework(err: { type?: unknown; status?: unknown; message: string 
     case 'request.size.invalid':
       return validationError('The request body was incomplete', [{ path: '(root)', message: 'incomplete body' }]);
   }
-  const status = typeof err.status === 'number' ? err.status : 0;
-  if (status === 413) return fromFramework({ type: 'entity.too.large', message: err.message });
+  if (status === 413) return tooLarge();
   if (status >= 400 && status < 500) {
     return validationError('The request is malformed', [{ path: '(root)', message: 'malformed request (for example an invalid %-escape in the URL)' }]);
   }

@@ -6,41 +6,31 @@ import type { Logger } from '../logger';
  * fields are read and written dozens of times per request. Express itself only uses res.locals for views.
  */
 export class RequestState {
+  /** Tool name for error envelopes and the access log, once known (envelope.ts). */
   tool: string | null | undefined = undefined;
+  /** Error code for the access log (envelope.ts). */
   errorCode: string | undefined = undefined;
+  /** Child logger bound to this request's ids; made on first use only (requestLogger). */
   log: Logger | undefined = undefined;
   constructor(
+    /** performance.now() when the request arrived. */
     public t0: number,
+    /** The Hub's own id for this HTTP request, unique (unlike request_id, which an agent reuses on retry). */
     public reqId: string,
+    /** The id the caller sees (X-Request-Id, metadata.request_id); the execute route may replace it. */
     public requestId: string,
+    /** Headers every answer carries, as a flat [name, value, ...] list for writeHead. */
     public baseHeaders: readonly string[],
+    /** The access logger, unless this path is not access-logged (probes). */
     public access: Logger | undefined,
   ) {}
 }
 
-/** The fields of RequestState, as Express' Locals type sees them. */
+/** Express' type for res.locals is the Hub's RequestState (the fields are declared once, on the class). */
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
-    interface Locals {
-      /** performance.now() when the request arrived. */
-      t0: number;
-      /** The Hub's own id for this HTTP request, unique (unlike request_id, which an agent reuses on retry). */
-      reqId: string;
-      /** The id the caller sees (X-Request-Id, metadata.request_id); the execute route may replace it. */
-      requestId: string;
-      /** Headers every answer carries, as a flat [name, value, ...] list for writeHead. */
-      baseHeaders: readonly string[];
-      /** The access logger, unless this path is not access-logged (probes). */
-      access?: Logger;
-      /** Child logger bound to this request's ids; made on first use only (requestLogger). */
-      log?: Logger;
-      /** Tool name for error envelopes and the access log, once known (envelope.ts). */
-      tool?: string | null;
-      /** Error code for the access log (envelope.ts). */
-      errorCode?: string;
-    }
+    // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+    interface Locals extends RequestState {}
   }
 }
-
-export {};

@@ -26,9 +26,6 @@ export const INTEGRATIONS: Readonly<Record<IntegrationId, IntegrationSpec>> = {
   },
 };
 
-export const isIntegrationId = (value: string): value is IntegrationId =>
-  (INTEGRATION_IDS as readonly string[]).includes(value);
-
 /** Google reports full scope URLs; the contract shows the short form ("calendar.readonly"). */
 export const shortScope = (scope: string) =>
   scope.startsWith(GOOGLE_SCOPE_PREFIX) ? scope.slice(GOOGLE_SCOPE_PREFIX.length) : scope;

@@ -29,8 +29,6 @@ export const executeRequestSchema = z.strictObject({
     .optional(),
 });
 
-export type ExecuteRequest = z.infer<typeof executeRequestSchema>;
-
 export const isValidRequestId = (value: unknown): value is string => typeof value === 'string' && REQUEST_ID.test(value);
 
 /** The tool name to put in an error envelope when the body could not be fully read. */
