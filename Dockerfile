@@ -19,6 +19,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
 COPY --from=build /app/dist/src ./dist/src
 COPY openapi.yaml ./
+# Google's Discovery documents: the Google sandbox routes and validates by them.
+COPY discovery ./discovery
 # Only used when DATABASE_URL is unset (embedded PGlite); mount a volume here to keep it.
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node

@@ -122,6 +122,30 @@ const trustProxy = z
     return v; // an express "trust proxy" list such as "loopback, 10.0.0.0/8"
   });
 
+/** Google's real endpoints: the defaults, so production needs only a client id and secret. */
+export const GOOGLE_ENDPOINTS = {
+  calendarRootUrl: 'https://www.googleapis.com/',
+  gmailRootUrl: 'https://gmail.googleapis.com/',
+  authUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
+  tokenUrl: 'https://oauth2.googleapis.com/token',
+  revokeUrl: 'https://oauth2.googleapis.com/revoke',
+  tokenInfoUrl: 'https://oauth2.googleapis.com/tokeninfo',
+  pemCertsUrl: 'https://www.googleapis.com/oauth2/v1/certs',
+  jwkCertsUrl: 'https://www.googleapis.com/oauth2/v3/certs',
+} as const;
+
+export type GoogleEndpoints = { -readonly [K in keyof typeof GOOGLE_ENDPOINTS]: string };
+
+const httpUrl = (what: string) => optionalString.pipe(url(['http:', 'https:'], what).optional());
+
+/** An API root is an origin (googleapis appends the full path), so anything after the host is refused. */
+const apiRoot = optionalString.pipe(
+  url(['http:', 'https:'], 'http(s) origin')
+    .refine((u) => new URL(u).pathname === '/' && !new URL(u).search, { message: 'must be an origin such as http://127.0.0.1:8090 (no path)' })
+    .transform((u) => `${new URL(u).origin}/`)
+    .optional(),
+);
+
 const envSchema = z.object({
   HUB_PORT: integer(8080, 0, 65535),
   HUB_HOST: optionalString.transform((s) => s ?? '0.0.0.0'),
@@ -135,7 +159,34 @@ const envSchema = z.object({
   LOG_LEVEL: optionalString.pipe(z.enum(LOG_LEVELS).optional()).transform((s) => s ?? 'info'),
   HUB_SHUTDOWN_TIMEOUT_MS: integer(10_000, 0, 600_000),
   HUB_TRUST_PROXY: trustProxy,
+  HUB_GOOGLE_CLIENT_ID: optionalString,
+  HUB_GOOGLE_CLIENT_SECRET: optionalString,
+  /** Shorthand: every Google endpoint at this origin (the project's Google sandbox). Explicit ones still win. */
+  HUB_GOOGLE_SANDBOX_URL: apiRoot,
+  HUB_GOOGLE_API_ROOT_URL: apiRoot,
+  HUB_GOOGLE_AUTH_URL: httpUrl('http(s)'),
+  HUB_GOOGLE_TOKEN_URL: httpUrl('http(s)'),
+  HUB_GOOGLE_REVOKE_URL: httpUrl('http(s)'),
+  HUB_GOOGLE_TOKENINFO_URL: httpUrl('http(s)'),
 });
+
+type Env = z.infer<typeof envSchema>;
+
+function googleEndpoints(e: Env): GoogleEndpoints {
+  const sandbox = e.HUB_GOOGLE_SANDBOX_URL;
+  const at = (path: string, real: string) => (sandbox ? new URL(path, sandbox).toString() : real);
+  const apiRoot = e.HUB_GOOGLE_API_ROOT_URL ?? sandbox;
+  return {
+    calendarRootUrl: apiRoot ?? GOOGLE_ENDPOINTS.calendarRootUrl,
+    gmailRootUrl: apiRoot ?? GOOGLE_ENDPOINTS.gmailRootUrl,
+    authUrl: e.HUB_GOOGLE_AUTH_URL ?? at('/o/oauth2/v2/auth', GOOGLE_ENDPOINTS.authUrl),
+    tokenUrl: e.HUB_GOOGLE_TOKEN_URL ?? at('/token', GOOGLE_ENDPOINTS.tokenUrl),
+    revokeUrl: e.HUB_GOOGLE_REVOKE_URL ?? at('/revoke', GOOGLE_ENDPOINTS.revokeUrl),
+    tokenInfoUrl: e.HUB_GOOGLE_TOKENINFO_URL ?? at('/tokeninfo', GOOGLE_ENDPOINTS.tokenInfoUrl),
+    pemCertsUrl: at('/oauth2/v1/certs', GOOGLE_ENDPOINTS.pemCertsUrl),
+    jwkCertsUrl: at('/oauth2/v3/certs', GOOGLE_ENDPOINTS.jwkCertsUrl),
+  };
+}
 
 export interface Config {
   port: number;
@@ -148,6 +199,13 @@ export interface Config {
   logLevel: (typeof LOG_LEVELS)[number];
   shutdownTimeoutMs: number;
   trustProxy: boolean | number | string;
+  google: {
+    clientId: string | undefined;
+    clientSecret: string | undefined;
+    endpoints: GoogleEndpoints;
+    /** True when the endpoints point at the project's Google sandbox rather than Google. */
+    sandbox: boolean;
+  };
 }
 
 export class ConfigError extends Error {
@@ -177,6 +235,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.HUB_SHUTDOWN_TIMEOUT_MS,
     trustProxy: e.HUB_TRUST_PROXY,
+    google: {
+      clientId: e.HUB_GOOGLE_CLIENT_ID,
+      clientSecret: e.HUB_GOOGLE_CLIENT_SECRET,
+      endpoints: googleEndpoints(e),
+      sandbox: e.HUB_GOOGLE_SANDBOX_URL !== undefined,
+    },
   };
 }
 
@@ -194,4 +258,62 @@ export function loadConfigOrExit(env: Record<string, string | undefined> = proce
     process.stderr.write(`${err.message}\n`);
     process.exit(1);
   }
+}
+
+/** The Google sandbox (`npm run sandbox`): its own small configuration, read here like everything else. */
+export interface SandboxConfig {
+  port: number;
+  host: string;
+  seed: number | undefined;
+  /** Sandbox mode: mounts the control API under /_sandbox/. */
+  control: boolean;
+  /** Seed the demo accounts (a week of events, a small inbox). */
+  demoData: boolean;
+  client: { clientId: string; clientSecret: string; redirectUris: string[] };
+  accessTokenLifetimeS: number;
+}
+
+const onOff = (def: boolean) =>
+  optionalString.transform((s, ctx) => {
+    if (s === undefined) return def;
+    if (['on', 'true', '1', 'yes'].includes(s)) return true;
+    if (['off', 'false', '0', 'no'].includes(s)) return false;
+    ctx.addIssue({ code: 'custom', message: 'must be on or off' });
+    return z.NEVER;
+  });
+
+export const SANDBOX_DEFAULT_CLIENT = {
+  clientId: 'hub-sandbox.apps.googleusercontent.com',
+  clientSecret: 'GOCSPX-sandbox-client-secret',
+} as const;
+
+const sandboxEnvSchema = z.object({
+  SANDBOX_PORT: integer(8090, 0, 65535),
+  SANDBOX_HOST: optionalString.transform((s) => s ?? '127.0.0.1'),
+  SANDBOX_SEED: optionalString.pipe(z.string().regex(/^\d{1,9}$/, 'must be a whole number').optional()).transform((s) => (s === undefined ? undefined : Number(s))),
+  SANDBOX_CONTROL: onOff(false),
+  SANDBOX_DEMO_DATA: onOff(true),
+  SANDBOX_CLIENT_ID: optionalString.transform((s) => s ?? SANDBOX_DEFAULT_CLIENT.clientId),
+  SANDBOX_CLIENT_SECRET: optionalString.transform((s) => s ?? SANDBOX_DEFAULT_CLIENT.clientSecret),
+  SANDBOX_REDIRECT_URIS: optionalString.transform((s, ctx) => {
+    const uris = (s ?? 'http://localhost:8080/integrations/google/callback').split(',').map((u) => u.trim()).filter(Boolean);
+    for (const u of uris) if (!URL.canParse(u)) ctx.addIssue({ code: 'custom', message: `not a URL: ${u}` });
+    return uris;
+  }),
+  SANDBOX_TOKEN_LIFETIME_S: integer(3600, 1, 86_400),
+});
+
+export function loadSandboxConfig(env: Record<string, string | undefined>): SandboxConfig {
+  const parsed = sandboxEnvSchema.safeParse(env);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  const e = parsed.data;
+  return {
+    port: e.SANDBOX_PORT,
+    host: e.SANDBOX_HOST,
+    seed: e.SANDBOX_SEED,
+    control: e.SANDBOX_CONTROL,
+    demoData: e.SANDBOX_DEMO_DATA,
+    client: { clientId: e.SANDBOX_CLIENT_ID, clientSecret: e.SANDBOX_CLIENT_SECRET, redirectUris: e.SANDBOX_REDIRECT_URIS },
+    accessTokenLifetimeS: e.SANDBOX_TOKEN_LIFETIME_S,
+  };
 }

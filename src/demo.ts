@@ -1,8 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadConfigOrExit, processEnv } from './config';
-import { exitOnStartFailure, startHub, stopOnSignals } from './server';
+import { type Config, SANDBOX_DEFAULT_CLIENT, loadConfigOrExit, loadSandboxConfig, processEnv } from './config';
+import { INTEGRATIONS } from './integrations/integrations';
+import { type RunningSandbox, createSandbox } from './sandbox/app';
+import { DEMO_ACCOUNTS, demoAccounts } from './sandbox/demo-data';
+import { mintOfflineGrant } from './sandbox/oauth/tokens';
+import type { World } from './sandbox/world';
+import { type RunningHub, exitOnStartFailure, startHub, stopOnSignals } from './server';
 import { IN_MEMORY } from './store/pglite';
 
 /**
@@ -33,8 +38,13 @@ function demoEnvironment(env: Record<string, string | undefined>) {
     return generated[name]!;
   };
   const port = env.HUB_PORT?.trim() || '8080';
+  const sandboxPort = env.SANDBOX_PORT?.trim() || '8090';
   const merged = {
     ...env,
+    SANDBOX_PORT: sandboxPort,
+    HUB_GOOGLE_SANDBOX_URL: `http://localhost:${sandboxPort}`,
+    HUB_GOOGLE_CLIENT_ID: SANDBOX_DEFAULT_CLIENT.clientId,
+    HUB_GOOGLE_CLIENT_SECRET: SANDBOX_DEFAULT_CLIENT.clientSecret,
     HUB_DATA_DIR: dataDir,
     HUB_PORT: port,
     HUB_PUBLIC_URL: env.HUB_PUBLIC_URL?.trim() || `http://localhost:${port}`,
@@ -49,7 +59,7 @@ function demoEnvironment(env: Record<string, string | undefined>) {
   return { merged, generated, reused, secretsFile };
 }
 
-function banner(url: string, secret: string | undefined, notes: string[]): string {
+function banner(url: string, secret: string | undefined, notes: string[], sandboxUrl: string): string {
   const auth = secret ? `ServiceSecret ${secret}` : 'ServiceSecret $HUB_SECRET';
   const execute = (body: object) =>
     `curl -s -X POST ${url}/api/internal/tools/execute/ -H 'Authorization: ${auth}' -H 'Content-Type: application/json' -d '${JSON.stringify(body)}'`;
@@ -73,6 +83,9 @@ function banner(url: string, secret: string | undefined, notes: string[]): strin
     execute({ tool: 'calendar_teleport', ...call, inputs: {} }),
     execute({ tool: 'hub_echo', ...call, inputs: { message: 42 } }),
     `curl -s -X POST ${url}/api/internal/tools/execute/ -H 'Authorization: ServiceSecret wrong' -H 'Content-Type: application/json' -d '{}'`,
+    '# the Google sandbox behind the demo: its accounts, and the log of calls the Hub made to "Google"',
+    `curl -s ${sandboxUrl}/_sandbox/accounts`,
+    `curl -s ${sandboxUrl}/_sandbox/requests`,
     '# the API description',
     `curl -s ${url}/openapi.yaml`,
     '',
@@ -81,23 +94,64 @@ function banner(url: string, secret: string | undefined, notes: string[]): strin
   ].join('\n');
 }
 
+/** The Google sandbox in this process, in sandbox mode, with the demo world and the Hub registered as a client. */
+async function startDemoSandbox(env: Record<string, string | undefined>, hubPublicUrl: string): Promise<{ running: RunningSandbox; world: () => World }> {
+  const sandboxConfig = loadSandboxConfig(env);
+  const sandbox = createSandbox({
+    ...(sandboxConfig.seed !== undefined ? { seed: sandboxConfig.seed } : {}),
+    control: true,
+    clients: [{ ...SANDBOX_DEFAULT_CLIENT, redirectUris: [`${hubPublicUrl}/integrations/google/callback`], name: 'Hub (demo)' }],
+    accounts: demoAccounts(new Date()),
+  });
+  const running = await sandbox.listen(sandboxConfig.port, '127.0.0.1');
+  return { running, world: () => sandbox.world };
+}
+
+/**
+ * Connects the demo customer's Google Calendar and Gmail (Ana's account) by seeding the credential store with
+ * an offline grant minted in the sandbox. The Hub's own connect flow (an admin link, Google's consent page,
+ * the callback) replaces this once it exists; the stored rows are the same.
+ */
+async function connectDemoCustomer(hub: RunningHub, world: World, config: Config) {
+  for (const integration of [INTEGRATIONS.google_calendar, INTEGRATIONS.google_gmail]) {
+    const grant = mintOfflineGrant(world, config.google.clientId!, DEMO_ACCOUNTS.ana, integration.scopes);
+    await hub.store.save({
+      customerId: DEMO_CUSTOMER_ID,
+      userId: null,
+      integration: integration.id,
+      accountEmail: DEMO_ACCOUNTS.ana,
+      scopes: integration.scopes,
+      accessToken: grant.accessToken,
+      refreshToken: grant.refreshToken,
+      tokenExpiresAt: grant.expiresAt,
+      lastRefreshedAt: new Date(),
+    });
+  }
+}
+
 async function main() {
   const env = processEnv();
   const { merged, generated, reused, secretsFile } = demoEnvironment(env);
   const config = loadConfigOrExit(merged);
+  const sandbox = await startDemoSandbox(merged, config.publicUrl);
   const hub = await startHub(config);
   stopOnSignals(hub);
+  process.once('exit', () => void sandbox.running.close());
+  await connectDemoCustomer(hub, sandbox.world(), config);
   const notes: string[] = [];
   const fresh = Object.keys(generated).filter((k) => !reused.includes(k));
   if (fresh.length) notes.push(`Generated ${fresh.join(' and ')}${secretsFile ? ` (saved to ${resolve(secretsFile)})` : ''}.`);
   if (reused.length) notes.push(`Reused ${reused.join(' and ')} from ${resolve(secretsFile!)}.`);
+  notes.push(
+    `Google sandbox: ${sandbox.running.url} (control API ${sandbox.running.url}/_sandbox/); demo customer connected as ${DEMO_ACCOUNTS.ana}.`,
+  );
   notes.push(
     `Database: ${config.database.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.database.dataDir}`}; ` +
       `Redis: ${config.redisUrl ? 'REDIS_URL' : 'not configured'}.`,
   );
   const secret = generated.HUB_SERVICE_SECRETS;
   const url = `http://localhost:${hub.port}`;
-  setTimeout(() => process.stdout.write(banner(url, secret, notes)), 150); // after the start-up log lines
+  setTimeout(() => process.stdout.write(banner(url, secret, notes, sandbox.running.url)), 150); // after the start-up log lines
 }
 
 main().catch(exitOnStartFailure('demo failed to start'));

@@ -27,6 +27,7 @@ export interface StartOptions {
 export const secretLiterals = (config: Config) => [
   ...config.serviceSecrets,
   ...config.encryptionKeys.map((k) => k.key.toString('base64')),
+  ...(config.google.clientSecret ? [config.google.clientSecret] : []),
 ];
 
 export async function startHub(config: Config, options: StartOptions = {}): Promise<RunningHub> {

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../../src/config';
+import { ConfigError, loadConfig, loadSandboxConfig } from '../../src/config';
 import { KEY_1, KEY_2, SECRET_A, testEnv } from '../helpers/env';
 
 const problems = (env: Record<string, string | undefined>) => {
@@ -82,5 +82,60 @@ describe('configuration', () => {
   it('when the first key is listed, then it is the one that encrypts', () => {
     const config = loadConfig(testEnv({ HUB_ENCRYPTION_KEYS: `new:${KEY_2}, old:${KEY_1}` }));
     expect(config.encryptionKeys.map((k) => k.id)).toEqual(['new', 'old']);
+  });
+});
+
+describe('Google endpoints', () => {
+  it('when nothing is set, then every endpoint is Google\'s own', () => {
+    expect(loadConfig(testEnv()).google).toEqual({
+      clientId: undefined,
+      clientSecret: undefined,
+      sandbox: false,
+      endpoints: {
+        calendarRootUrl: 'https://www.googleapis.com/',
+        gmailRootUrl: 'https://gmail.googleapis.com/',
+        authUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
+        tokenUrl: 'https://oauth2.googleapis.com/token',
+        revokeUrl: 'https://oauth2.googleapis.com/revoke',
+        tokenInfoUrl: 'https://oauth2.googleapis.com/tokeninfo',
+        pemCertsUrl: 'https://www.googleapis.com/oauth2/v1/certs',
+        jwkCertsUrl: 'https://www.googleapis.com/oauth2/v3/certs',
+      },
+    });
+  });
+
+  it('when the sandbox URL is set, then every endpoint moves to it; an explicit endpoint still wins', () => {
+    const { google } = loadConfig(testEnv({ HUB_GOOGLE_SANDBOX_URL: 'http://127.0.0.1:8090', HUB_GOOGLE_TOKEN_URL: 'https://tokens.example/t' }));
+    expect(google.sandbox).toBe(true);
+    expect(google.endpoints).toMatchObject({
+      calendarRootUrl: 'http://127.0.0.1:8090/',
+      gmailRootUrl: 'http://127.0.0.1:8090/',
+      authUrl: 'http://127.0.0.1:8090/o/oauth2/v2/auth',
+      tokenUrl: 'https://tokens.example/t',
+      revokeUrl: 'http://127.0.0.1:8090/revoke',
+    });
+  });
+
+  it('when an API root has a path, then it is refused (googleapis appends the whole path itself)', () => {
+    expect(problems(testEnv({ HUB_GOOGLE_API_ROOT_URL: 'http://127.0.0.1:8090/calendar/v3' }))).toEqual([
+      expect.stringMatching(/^HUB_GOOGLE_API_ROOT_URL: must be an origin/),
+    ]);
+  });
+
+  it('when the client secret is set, then the logger is told to scrub it', () => {
+    const { secretLiterals } = jest.requireActual('../../src/server');
+    expect(secretLiterals(loadConfig(testEnv({ HUB_GOOGLE_CLIENT_SECRET: 'GOCSPX-abcdefghijklmnop' })))).toContain('GOCSPX-abcdefghijklmnop');
+  });
+});
+
+describe('sandbox configuration', () => {
+  it('when nothing is set, then port 8090, control API off, demo data on', () => {
+    expect(loadSandboxConfig({})).toMatchObject({ port: 8090, host: '127.0.0.1', control: false, demoData: true, seed: undefined, accessTokenLifetimeS: 3600 });
+  });
+
+  it('when values are invalid, then each is named', () => {
+    expect(() => loadSandboxConfig({ SANDBOX_CONTROL: 'maybe', SANDBOX_SEED: 'abc', SANDBOX_REDIRECT_URIS: 'not a url' })).toThrow(
+      /SANDBOX_SEED[\s\S]*SANDBOX_CONTROL[\s\S]*SANDBOX_REDIRECT_URIS/,
+    );
   });
 });

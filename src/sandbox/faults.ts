@@ -1,0 +1,126 @@
+import type { RequestHandler } from 'express';
+import { z } from 'zod';
+import { sendResult } from './api/dispatch';
+import { type ApiRoute, matchRoute } from './discovery/routes';
+import { type ApiResult, errors, googleError } from './google-errors';
+import type { World } from './world';
+
+/**
+ * Fault injection: make chosen requests fail the way Google fails — an error status with Google's body, added
+ * latency, a dropped connection — every time, N times, or with a probability (drawn from the seeded random
+ * source, so a seeded run fails the same way twice).
+ */
+
+export const PRESETS = ['rateLimitExceeded', 'userRateLimitExceeded', 'tooManyRequests', 'backendError', 'unavailable'] as const;
+
+export const faultSpecSchema = z
+  .strictObject({
+    /** A Discovery method id (`calendar.events.insert`) or OAuth operation (`oauth.token`). */
+    operation: z.string().min(1).optional(),
+    /** HTTP method, any when absent. */
+    method: z.string().toUpperCase().optional(),
+    /** Path glob: `*` within a segment, `**` across segments. */
+    path: z.string().startsWith('/').optional(),
+    preset: z.enum(PRESETS).optional(),
+    status: z.number().int().min(400).max(599).optional(),
+    /** A Google error body to send with `status`; a Google-shaped one is generated when absent. */
+    body: z.unknown().optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    retry_after_s: z.number().int().min(0).max(3600).optional(),
+    latency_ms: z.number().int().min(0).max(120_000).optional(),
+    /** Destroy the socket without answering (a network failure, as the client sees it). */
+    drop: z.boolean().optional(),
+    times: z.number().int().min(1).optional(),
+    probability: z.number().min(0).max(1).optional(),
+  })
+  .refine((f) => f.operation || f.path, { message: 'give operation or path' })
+  .refine((f) => f.preset || f.status || f.latency_ms !== undefined || f.drop, { message: 'give preset, status, latency_ms or drop' })
+  .refine((f) => !(f.preset && f.status), { message: 'give preset or status, not both' });
+
+export type FaultSpec = z.infer<typeof faultSpecSchema>;
+
+export interface FaultRule extends FaultSpec {
+  id: string;
+  hits: number;
+  pattern: RegExp | undefined;
+}
+
+export interface FaultState {
+  rules: FaultRule[];
+}
+
+export const createFaultState = (): FaultState => ({ rules: [] });
+
+function glob(path: string): RegExp {
+  const source = path
+    .split(/(\*\*|\*)/)
+    .map((part) => (part === '**' ? '.*' : part === '*' ? '[^/]*' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${source}/?$`);
+}
+
+export function addFault(world: World, spec: FaultSpec): FaultRule {
+  const rule: FaultRule = { ...spec, id: `fault-${world.random.hex(8)}`, hits: 0, pattern: spec.path ? glob(spec.path) : undefined };
+  world.faults.rules.push(rule);
+  return rule;
+}
+
+export const describeFault = ({ pattern: _pattern, ...rule }: FaultRule) => rule;
+
+function response(rule: FaultRule): ApiResult | undefined {
+  switch (rule.preset) {
+    case 'rateLimitExceeded':
+      return errors.rateLimitExceeded();
+    case 'userRateLimitExceeded':
+      return errors.userRateLimitExceeded();
+    case 'tooManyRequests':
+      return errors.tooManyRequests(rule.retry_after_s);
+    case 'backendError':
+      return errors.backendError(500);
+    case 'unavailable':
+      return errors.backendError(503);
+    case undefined:
+      break;
+  }
+  if (!rule.status) return undefined;
+  const result: ApiResult = rule.body !== undefined ? { status: rule.status, body: rule.body } : googleError(rule.status, 'Injected fault', { reason: 'backendError' });
+  const headers = { ...result.headers, ...rule.headers, ...(rule.retry_after_s !== undefined ? { 'Retry-After': String(rule.retry_after_s) } : {}) };
+  return { ...result, headers };
+}
+
+const OAUTH_OPERATIONS: Record<string, string> = {
+  '/token': 'oauth.token',
+  '/revoke': 'oauth.revoke',
+  '/tokeninfo': 'oauth.tokeninfo',
+  '/o/oauth2/v2/auth': 'oauth.authorize',
+};
+
+/** Runs before Google's front end: the first live rule matching the request decides its fate. */
+export function faultInjector(getWorld: () => World, routes: ApiRoute[]): RequestHandler {
+  return async (req, res, next) => {
+    const world = getWorld();
+    if (world.faults.rules.length === 0) return next();
+    const m = matchRoute(routes, req.method, req.path);
+    const operation = m && m !== 'method-not-allowed' ? m.route.method.id : OAUTH_OPERATIONS[req.path];
+    const rule = world.faults.rules.find(
+      (r) =>
+        (r.times === undefined || r.hits < r.times) &&
+        (!r.method || r.method === req.method) &&
+        (!r.operation || r.operation === operation) &&
+        (!r.pattern || r.pattern.test(req.path)),
+    );
+    if (!rule || (rule.probability !== undefined && world.random.next() >= rule.probability)) return next();
+    rule.hits++;
+    res.locals.fault = rule.id;
+    if (rule.latency_ms) await new Promise((resolve) => setTimeout(resolve, rule.latency_ms));
+    if (rule.drop) {
+      res.locals.status = 0;
+      req.socket.destroy();
+      return;
+    }
+    const result = response(rule);
+    if (!result) return next(); // latency only: then answer normally
+    if (res.headersSent || req.socket.destroyed) return;
+    sendResult(res, result);
+  };
+}

@@ -1,0 +1,113 @@
+import { type KeyObject, generateKeyPairSync } from 'node:crypto';
+
+/** A registered OAuth client (what Google Cloud Console holds for the Hub). */
+export interface OAuthClient {
+  clientId: string;
+  clientSecret: string;
+  redirectUris: string[];
+  name: string;
+}
+
+/** What one account has granted one client. Revoking any of its tokens revokes all of it, as at Google. */
+export interface Grant {
+  id: string;
+  clientId: string;
+  email: string;
+  scopes: Set<string>;
+  createdAt: number;
+  /** Whether a refresh token was ever issued: Google returns one again only with prompt=consent. */
+  offlineIssued: boolean;
+}
+
+export interface AccessTokenRecord {
+  token: string;
+  grantId: string;
+  clientId: string;
+  email: string;
+  scopes: string[];
+  expiresAt: number;
+  /** Whether this token came from an offline (refreshable) grant — reported by tokeninfo as access_type. */
+  offline: boolean;
+}
+
+export interface RefreshTokenRecord {
+  token: string;
+  grantId: string;
+  scopes: string[];
+}
+
+export interface AuthCodeRecord {
+  code: string;
+  clientId: string;
+  redirectUri: string;
+  email: string;
+  scopes: string[];
+  codeChallenge: string | undefined;
+  codeChallengeMethod: 'S256' | 'plain' | undefined;
+  issueRefreshToken: boolean;
+  nonce: string | undefined;
+  expiresAt: number;
+  used: boolean;
+  /** Tokens minted from this code: a replayed code revokes them, as Google does. */
+  grantId: string;
+}
+
+/** A validated authorization request, held while a person looks at the consent page. */
+export interface PendingAuthorization {
+  id: string;
+  client: OAuthClient;
+  redirectUri: string;
+  state: string | undefined;
+  scopes: string[];
+  codeChallenge: string | undefined;
+  codeChallengeMethod: 'S256' | 'plain' | undefined;
+  offline: boolean;
+  forceConsent: boolean;
+  includeGrantedScopes: boolean;
+  loginHint: string | undefined;
+  nonce: string | undefined;
+  expiresAt: number;
+}
+
+/**
+ * How the consent screen answers. `page`: a person clicks Allow/Deny. `auto`: answered at once for tests —
+ * as `account` (or the login_hint, or the only account), granting every requested scope or only `grant`.
+ */
+export interface ConsentPolicy {
+  mode: 'page' | 'auto';
+  account?: string;
+  grant?: string[];
+  deny?: boolean;
+}
+
+export interface OAuthState {
+  clients: Map<string, OAuthClient>;
+  grants: Map<string, Grant>;
+  accessTokens: Map<string, AccessTokenRecord>;
+  refreshTokens: Map<string, RefreshTokenRecord>;
+  codes: Map<string, AuthCodeRecord>;
+  /** Authorization requests waiting on the consent page, by opaque id (10-minute life). */
+  pending: Map<string, PendingAuthorization>;
+  consent: ConsentPolicy;
+  accessTokenLifetimeS: number;
+  /** When true, each refresh returns a new refresh token and retires the old one (some Google clients see this). */
+  rotateRefreshTokens: boolean;
+  /** Signs id_tokens; the public half is served at /oauth2/v3/certs. */
+  signing: { kid: string; privateKey: KeyObject; publicKey: KeyObject };
+}
+
+export function createOAuthState(accessTokenLifetimeS: number): OAuthState {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return {
+    clients: new Map(),
+    grants: new Map(),
+    accessTokens: new Map(),
+    refreshTokens: new Map(),
+    codes: new Map(),
+    pending: new Map(),
+    consent: { mode: 'page' },
+    accessTokenLifetimeS,
+    rotateRefreshTokens: false,
+    signing: { kid: 'sandbox-1', privateKey, publicKey },
+  };
+}
