@@ -10,7 +10,7 @@ import { faultInjector } from './faults';
 import { googleError } from './google-errors';
 import { oauthRoutes } from './oauth/routes';
 import { knownScopes } from './oauth/scopes';
-import type { ConsentPolicy, OAuthClient } from './oauth/state';
+import { type ConsentPolicy, type OAuthClient, type SigningKey, createSigningKey } from './oauth/state';
 import { type World, createWorld } from './world';
 
 /**
@@ -49,8 +49,8 @@ const NOT_FOUND_PAGE = `<!DOCTYPE html>
 <html lang=en><meta charset=utf-8><title>Error 404 (Not Found)!!1</title>
 <p><b>404.</b> <ins>That’s an error.</ins><p>The requested URL was not found on this server. <ins>That’s all we know.</ins>`;
 
-function seedWorld(options: SandboxOptions, seed: number | undefined): World {
-  const world = createWorld({ seed, ...(options.accessTokenLifetimeS ? { accessTokenLifetimeS: options.accessTokenLifetimeS } : {}) });
+function seedWorld(options: SandboxOptions, seed: number | undefined, signing: SigningKey): World {
+  const world = createWorld({ seed, signing, ...(options.accessTokenLifetimeS ? { accessTokenLifetimeS: options.accessTokenLifetimeS } : {}) });
   for (const client of options.clients ?? []) world.oauth.clients.set(client.clientId, { ...client });
   if (options.consent) world.oauth.consent = { ...options.consent };
   for (const spec of options.accounts ?? []) {
@@ -82,10 +82,11 @@ const requestLog = (getWorld: () => World): RequestHandler => (req, res, next) =
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const docs = loadDiscoveryDocuments();
   const routes = buildRoutes(docs);
-  let world = seedWorld(options, options.seed);
+  const signing = createSigningKey();
+  let world = seedWorld(options, options.seed, signing);
   const getWorld = () => world;
   const reset = (seed?: number) => {
-    world = seedWorld(options, seed ?? options.seed);
+    world = seedWorld(options, seed ?? options.seed, signing);
   };
 
   const app = express();

@@ -36,10 +36,11 @@ function at(monday: Date, day: number, hhmm: string, timeZone: string): string {
 
 const dateOnly = (monday: Date, day: number) => new Date(monday.getTime() + day * 86_400_000).toISOString().slice(0, 10);
 
-/** Monday (UTC date) of the week containing `now`. */
+/** Monday (UTC date) of the working week to show: this one, or the next when `now` is a Saturday or Sunday. */
 function mondayOf(now: Date): Date {
   const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-  d.setUTCDate(d.getUTCDate() - ((d.getUTCDay() + 6) % 7));
+  const weekday = d.getUTCDay();
+  d.setUTCDate(d.getUTCDate() + (weekday === 0 ? 1 : weekday === 6 ? 2 : 1 - weekday));
   return d;
 }
 

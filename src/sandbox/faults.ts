@@ -112,6 +112,7 @@ export function faultInjector(getWorld: () => World, routes: ApiRoute[]): Reques
     if (!rule || (rule.probability !== undefined && world.random.next() >= rule.probability)) return next();
     rule.hits++;
     res.locals.fault = rule.id;
+    res.locals.operation = operation ?? null;
     if (rule.latency_ms) await new Promise((resolve) => setTimeout(resolve, rule.latency_ms));
     if (rule.drop) {
       res.locals.status = 0;

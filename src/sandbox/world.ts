@@ -2,7 +2,7 @@ import { type CalendarState, createCalendarState } from './calendar/state';
 import { type SandboxClock, createClock } from './clock';
 import { type FaultState, createFaultState } from './faults';
 import { type GmailState, createGmailState } from './gmail/state';
-import { type OAuthState, createOAuthState } from './oauth/state';
+import { type OAuthState, type SigningKey, createOAuthState } from './oauth/state';
 import { type SandboxRandom, createRandom } from './random';
 
 /** A sandbox Google account: one person, with a primary calendar (id = email) and a mailbox. */
@@ -49,6 +49,7 @@ export interface World {
 export interface WorldOptions {
   seed?: number;
   accessTokenLifetimeS?: number;
+  signing?: SigningKey;
 }
 
 export function createWorld(options: WorldOptions = {}): World {
@@ -60,7 +61,7 @@ export function createWorld(options: WorldOptions = {}): World {
     accounts: new Map(),
     calendar: createCalendarState(),
     gmail: createGmailState(),
-    oauth: createOAuthState(options.accessTokenLifetimeS ?? 3600),
+    oauth: createOAuthState(options.accessTokenLifetimeS ?? 3600, options.signing),
     faults: createFaultState(),
     requestLog: [],
     violations: [],

@@ -1,7 +1,8 @@
 import type { World } from '../world';
 import { findCalendar } from './access';
-import { expandOccurrences, occurrenceKey, parseRecurrence, timingBounds } from './recurrence';
-import type { EventFields, EventRecord, EventStatus, InstanceException, Timing } from './state';
+import { expandOccurrences, parseRecurrence, timingBounds } from './recurrence';
+import type { EventCopy, EventFields, EventRecord, EventStatus, InstanceException, StoredCalendar, Timing } from './state';
+import { formatInZone, formatYmd } from './time';
 
 /**
  * The occurrences of a recurring event as Calendar exposes them: instance ids `<eventId>_<originalStart>`,
@@ -27,7 +28,7 @@ export function eventTimeZone(world: World, record: EventRecord): string {
 
 export const isRecurring = (record: EventRecord) => (record.fields.recurrence?.length ?? 0) > 0;
 
-function instanceOf(record: EventRecord, key: string, originalTiming: Timing): Instance {
+export function instanceOf(record: EventRecord, key: string, originalTiming: Timing): Instance {
   const exception = record.exceptions.get(key);
   const { recurrence: _omit, ...master } = record.fields;
   const fields = exception?.fields ?? master;
@@ -96,4 +97,33 @@ export function parseInstanceId(id: string): { recurringEventId: string; key: st
   return { recurringEventId: id.slice(0, i), key: id.slice(i + 1) };
 }
 
-export const instanceKeyOf = occurrenceKey;
+export interface Located {
+  copy: EventCopy;
+  instance?: Instance;
+}
+
+/** An event id on a calendar: a series or single event, or one occurrence of a series (`<id>_<key>`). */
+export function locateEvent(world: World, calendar: StoredCalendar, eventId: string): Located | undefined {
+  const copy = calendar.events.get(eventId);
+  if (copy) return { copy };
+  const parsed = parseInstanceId(eventId);
+  const series = parsed && calendar.events.get(parsed.recurringEventId);
+  if (!parsed || !series || !isRecurring(series.record)) return undefined;
+  const original = findOccurrence(world, series.record, parsed.key);
+  return original ? { copy: series, instance: instanceOf(series.record, parsed.key, original) } : undefined;
+}
+
+/** An instance's fields with start/end written out for its own times, as a base for editing it. */
+export function instanceFields(world: World, instance: Instance, record: EventRecord): EventFields {
+  if (instance.exception?.fields) return instance.fields;
+  const tz = eventTimeZone(world, record);
+  const side = (which: 'start' | 'end'): EventFields['start'] => {
+    const t = instance.timing;
+    const zone = record.fields[which].timeZone;
+    const value = t.allDay
+      ? { date: formatYmd(which === 'start' ? t.startDate : t.endDate) }
+      : { dateTime: formatInZone(which === 'start' ? t.startMs : t.endMs, tz) };
+    return zone ? { ...value, timeZone: zone } : value;
+  };
+  return { ...instance.fields, start: side('start'), end: side('end') };
+}

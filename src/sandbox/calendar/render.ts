@@ -30,7 +30,8 @@ export function touch(world: World, record: EventRecord, now: number): void {
  */
 export function htmlLink(eventId: string, calendarId: string): string {
   const short = calendarId.replace(/@gmail\.com$/i, '@m').replace(/@group\.calendar\.google\.com$/i, '@g');
-  const eid = Buffer.from(`${eventId} ${short}`, 'utf8').toString('base64').replace(/=+$/, '');
+  // URL-safe alphabet: the text is almost always plain ASCII, for which it equals standard base64.
+  const eid = Buffer.from(`${eventId} ${short}`, 'utf8').toString('base64url');
   return `https://www.google.com/calendar/event?eid=${eid}`;
 }
 

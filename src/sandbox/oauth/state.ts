@@ -96,8 +96,15 @@ export interface OAuthState {
   signing: { kid: string; privateKey: KeyObject; publicKey: KeyObject };
 }
 
-export function createOAuthState(accessTokenLifetimeS: number): OAuthState {
+export type SigningKey = OAuthState['signing'];
+
+/** RSA key generation takes tens of milliseconds: once per sandbox, not per reset. */
+export function createSigningKey(): SigningKey {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return { kid: 'sandbox-1', privateKey, publicKey };
+}
+
+export function createOAuthState(accessTokenLifetimeS: number, signing: SigningKey = createSigningKey()): OAuthState {
   return {
     clients: new Map(),
     grants: new Map(),
@@ -108,6 +115,6 @@ export function createOAuthState(accessTokenLifetimeS: number): OAuthState {
     consent: { mode: 'page' },
     accessTokenLifetimeS,
     rotateRefreshTokens: false,
-    signing: { kid: 'sandbox-1', privateKey, publicKey },
+    signing,
   };
 }

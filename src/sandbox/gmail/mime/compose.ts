@@ -30,7 +30,8 @@ interface Entity {
   body: string;
 }
 
-export function composeMessage(input: ComposeInput): Buffer {
+/** The message as a binary string (it is all 7-bit: non-ASCII text is encoded). */
+export function composeMessage(input: ComposeInput): string {
   const alternatives: Entity[] = [];
   if (input.text !== undefined || input.html === undefined) alternatives.push(textEntity('text/plain', input.text ?? ''));
   if (input.html !== undefined) alternatives.push(textEntity('text/html', input.html));
@@ -39,7 +40,7 @@ export function composeMessage(input: ComposeInput): Buffer {
     entity = multipart('multipart/mixed', [entity, ...input.attachments.map(attachmentEntity)], input.boundary());
   }
   const headers = [...input.headers.map(([k, v]): [string, string] => [k, encodeWords(v, 'Q', 52)]), ['MIME-Version', '1.0'] as [string, string], ...entity.headers];
-  return Buffer.from(serialize({ headers, body: entity.body }), 'utf8');
+  return Buffer.from(serialize({ headers, body: entity.body }), 'utf8').toString('latin1');
 }
 
 function textEntity(mimeType: string, text: string): Entity {

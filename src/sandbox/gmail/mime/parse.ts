@@ -14,16 +14,21 @@ export interface MimeNode {
   disposition: string;
   /** Decoded filename ('' when the part has none, as Gmail reports it). */
   filename: string;
-  /** Transfer-decoded content of a leaf (empty for multiparts). */
-  body: Buffer;
+  /**
+   * Transfer-decoded content of a leaf (empty for multiparts), as a binary string (one char per byte).
+   * Strings rather than Buffers because the control API snapshots state with structuredClone, which turns
+   * Buffers into plain Uint8Arrays.
+   */
+  body: string;
   children: MimeNode[];
 }
 
 /** Deeper nesting is treated as an opaque leaf: real mail never nests this far, hostile mail might. */
 const MAX_DEPTH = 30;
 
-export function parseMime(raw: Buffer): MimeNode {
-  return parseEntity(raw.toString('latin1'), 'text/plain', 0);
+/** Parses a whole message, given as a binary string. Never fails: Gmail shows whatever it can make of mail. */
+export function parseMime(raw: string): MimeNode {
+  return parseEntity(raw, 'text/plain', 0);
 }
 
 function parseEntity(bin: string, defaultType: string, depth: number): MimeNode {
@@ -44,7 +49,7 @@ function parseEntity(bin: string, defaultType: string, depth: number): MimeNode 
     params: ct.params,
     disposition: cd.value.toLowerCase(),
     filename,
-    body: Buffer.alloc(0),
+    body: '',
     children: [],
   };
   const boundary = ct.params.boundary;
@@ -90,10 +95,10 @@ function endBeforeLineBreak(body: string, pos: number): number {
   return end;
 }
 
-function decodeTransfer(bin: string, cte: string): Buffer {
-  if (cte === 'base64') return Buffer.from(bin.replace(/[^A-Za-z0-9+/]/g, ''), 'base64');
-  if (cte === 'quoted-printable') return libqp.decode(bin);
-  return Buffer.from(bin, 'latin1'); // 7bit, 8bit, binary, or unknown: bytes as they are
+function decodeTransfer(bin: string, cte: string): string {
+  if (cte === 'base64') return Buffer.from(bin.replace(/[^A-Za-z0-9+/]/g, ''), 'base64').toString('latin1');
+  if (cte === 'quoted-printable') return libqp.decode(bin).toString('latin1');
+  return bin; // 7bit, 8bit, binary, or unknown: bytes as they are
 }
 
 

@@ -5,7 +5,7 @@ import { type MimeNode, isAttachment, walkParts } from './parse';
 /** A text part's content as a string, per its charset parameter (US-ASCII is read as its superset UTF-8). */
 export function partText(node: MimeNode): string {
   const cs = node.params.charset?.trim() || 'utf-8';
-  return charset.decode(node.body, cs);
+  return charset.decode(Buffer.from(node.body, 'latin1'), cs);
 }
 
 const NAMED_ENTITIES: Record<string, string> = {
