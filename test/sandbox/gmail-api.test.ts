@@ -107,7 +107,7 @@ describe('sending between sandbox accounts', () => {
     const { data: att } = await ben.users.messages.attachments.get({ userId: 'me', messageId: got.id!, id: pdf.body!.attachmentId! });
     expect(Buffer.from(att.data!, 'base64url')).toEqual(REPORT);
 
-    const messageId = got.payload!.headers!.find((h) => h.name.toLowerCase() === 'message-id')!.value!;
+    const messageId = got.payload!.headers!.find((h) => h.name?.toLowerCase() === 'message-id')!.value!;
     const reply = await compose({ from: BEN, to: ANA, subject: 'Re: Report for review', text: 'Looks right.', inReplyTo: messageId, references: messageId });
     const { data: answer } = await ben.users.messages.send({ userId: 'me', requestBody: { raw: reply.toString('base64url'), threadId: got.threadId! } });
     expect(answer.threadId).toBe(got.threadId);

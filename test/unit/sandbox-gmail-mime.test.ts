@@ -102,10 +102,15 @@ describe('snippets', () => {
     expect(snippetOf(root)).toBe('It&#39;s &quot;fine&quot; &amp; &lt;ok&gt;');
   });
 
-  it('when the body is long, then the snippet stops at 200 characters', () => {
-    const root = parseMime(`Content-Type: text/plain\r\n\r\n${'word '.repeat(100)}`);
-    expect(snippetOf(root).length).toBeLessThanOrEqual(200);
-    expect(snippetOf(root).startsWith('word word')).toBe(true);
+  it('when the body is long, then the snippet stops at 200 escaped characters without splitting a word', () => {
+    const words = `${'word '.repeat(39)}Harrison continues`; // "Harrison" straddles character 200
+    const snippet = snippetOf(parseMime(`Content-Type: text/plain\r\n\r\n${words}`));
+    expect(snippet).toBe('word '.repeat(39).trimEnd());
+  });
+
+  it('when the cut falls inside an escaped character, then the entity is dropped rather than split', () => {
+    const text = `${'a'.repeat(197)} 'quoted'`; // "&#39;" would start at 198
+    expect(snippetOf(parseMime(`Content-Type: text/plain\r\n\r\n${text}`))).toBe('a'.repeat(197));
   });
 
   it('when only HTML is present, then the snippet is its visible text', () => {

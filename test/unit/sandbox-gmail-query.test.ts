@@ -1,4 +1,4 @@
-import { parseDateBound, relativeBound } from '../../src/sandbox/gmail/query/match';
+import { parseDateBound, relativeBound } from '../../src/sandbox/gmail/query/bounds';
 import { type QueryNode, parseQuery } from '../../src/sandbox/gmail/query/parse';
 
 /** A compact rendering of the AST: `and(a, or(b, c))`, `from:x`, `"a b"`, `-x`. */

@@ -53,10 +53,14 @@ function renderPart(msg: StoredMessage, node: MimeNode, partId: string, random: 
   return part;
 }
 
+/** How many issued attachment ids stay valid per message; older ones expire, as Gmail's do after a while. */
+const LIVE_ATTACHMENT_IDS = 100;
+
 /** A fresh opaque attachment id (Gmail's start with "ANGjdJ" and run well over 100 characters). */
 function issueAttachmentId(msg: StoredMessage, partId: string, random: SandboxRandom): string {
   const id = `ANGjdJ${random.string(122, ALPHABETS.base64url)}`;
   msg.attachmentIds.set(id, partId);
+  if (msg.attachmentIds.size > LIVE_ATTACHMENT_IDS) msg.attachmentIds.delete(msg.attachmentIds.keys().next().value!);
   return id;
 }
 

@@ -99,25 +99,50 @@ function seedRaw(world: World, mb: Mailbox, m: RawSeed): Step {
   return { ok: true, msg: storeMessage(mb, world.random, raw, { labelIds: resolveLabels(mb, m.labels), internalDate, threading: 'headers' }) };
 }
 
-function addresses(values: readonly string[], what: string): EmailAddress[] | string {
-  const out: EmailAddress[] = [];
+/** Each entry must be (or contain) valid addresses; the first unusable one is named. */
+function addressList(values: readonly string[], what: string): { ok: true; list: EmailAddress[] } | { ok: false; message: string } {
+  const list: EmailAddress[] = [];
   for (const v of values) {
-    const { addresses: parsed, invalid } = parseAddressList(v);
-    if (invalid || !parsed.length) return `${what}: "${v}" is not an email address`;
-    out.push(...parsed);
+    const { addresses, invalid } = parseAddressList(v);
+    if (invalid || !addresses.length) return { ok: false, message: `${what}: "${v}" is not an email address` };
+    list.push(...addresses);
   }
-  return out;
+  return { ok: true, list };
 }
 
 const bracket = (id: string) => `<${normalizeMessageId(id)}>`;
 
+interface ReplyHeaders {
+  inReplyTo: string | undefined;
+  references: string[] | undefined;
+  /** The message `thread_with` named, which the seed must end up threaded with. */
+  target: StoredMessage | undefined;
+}
+
+/** In-Reply-To/References as given, or derived from the `thread_with` message like a mail client would. */
+function replyHeaders(mb: Mailbox, account: Account, m: ComposedSeed): ReplyHeaders | string {
+  const references = typeof m.references === 'string' ? parseMessageIds(m.references) : m.references?.map(normalizeMessageId);
+  if (m.thread_with === undefined) return { inReplyTo: m.in_reply_to, references, target: undefined };
+  const target = mb.messages.get(m.thread_with) ?? lastByRfcId(mb, normalizeMessageId(m.thread_with));
+  if (!target) return `thread_with: no message ${m.thread_with} in ${account.email}'s mailbox`;
+  if (!target.rfcMessageId) return `thread_with: message ${m.thread_with} has no Message-ID to reply to`;
+  const targetReferences = findField(target.mime.fields, 'references');
+  return {
+    inReplyTo: m.in_reply_to ?? target.rfcMessageId,
+    references: references ?? [...parseMessageIds(targetReferences ? rawValue(targetReferences) : undefined), target.rfcMessageId],
+    target,
+  };
+}
+
 function seedComposed(world: World, account: Account, mb: Mailbox, m: ComposedSeed): Step {
-  const from = addresses([m.from], 'from');
-  const to = addresses(m.to, 'to');
-  const cc = addresses(m.cc ?? [], 'cc');
-  const bcc = addresses(m.bcc ?? [], 'bcc');
-  for (const r of [from, to, cc, bcc]) if (typeof r === 'string') return { ok: false, message: r };
-  const sender = (from as EmailAddress[])[0]!;
+  const lists: EmailAddress[][] = [];
+  for (const [values, what] of [[[m.from], 'from'], [m.to, 'to'], [m.cc ?? [], 'cc'], [m.bcc ?? [], 'bcc']] as const) {
+    const r = addressList(values, what);
+    if (!r.ok) return r;
+    lists.push(r.list);
+  }
+  const [from = [], to = [], cc = [], bcc = []] = lists;
+  const sender = from[0]!;
 
   const attachments = [];
   for (const [i, a] of (m.attachments ?? []).entries()) {
@@ -125,42 +150,30 @@ function seedComposed(world: World, account: Account, mb: Mailbox, m: ComposedSe
     if (!content) return { ok: false, message: `attachments.${i}.content_base64: not base64` };
     attachments.push({ filename: a.filename, contentType: a.content_type.toLowerCase(), content });
   }
-
-  let inReplyTo = m.in_reply_to;
-  let references = typeof m.references === 'string' ? parseMessageIds(m.references) : m.references?.map(normalizeMessageId);
-  let target: StoredMessage | undefined;
-  if (m.thread_with !== undefined) {
-    target = mb.messages.get(m.thread_with) ?? lastByRfcId(mb, normalizeMessageId(m.thread_with));
-    if (!target) return { ok: false, message: `thread_with: no message ${m.thread_with} in ${account.email}'s mailbox` };
-    if (!target.rfcMessageId) return { ok: false, message: `thread_with: message ${m.thread_with} has no Message-ID to reply to` };
-    inReplyTo ??= bracket(target.rfcMessageId);
-    const targetField = findField(target.mime.fields, 'references');
-    references ??= [...parseMessageIds(targetField ? rawValue(targetField) : undefined), target.rfcMessageId];
-  }
+  const reply = replyHeaders(mb, account, m);
+  if (typeof reply === 'string') return { ok: false, message: reply };
 
   const labelIds = resolveLabels(mb, m.labels);
+  // Mail the account sent itself carries no delivery trace, and is the only place a Bcc header survives.
   const outgoing = labelIds.includes('SENT') || labelIds.includes('DRAFT');
   const dateMs = m.date ? Date.parse(m.date) : world.clock.now();
-  const domain = sender.address.split('@')[1]!;
+  const list = (addresses: EmailAddress[]) => addresses.map(formatAddress).join(', ');
   const headers: [string, string][] = [];
   if (!outgoing) headers.push(['Delivered-To', account.email]);
   headers.push(['From', formatAddress(sender)]);
-  if ((to as EmailAddress[]).length) headers.push(['To', (to as EmailAddress[]).map(formatAddress).join(', ')]);
-  if ((cc as EmailAddress[]).length) headers.push(['Cc', (cc as EmailAddress[]).map(formatAddress).join(', ')]);
-  if (outgoing && (bcc as EmailAddress[]).length) headers.push(['Bcc', (bcc as EmailAddress[]).map(formatAddress).join(', ')]);
+  if (to.length) headers.push(['To', list(to)]);
+  if (cc.length) headers.push(['Cc', list(cc)]);
+  if (outgoing && bcc.length) headers.push(['Bcc', list(bcc)]);
   headers.push(['Subject', m.subject]);
   headers.push(['Date', formatMailDate(dateMs, m.date ? rfc3339OffsetMinutes(m.date) : 0)]);
-  headers.push(['Message-ID', m.message_id ? bracket(m.message_id) : `<${world.random.string(32, ALPHABETS.alnum)}@${domain}>`]);
-  if (inReplyTo) headers.push(['In-Reply-To', bracket(inReplyTo)]);
-  if (references?.length) headers.push(['References', references.map(bracket).join(' ')]);
+  headers.push(['Message-ID', m.message_id ? bracket(m.message_id) : `<${world.random.string(32, ALPHABETS.alnum)}@${sender.address.split('@')[1]}>`]);
+  if (reply.inReplyTo) headers.push(['In-Reply-To', bracket(reply.inReplyTo)]);
+  if (reply.references?.length) headers.push(['References', reply.references.map(bracket).join(' ')]);
 
   const raw = composeMessage({ headers, text: m.text, html: m.html, attachments, boundary: () => `0000000000${world.random.hex(18)}` });
   const msg = storeMessage(mb, world.random, raw, { labelIds, internalDate: dateMs, threading: 'headers' });
-  if (target && msg.threadId !== target.threadId) {
-    return {
-      ok: false,
-      message: `thread_with: subject "${m.subject}" does not match "${target.subject}"; Gmail only threads replies whose subject matches`,
-    };
+  if (reply.target && msg.threadId !== reply.target.threadId) {
+    return { ok: false, message: `thread_with: subject "${m.subject}" does not match "${reply.target.subject}"; Gmail only threads replies whose subject matches` };
   }
   return { ok: true, msg };
 }

@@ -1,10 +1,10 @@
 import type { ApiCall, ApiResult } from '../../api/types';
 import { errors, googleError } from '../../google-errors';
-import { invalidArgument } from '../errors';
 import { accountKey } from '../../world';
+import { invalidArgument } from '../errors';
 import { type Mailbox, type StoredMessage, createMailbox } from '../mailbox';
 
-export { invalidArgument } from '../errors';
+export { invalidArgument };
 
 /**
  * The mailbox a call addresses. `userId` is 'me' or the token owner's own address; naming anyone else is

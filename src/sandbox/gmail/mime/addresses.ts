@@ -38,7 +38,6 @@ const ATOM_PHRASE = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~ -]+$/;
 export function formatAddress({ name, address }: EmailAddress): string {
   if (!name) return address;
   if (ATOM_PHRASE.test(name)) return `${name} <${address}>`;
-  // eslint-disable-next-line no-control-regex
   if (/^[\x00-\x7f]*$/.test(name)) return `"${name.replace(/["\\]/g, '\\$&')}" <${address}>`;
   return `${encodeWords(name, 'Q', 52, true)} <${address}>`;
 }

@@ -46,7 +46,6 @@ export function composeMessage(input: ComposeInput): string {
 function textEntity(mimeType: string, text: string): Entity {
   const crlf = toCrlf(text);
   // 7bit when it can be (short ASCII lines), quoted-printable otherwise: what Gmail's composer emits.
-  // eslint-disable-next-line no-control-regex
   const plain = /^[\x00-\x7f]*$/.test(crlf) && !crlf.split('\r\n').some((l) => l.length > 76);
   const headers: [string, string][] = [['Content-Type', `${mimeType}; charset="UTF-8"`]];
   if (plain) return { headers, body: crlf };

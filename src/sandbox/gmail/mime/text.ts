@@ -53,10 +53,17 @@ export function escapeSnippet(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-/** Gmail's snippet: the start of the body text, whitespace collapsed, ~200 characters, HTML-escaped. */
+/**
+ * Gmail's snippet: the body text with whitespace collapsed, HTML-escaped, then cut to the limit without
+ * splitting a word or an entity. Real responses show the limit applies to the escaped text ("I&#39;m ..."
+ * counts 5 for the apostrophe) and that a cut word is dropped whole ("Tim Har" → "Tim").
+ */
 export function snippetOf(root: MimeNode): string {
   const { plain, html } = bodyTexts(root);
-  const text = (plain[0] ?? html[0] ?? '').replace(/\s+/g, ' ').trim();
-  // Cut on code points, not UTF-16 units, so an emoji is never split in half.
-  return escapeSnippet(Array.from(text).slice(0, SNIPPET_LENGTH).join('').trimEnd());
+  const escaped = escapeSnippet((plain[0] ?? html[0] ?? '').replace(/\s+/g, ' ').trim());
+  if (escaped.length <= SNIPPET_LENGTH) return escaped;
+  let cut = escaped.slice(0, SNIPPET_LENGTH);
+  // A single endless "word" (a URL, a token) is cut hard rather than dropped entirely.
+  if (/[\p{L}\p{N}]/u.test(escaped[SNIPPET_LENGTH]!)) cut = cut.replace(/[\p{L}\p{N}]+$/u, '') || cut;
+  return cut.replace(/&[#\w]*$/, '').replace(/[\uD800-\uDBFF]$/, '').trimEnd();
 }
