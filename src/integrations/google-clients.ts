@@ -8,7 +8,9 @@ import type { Config } from '../config';
  * The only way the Hub reaches Google: clients built from configuration. With the defaults they talk to Google;
  * with HUB_GOOGLE_SANDBOX_URL (or the individual endpoint variables) they talk to the Google sandbox — the code
  * paths are identical. googleapis honours `rootUrl` only per API (a global `google.options({rootUrl})` is
- * ignored by the generated methods), so each client gets it explicitly.
+ * ignored by the generated methods), so each client gets it explicitly. One more trap: media uploads
+ * (`media: {...}`) build their `/upload/...` URL from the per-call options only, so such a call must pass
+ * `{ rootUrl }` as its second argument too — or send JSON (`requestBody.raw`), which needs nothing extra.
  */
 export interface GoogleClients {
   /** An OAuth client for the configured app credentials (or none, for calls that only carry a bearer token). */

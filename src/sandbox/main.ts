@@ -1,4 +1,4 @@
-import { ConfigError, loadSandboxConfig, processEnv } from '../config';
+import { ConfigError, SANDBOX_DEFAULT_CLIENT, loadSandboxConfig, processEnv } from '../config';
 import { createSandbox } from './app';
 import { DEMO_ACCOUNTS, demoAccounts } from './demo-data';
 
@@ -25,9 +25,11 @@ async function main() {
     onError: (err) => process.stderr.write(`sandbox bug: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`),
   });
   const running = await sandbox.listen(config.port, config.host);
+  // The default client secret is public (it is in the source); a configured one is never printed.
+  const secret = config.client.clientSecret === SANDBOX_DEFAULT_CLIENT.clientSecret ? config.client.clientSecret : '<SANDBOX_CLIENT_SECRET>';
   const lines = [
     `Google sandbox listening on ${running.url} (started in ${Date.now() - started} ms)`,
-    `  point a Hub at it:  HUB_GOOGLE_SANDBOX_URL=${running.url} HUB_GOOGLE_CLIENT_ID=${config.client.clientId} HUB_GOOGLE_CLIENT_SECRET=<SANDBOX_CLIENT_SECRET>`,
+    `  point a Hub at it:  HUB_GOOGLE_SANDBOX_URL=${running.url} HUB_GOOGLE_CLIENT_ID=${config.client.clientId} HUB_GOOGLE_CLIENT_SECRET=${secret}`,
     `  redirect URIs accepted: ${config.client.redirectUris.join(', ')}`,
     `  accounts: ${config.demoData ? Object.values(DEMO_ACCOUNTS).join(', ') : 'none (SANDBOX_DEMO_DATA=off)'}`,
     `  control API: ${config.control ? `${running.url}/_sandbox/ (sandbox mode)` : 'off (SANDBOX_CONTROL=on enables /_sandbox/)'}`,

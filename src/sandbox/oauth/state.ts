@@ -98,10 +98,22 @@ export interface OAuthState {
 
 export type SigningKey = OAuthState['signing'];
 
-/** RSA key generation takes tens of milliseconds: once per sandbox, not per reset. */
+/**
+ * RSA key generation takes 80-170 ms: done once per sandbox (not per reset), and only when the first id_token is
+ * signed or the certs are read, so a sandbox that never issues one starts without paying for it.
+ */
 export function createSigningKey(): SigningKey {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  return { kid: 'sandbox-1', privateKey, publicKey };
+  let pair: { privateKey: KeyObject; publicKey: KeyObject } | undefined;
+  const keys = () => (pair ??= generateKeyPairSync('rsa', { modulusLength: 2048 }));
+  return {
+    kid: 'sandbox-1',
+    get privateKey() {
+      return keys().privateKey;
+    },
+    get publicKey() {
+      return keys().publicKey;
+    },
+  };
 }
 
 export function createOAuthState(accessTokenLifetimeS: number, signing: SigningKey = createSigningKey()): OAuthState {
