@@ -1,8 +1,8 @@
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
-import { sendResult } from './api/dispatch';
+import { familyOf, sendResult } from './api/dispatch';
 import { type ApiRoute, matchRoute } from './discovery/routes';
-import { type ApiResult, errors, googleError } from './google-errors';
+import { type ApiFamily, type ApiResult, errors, googleError } from './google-errors';
 import type { World } from './world';
 
 /**
@@ -67,12 +67,13 @@ export function addFault(world: World, spec: FaultSpec): FaultRule {
 
 export const describeFault = ({ pattern: _pattern, ...rule }: FaultRule) => rule;
 
-function response(rule: FaultRule): ApiResult | undefined {
+/** Presets answer in the API's own shape (Calendar's legacy errors carry no `status`). */
+function response(rule: FaultRule, family: ApiFamily | undefined): ApiResult | undefined {
   switch (rule.preset) {
     case 'rateLimitExceeded':
-      return errors.rateLimitExceeded();
+      return errors.rateLimitExceeded(family);
     case 'userRateLimitExceeded':
-      return errors.userRateLimitExceeded();
+      return errors.userRateLimitExceeded(family);
     case 'tooManyRequests':
       return errors.tooManyRequests(rule.retry_after_s);
     case 'backendError':
@@ -101,7 +102,9 @@ export function faultInjector(getWorld: () => World, routes: ApiRoute[]): Reques
     const world = getWorld();
     if (world.faults.rules.length === 0) return next();
     const m = matchRoute(routes, req.method, req.path);
-    const operation = m && m !== 'method-not-allowed' ? m.route.method.id : OAUTH_OPERATIONS[req.path];
+    const route = m && m !== 'method-not-allowed' ? m.route : undefined;
+    const operation = route ? route.method.id : OAUTH_OPERATIONS[req.path];
+    const family = route ? familyOf(route.doc) : undefined;
     const rule = world.faults.rules.find(
       (r) =>
         (r.times === undefined || r.hits < r.times) &&
@@ -119,7 +122,7 @@ export function faultInjector(getWorld: () => World, routes: ApiRoute[]): Reques
       req.socket.destroy();
       return;
     }
-    const result = response(rule);
+    const result = response(rule, family);
     if (!result) return next(); // latency only: then answer normally
     if (res.headersSent || req.socket.destroyed) return;
     sendResult(res, result);

@@ -142,3 +142,21 @@ describe('sandbox mode', () => {
     }
   });
 });
+
+describe('determinism', () => {
+  test('when two sandboxes share a seed and receive the same calls, then ids and tokens are identical', async () => {
+    const run = async () => {
+      await sb.control('POST', '/reset', { seed: 99 });
+      await sb.createAccount({ email: ANA, messages: [{ from: 'x@y.example', to: [ANA], subject: 'hi', text: 'hello', date: '2026-11-20T10:00:00Z' }] });
+      const t = await sb.token(ANA, [SCOPES.calendarEvents]);
+      const calendar = sb.google.calendar(sb.google.withAccessToken(t));
+      const event = await calendar.events.insert({
+        calendarId: 'primary',
+        requestBody: { summary: 'x', start: { dateTime: '2026-11-23T10:00:00Z' }, end: { dateTime: '2026-11-23T11:00:00Z' } },
+      });
+      return { token: t, event: event.data.id, link: event.data.htmlLink, mail: [...sb.world.gmail.mailboxes.values()].flatMap((m) => [...m.messages.keys()]) };
+    };
+    const first = await run();
+    expect(await run()).toEqual(first);
+  });
+});

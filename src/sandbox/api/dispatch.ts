@@ -21,7 +21,7 @@ export interface DispatchOptions {
   checkResponses: boolean;
 }
 
-const family = (doc: DiscoveryDocument): ApiFamily => (doc.name === 'calendar' ? 'calendar' : 'gmail');
+export const familyOf = (doc: DiscoveryDocument): ApiFamily => (doc.name === 'calendar' ? 'calendar' : 'gmail');
 
 /** `calendar.events.insert` → `calendar.v3.Events.Insert`, the RPC name Google puts in ErrorInfo metadata. */
 function rpcName(doc: DiscoveryDocument, method: DiscoveryMethod): string {
@@ -55,7 +55,7 @@ export function apiDispatcher(options: DispatchOptions): RequestHandler {
     const world = options.world();
     const { route, params } = match;
     const { doc, method } = route;
-    const fam = family(doc);
+    const fam = familyOf(doc);
     res.locals.operation = method.id;
 
     const token = bearerToken(req);
