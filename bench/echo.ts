@@ -14,6 +14,11 @@ import autocannon from 'autocannon';
  * together with each server's CPU time per request (from /proc), which drifts far less than throughput.
  * Target: hub/express >= 0.7.
  *
+ * Two more Hubs measure protection: `hub-429` has a limit of one call per minute, so every measured request is
+ * the rate-limit rejection path (429 before any credential lookup) — compared with the bare Express baseline; and,
+ * when REDIS_URL is set, `hub-redis` shares its limits through Redis — its p50/p99 against the in-memory hub's
+ * is the latency the Redis limiter adds (two Redis round trips per call: agent, then customer).
+ *
  * Knobs: BENCH_SECONDS (per measurement, default 4), BENCH_ROUNDS (default 7), BENCH_CONNECTIONS (default 50).
  */
 
@@ -23,13 +28,15 @@ const ROUNDS = Number(env.BENCH_ROUNDS ?? 7);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 50);
 const SECRET = randomBytes(32).toString('hex');
 
+type Name = 'hub' | 'express' | 'bare' | 'hub-429' | 'hub-redis';
+
 interface Target {
-  name: 'hub' | 'express' | 'bare';
+  name: Name;
   child: ChildProcess;
   port: number;
 }
 
-function start(name: Target['name'], script: string, childEnv: NodeJS.ProcessEnv): Promise<Target> {
+function start(name: Name, script: string, childEnv: NodeJS.ProcessEnv): Promise<Target> {
   return new Promise((resolve, reject) => {
     const child = fork(join(__dirname, 'baselines', script), ['0'], { env: childEnv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     child.once('message', (m: { port: number }) => resolve({ name, child, port: m.port }));
@@ -66,7 +73,9 @@ async function hit(target: Target, seconds: number) {
     headers: { 'content-type': 'application/json', authorization: `ServiceSecret ${SECRET}` },
     body,
   });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${target.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  // hub-429 allows one call per minute: at most one success per measurement, everything else is the 429 path.
+  const expected = target.name === 'hub-429' ? result['2xx'] <= 1 : result.non2xx === 0;
+  if (!expected || result.errors > 0) throw new Error(`${target.name}: ${result['2xx']} 2xx, ${result.non2xx} non-2xx, ${result.errors} errors`);
   const cpuPerRequest = (cpuMicros(target.child.pid!) - cpu0) / result.requests.total;
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpu: cpuPerRequest };
 }
@@ -82,21 +91,26 @@ async function main() {
     HUB_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}`,
     HUB_DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
+    // The measured hubs must never limit: one customer sends everything.
+    HUB_RATE_LIMIT_CUSTOMER_POINTS: '10000000',
+    HUB_RATE_LIMIT_AGENT_POINTS: '10000000',
   };
   const targets = [
     await start('hub', 'hub.js', hubEnv),
     await start('express', 'express-app.js', { PATH: env.PATH }),
     await start('bare', 'bare-http.js', { PATH: env.PATH }),
+    await start('hub-429', 'hub.js', { ...hubEnv, HUB_DATA_DIR: `${dataDir}-429`, HUB_RATE_LIMIT_CUSTOMER_POINTS: '1', HUB_RATE_LIMIT_AGENT_POINTS: '1' }),
+    ...(env.REDIS_URL ? [await start('hub-redis', 'hub.js', { ...hubEnv, HUB_DATA_DIR: `${dataDir}-redis`, REDIS_URL: env.REDIS_URL })] : []),
   ];
   try {
     console.log(`node ${process.version}, ${CONNECTIONS} connections, ${ROUNDS} rounds x ${SECONDS}s per target`);
     for (const t of targets) await hit(t, 3); // warm-up: JIT, pools, PGlite
     type Run = Awaited<ReturnType<typeof hit>>;
-    const runs: Record<Target['name'], Run[]> = { hub: [], express: [], bare: [] };
+    const runs: Record<Name, Run[]> = { hub: [], express: [], bare: [], 'hub-429': [], 'hub-redis': [] };
     const ratios: { express: number[]; bare: number[] } = { express: [], bare: [] };
     for (let round = 0; round < ROUNDS; round++) {
       const order = targets.map((_, i) => targets[(i + round) % targets.length]!); // rotate who goes first
-      const got = {} as Record<Target['name'], Run>;
+      const got = {} as Record<Name, Run>;
       for (const t of order) got[t.name] = await hit(t, SECONDS);
       for (const t of targets) runs[t.name].push(got[t.name]);
       ratios.express.push(got.hub.rps / got.express.rps);
@@ -107,7 +121,7 @@ async function main() {
           `  hub/express ${(got.hub.rps / got.express.rps).toFixed(2)}`,
       );
     }
-    const med = (name: Target['name'], key: keyof Run) => median(runs[name].map((r) => r[key]));
+    const med = (name: Name, key: keyof Run) => median(runs[name].map((r) => r[key]));
     console.log('\nmedians over rounds');
     for (const t of targets) {
       console.log(`  ${t.name.padEnd(7)} ${med(t.name, 'rps').toFixed(0).padStart(6)} req/s  ${med(t.name, 'cpu').toFixed(1)} us cpu/req`);
@@ -116,10 +130,19 @@ async function main() {
     console.log(`hub/bare    = ${median(ratios.bare).toFixed(2)}`);
     console.log(`cpu per request, express/hub = ${(med('express', 'cpu') / med('hub', 'cpu')).toFixed(2)}`);
     console.log(`hub latency p50 = ${med('hub', 'p50')} ms, p99 = ${med('hub', 'p99')} ms`);
+    const rejectRatios = runs['hub-429'].map((r, i) => r.rps / runs.express[i]!.rps);
+    console.log(`rate-limit rejection path (429): ${med('hub-429', 'rps').toFixed(0)} req/s, hub-429/express = ${median(rejectRatios).toFixed(2)}`);
+    if (runs['hub-redis'].length) {
+      console.log(
+        `Redis limiter: p50 ${med('hub-redis', 'p50')} ms vs ${med('hub', 'p50')} ms in memory (+${(med('hub-redis', 'p50') - med('hub', 'p50')).toFixed(2)}), ` +
+          `p99 ${med('hub-redis', 'p99')} ms vs ${med('hub', 'p99')} ms (+${(med('hub-redis', 'p99') - med('hub', 'p99')).toFixed(2)}); ` +
+          `hub-redis/hub = ${(med('hub-redis', 'rps') / med('hub', 'rps')).toFixed(2)}`,
+      );
+    }
   } finally {
     for (const t of targets) t.child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 500));
-    rmSync(dataDir, { recursive: true, force: true });
+    for (const dir of [dataDir, `${dataDir}-429`, `${dataDir}-redis`]) rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -10,7 +10,13 @@ import { createConnectionResolver } from './integrations/connections';
 import { createSetupUrlFor } from './integrations/setup-url';
 import type { Logger } from './logger';
 import { executeRoute } from './routes/execute';
-import { type RedisPing, healthz, readyz } from './routes/health';
+import type { Redis } from 'ioredis';
+import { createGoogleClients } from './integrations/google-clients';
+import { createIdempotencyGuard } from './protection/idempotency';
+import { createPostgresIdempotencyStore } from './protection/idempotency-postgres';
+import { createRedisIdempotencyStore } from './protection/idempotency-redis';
+import { createRateLimiter } from './protection/rate-limit';
+import { healthz, readyz } from './routes/health';
 import { integrationStatusRoute } from './routes/integration-status';
 import { openApiRoute } from './routes/openapi';
 import { type CredentialStore, createCredentialStore } from './store/credential-store';
@@ -26,7 +32,8 @@ export interface AppDeps {
   config: Config;
   logger: Logger;
   db: Db;
-  redis?: RedisPing | null;
+  /** Shared state across replicas (rate limits, idempotency records); null = this process only. */
+  redis?: Redis | null;
   lifecycle?: Lifecycle;
   /** Defaults to every built-in tool; tests may add their own. */
   tools?: readonly AnyTool[];
@@ -50,6 +57,13 @@ export function createApp(deps: AppDeps): HubApp {
   const tools = createToolRegistry(deps.tools ?? BUILT_IN_TOOLS);
   const connections = createConnectionResolver({ store, setupUrlFor, logger });
   const catalog = buildCatalog(tools);
+  const rateLimiter = createRateLimiter(config.rateLimit, deps.redis ?? null);
+  // Redis when configured, so every replica sees the same records; else the database every replica shares.
+  const idempotencyStore = deps.redis
+    ? createRedisIdempotencyStore(deps.redis, { ttlS: config.idempotency.ttlS })
+    : createPostgresIdempotencyStore(db, { ttlS: config.idempotency.ttlS });
+  const idempotency = createIdempotencyGuard(idempotencyStore, { leaseMs: config.upstream.toolDeadlineMs + 5_000, logger });
+  const google = createGoogleClients(config.google);
   const auth = serviceSecretAuth(config.serviceSecrets);
 
   const app = express();
@@ -60,7 +74,7 @@ export function createApp(deps: AppDeps): HubApp {
   app.use(requestContext({ logger, lifecycle, securityHeaders: apiSecurityHeaders() }));
 
   // Routes are flat (no nested routers): the execute call is the hot path and passes the fewest layers first.
-  app.post('/api/internal/tools/execute', auth, jsonBody, executeRoute({ tools, connections, logger }));
+  app.post('/api/internal/tools/execute', auth, jsonBody, executeRoute({ tools, connections, logger, rateLimiter, idempotency, google, deadlineMs: config.upstream.toolDeadlineMs }));
   app.get('/api/internal/tools', auth, (_req, res) => sendJson(res, 200, catalog));
   app.get('/api/internal/integrations/status/:customer_id', auth, integrationStatusRoute({ store, tools, setupUrlFor, logger }));
   app.use('/api/internal', auth); // unknown internal paths: authenticate first, so probing learns nothing

@@ -168,6 +168,29 @@ const envSchema = z.object({
   HUB_GOOGLE_TOKEN_URL: httpUrl('http(s)'),
   HUB_GOOGLE_REVOKE_URL: httpUrl('http(s)'),
   HUB_GOOGLE_TOKENINFO_URL: httpUrl('http(s)'),
+  HUB_RATE_LIMIT_WINDOW_S: integer(60, 1, 3600),
+  HUB_RATE_LIMIT_CUSTOMER_POINTS: integer(600, 1, 10_000_000),
+  HUB_RATE_LIMIT_AGENT_POINTS: integer(300, 1, 10_000_000),
+  HUB_RATE_LIMIT_READ_COST: integer(1, 1, 1000),
+  HUB_RATE_LIMIT_WRITE_COST: integer(5, 1, 1000),
+  HUB_RATE_LIMIT_TOOL_COSTS: optionalString.transform((s, ctx) => {
+    const costs: Record<string, number> = {};
+    for (const entry of (s ?? '').split(',').map((e) => e.trim()).filter(Boolean)) {
+      const m = /^([a-z][a-z0-9_]{0,63})=(\d{1,4})$/.exec(entry);
+      if (!m || Number(m[2]) < 1) ctx.addIssue({ code: 'custom', message: `"${entry}": expected tool_name=points (points ≥ 1)` });
+      else costs[m[1]!] = Number(m[2]);
+    }
+    return costs;
+  }),
+  HUB_REPLICAS: integer(1, 1, 1000),
+  HUB_TOOL_DEADLINE_MS: integer(25_000, 100, 300_000),
+  HUB_GOOGLE_TIMEOUT_MS: integer(10_000, 50, 120_000),
+  HUB_GOOGLE_MAX_RETRIES: integer(3, 0, 10),
+  HUB_GOOGLE_RETRY_BASE_MS: integer(250, 1, 60_000),
+  HUB_GOOGLE_RETRY_MAX_MS: integer(8_000, 1, 120_000),
+  HUB_BREAKER_FAILURES: integer(5, 1, 1000),
+  HUB_BREAKER_HALF_OPEN_MS: integer(30_000, 100, 3_600_000),
+  HUB_IDEMPOTENCY_TTL_S: integer(86_400, 60, 30 * 86_400),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -199,6 +222,9 @@ export interface Config {
   logLevel: (typeof LOG_LEVELS)[number];
   shutdownTimeoutMs: number;
   trustProxy: boolean | number | string;
+  rateLimit: RateLimitConfig;
+  upstream: UpstreamConfig;
+  idempotency: { ttlS: number };
   google: {
     clientId: string | undefined;
     clientSecret: string | undefined;
@@ -206,6 +232,33 @@ export interface Config {
     /** True when the endpoints point at the project's Google sandbox rather than Google. */
     sandbox: boolean;
   };
+}
+
+export interface RateLimitConfig {
+  windowS: number;
+  /** Points per window for one customer, across every replica (Redis) — or per replica without Redis. */
+  customerPoints: number;
+  /** Points per window for one (customer, agent) pair, so one runaway agent cannot starve its siblings. */
+  agentPoints: number;
+  readCost: number;
+  writeCost: number;
+  /** Per-tool overrides of the read/write cost. */
+  toolCosts: Record<string, number>;
+  /** Replicas expected to share the limit: the in-memory insurance limiter (Redis down) allows 1/replicas of it. */
+  replicas: number;
+}
+
+export interface UpstreamConfig {
+  /** The whole tool call, retries and waits included. */
+  toolDeadlineMs: number;
+  /** One HTTP attempt to Google. */
+  attemptTimeoutMs: number;
+  maxRetries: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** Consecutive upstream failures (5xx, network, timeout) that open an integration's circuit on a replica. */
+  breakerFailures: number;
+  breakerHalfOpenMs: number;
 }
 
 export class ConfigError extends Error {
@@ -235,6 +288,25 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.HUB_SHUTDOWN_TIMEOUT_MS,
     trustProxy: e.HUB_TRUST_PROXY,
+    rateLimit: {
+      windowS: e.HUB_RATE_LIMIT_WINDOW_S,
+      customerPoints: e.HUB_RATE_LIMIT_CUSTOMER_POINTS,
+      agentPoints: e.HUB_RATE_LIMIT_AGENT_POINTS,
+      readCost: e.HUB_RATE_LIMIT_READ_COST,
+      writeCost: e.HUB_RATE_LIMIT_WRITE_COST,
+      toolCosts: e.HUB_RATE_LIMIT_TOOL_COSTS,
+      replicas: e.HUB_REPLICAS,
+    },
+    upstream: {
+      toolDeadlineMs: e.HUB_TOOL_DEADLINE_MS,
+      attemptTimeoutMs: e.HUB_GOOGLE_TIMEOUT_MS,
+      maxRetries: e.HUB_GOOGLE_MAX_RETRIES,
+      retryBaseMs: e.HUB_GOOGLE_RETRY_BASE_MS,
+      retryMaxMs: e.HUB_GOOGLE_RETRY_MAX_MS,
+      breakerFailures: e.HUB_BREAKER_FAILURES,
+      breakerHalfOpenMs: e.HUB_BREAKER_HALF_OPEN_MS,
+    },
+    idempotency: { ttlS: e.HUB_IDEMPOTENCY_TTL_S },
     google: {
       clientId: e.HUB_GOOGLE_CLIENT_ID,
       clientSecret: e.HUB_GOOGLE_CLIENT_SECRET,

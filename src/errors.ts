@@ -91,16 +91,19 @@ export interface HubError {
   retryable: boolean;
   /** Seconds the caller should wait before retrying; also sent as the Retry-After header. */
   retryAfterS?: number;
+  /** Extra response headers (rate-limit policy headers on RATE_LIMITED). */
+  headers?: Record<string, string>;
 }
 
 export function hubError(
   code: ErrorCode,
   message: string,
-  options: { details?: Record<string, unknown>; retryable?: boolean; retryAfterS?: number } = {},
+  options: { details?: Record<string, unknown>; retryable?: boolean; retryAfterS?: number; headers?: Record<string, string> } = {},
 ): HubError {
   const error: HubError = { code, message, retryable: options.retryable ?? defaultRetryable(code) };
   if (options.details !== undefined) error.details = options.details;
   if (options.retryAfterS !== undefined) error.retryAfterS = Math.max(0, Math.ceil(options.retryAfterS));
+  if (options.headers !== undefined) error.headers = options.headers;
   return error;
 }
 

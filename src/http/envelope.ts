@@ -7,29 +7,32 @@ export interface Metadata {
   execution_time_ms: number;
   api_calls: number;
   request_id: string;
+  /** Present (true) when this is the stored answer to an earlier call with the same request_id. */
+  idempotent_replay?: true;
 }
 
-const metadata = (res: Response, apiCalls: number): Metadata => ({
-  execution_time_ms: Math.round(performance.now() - res.locals.t0),
-  api_calls: apiCalls,
-  request_id: res.locals.requestId,
-});
+function metadata(res: Response, apiCalls: number, replay = false): Metadata {
+  const m: Metadata = { execution_time_ms: Math.round(performance.now() - res.locals.t0), api_calls: apiCalls, request_id: res.locals.requestId };
+  if (replay) m.idempotent_replay = true;
+  return m;
+}
 
-export function sendSuccess(res: Response, tool: string, result: unknown, apiCalls: number): void {
+export function sendSuccess(res: Response, tool: string, result: unknown, apiCalls: number, replay = false): void {
   res.locals.tool = tool;
-  sendJson(res, 200, { success: true, tool, result, metadata: metadata(res, apiCalls) });
+  sendJson(res, 200, { success: true, tool, result, metadata: metadata(res, apiCalls, replay) });
 }
 
 /** The one way any error leaves the Hub: the contract's envelope, its status, and the matching headers. */
-export function sendError(res: Response, error: HubError, apiCalls = 0): void {
+export function sendError(res: Response, error: HubError, apiCalls = 0, replay = false): void {
   const tool = res.locals.tool ?? null;
   res.locals.errorCode = error.code;
   const headers: string[] = [];
   if (error.retryAfterS !== undefined) headers.push('Retry-After', String(error.retryAfterS));
   if (error.code === 'UNAUTHORIZED') headers.push('WWW-Authenticate', 'ServiceSecret realm="hub"');
+  if (error.headers) for (const [name, value] of Object.entries(error.headers)) headers.push(name, value);
   const body: Record<string, unknown> = { code: error.code, message: error.message };
   if (error.details !== undefined) body.details = error.details;
   body.retryable = error.retryable;
   if (error.retryAfterS !== undefined) body.retry_after_s = error.retryAfterS;
-  sendJson(res, codeToStatus(error.code), { success: false, tool, error: body, metadata: metadata(res, apiCalls) }, headers);
+  sendJson(res, codeToStatus(error.code), { success: false, tool, error: body, metadata: metadata(res, apiCalls, replay) }, headers);
 }

@@ -8,7 +8,8 @@ export function executeRoute(deps: ExecuteDeps): RequestHandler {
     const execution = await executeTool(deps, req.body, { reqId: res.locals.reqId, fallbackRequestId: res.locals.requestId });
     res.locals.tool = execution.tool;
     res.locals.requestId = execution.requestId; // context.request_id, when the agent gave one
-    if (execution.ok) sendSuccess(res, execution.tool, execution.value, execution.apiCalls);
-    else sendError(res, execution.error, execution.apiCalls);
+    const replay = execution.replay ?? false;
+    if (execution.ok) sendSuccess(res, execution.tool, execution.value, execution.apiCalls, replay);
+    else sendError(res, execution.error, execution.apiCalls, replay);
   };
 }

@@ -25,7 +25,11 @@ async function check(run: () => Promise<unknown>): Promise<{ ok: boolean; latenc
   }
 }
 
-/** Ready = the database answers (and Redis, when configured) and the process is not shutting down. */
+/**
+ * Ready = the database answers and the process is not shutting down. Redis down is a degradation, not a reason
+ * to take the replica out of rotation (rate limits run from the in-memory insurance limiter, and writes with a
+ * request_id answer SERVICE_UNAVAILABLE): the answer stays 200 with status "degraded" and the failed check.
+ */
 export function readyz(deps: { db: Db; redis: RedisPing | null; lifecycle: Lifecycle }): RequestHandler {
   return async (_req, res) => {
     if (deps.lifecycle.shuttingDown) {
@@ -37,7 +41,7 @@ export function readyz(deps: { db: Db; redis: RedisPing | null; lifecycle: Lifec
       deps.redis ? check(() => withTimeout(deps.redis!.ping(), CHECK_TIMEOUT_MS, 'redis ping timed out')) : undefined,
     ]);
     const checks = redis ? { database, redis } : { database };
-    const ready = database.ok && (redis?.ok ?? true);
-    sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready', checks });
+    const status = !database.ok ? 'not_ready' : redis && !redis.ok ? 'degraded' : 'ready';
+    sendJson(res, database.ok ? 200 : 503, { status, checks });
   };
 }

@@ -1,7 +1,10 @@
 import { type HubError, type Result, fail, hubError } from '../errors';
 import { toIssues, validationError } from '../http/validation';
 import type { ConnectionResolver } from '../integrations/connections';
+import type { GoogleClients } from '../integrations/google-clients';
 import type { Logger } from '../logger';
+import type { IdempotencyGuard } from '../protection/idempotency';
+import type { RateLimiter } from '../protection/rate-limit';
 import { executeRequestSchema, readableRequestId, readableToolName } from './execute-request';
 import type { ToolRegistry } from './registry';
 import type { Connection, ToolContext } from './types';
@@ -10,18 +13,25 @@ export interface ExecuteDeps {
   tools: ToolRegistry;
   connections: ConnectionResolver;
   logger: Logger;
+  rateLimiter: RateLimiter;
+  /** At most once per (customer, tool, request_id) for tools that write. */
+  idempotency: IdempotencyGuard;
+  google: GoogleClients;
+  /** The whole tool call's budget, retries and waits included. */
+  deadlineMs: number;
 }
 
 /** A finished call. A success always names its tool; a failure may not (the request named none readably). */
-export type Execution = { requestId: string; apiCalls: number } & (
+export type Execution = { requestId: string; apiCalls: number; /** An earlier answer to the same request_id. */ replay?: true } & (
   | { ok: true; tool: string; value: unknown }
   | { ok: false; tool: string | null; error: HubError }
 );
 
 /**
  * Runs one tool call for an authenticated agent service:
- * read the request → find the tool → validate its inputs → resolve the customer's (or end user's) connection
- * → run the tool. Every expected failure comes back as an error value in the outcome.
+ * read the request → find the tool → charge the rate limits → validate its inputs → resolve the customer's (or
+ * end user's) connection → run the tool within its deadline — a write with a request_id at most once, replaying
+ * its first answer to retries. Every expected failure comes back as an error value in the outcome.
  */
 export async function executeTool(
   deps: ExecuteDeps,
@@ -57,12 +67,17 @@ export async function executeTool(
     );
   }
 
+  const caller = { customerId: request.customer_id.toLowerCase(), userId: request.user_id ?? null };
+  const agentId = request.agent_id.toLowerCase();
+  // Before anything that costs a database query or a Google call: a rejected call costs neither.
+  const allowed = await deps.rateLimiter.consume(caller.customerId, agentId, tool);
+  if (!allowed.ok) return done(allowed);
+
   const input = tool.input.safeParse(request.inputs);
   if (!input.success) {
     return done(fail(validationError(`Invalid inputs for ${tool.name}`, toIssues(input.error, 'inputs'))));
   }
 
-  const caller = { customerId: request.customer_id.toLowerCase(), userId: request.user_id ?? null };
   let connection: Connection | null = null;
   if (tool.integration !== null) {
     const resolved = await deps.connections.connect(tool, tool.integration, caller);
@@ -73,9 +88,15 @@ export async function executeTool(
   let apiCalls = 0;
   let logger: Logger | undefined; // made on first use: most calls never log
   const log = () => (logger ??= deps.logger.child({ req_id: ids.reqId, request_id: requestId, tool: tool.name }));
+  let deadline: AbortSignal | undefined; // a timer only for tools that look at it (those calling Google)
+  const deadlineAt = performance.now() + deps.deadlineMs;
   const ctx: ToolContext = {
     ...caller,
-    agentId: request.agent_id.toLowerCase(),
+    agentId,
+    get deadline() {
+      return (deadline ??= AbortSignal.timeout(Math.max(1, Math.round(deadlineAt - performance.now()))));
+    },
+    google: deps.google,
     requestId,
     conversationId: request.context?.conversation_id ?? null,
     get logger() {
@@ -86,10 +107,16 @@ export async function executeTool(
       apiCalls++;
     },
   };
-  try {
-    return done(await tool.run(ctx, input.data), apiCalls);
-  } catch (err) {
-    log().error({ err }, 'tool failed unexpectedly');
-    return done(fail(hubError('INTERNAL_ERROR', 'The tool failed unexpectedly; the error has been logged')), apiCalls);
-  }
+  const run = async (): Promise<Result<unknown>> => {
+    try {
+      return await tool.run(ctx, input.data);
+    } catch (err) {
+      log().error({ err }, 'tool failed unexpectedly');
+      return fail(hubError('INTERNAL_ERROR', 'The tool failed unexpectedly; the error has been logged'));
+    }
+  };
+  const idempotencyKey = request.context?.request_id;
+  if (tool.sideEffects !== 'writes' || idempotencyKey == null) return done(await run(), apiCalls);
+  const guarded = await deps.idempotency.run({ customerId: caller.customerId, tool: tool.name, requestId: idempotencyKey }, input.data, caller.userId, run);
+  return { ...done(guarded.outcome, guarded.replay ? 0 : apiCalls), ...(guarded.replay ? { replay: true } : {}) };
 }

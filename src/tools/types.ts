@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Result } from '../errors';
+import type { GoogleClients } from '../integrations/google-clients';
 import type { IntegrationId } from '../integrations/integrations';
 import type { Logger } from '../logger';
 
@@ -29,6 +30,10 @@ export interface ToolContext {
   connection: Connection | null;
   /** Tools call this once per HTTP request they make upstream (retries included): `metadata.api_calls`. */
   countApiCall(): void;
+  /** Aborts when the tool call's deadline (HUB_TOOL_DEADLINE_MS) passes; hand it to every upstream call. */
+  readonly deadline: AbortSignal;
+  /** googleapis / OAuth clients configured for Google or the sandbox. */
+  google: GoogleClients;
 }
 
 export interface ToolDefinition<I = unknown, O = unknown> {

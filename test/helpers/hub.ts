@@ -1,7 +1,7 @@
 import { type HubApp, createApp } from '../../src/app';
 import { BUILT_IN_TOOLS } from '../../src/tools';
 import type { AnyTool } from '../../src/tools/types';
-import type { RedisPing } from '../../src/routes/health';
+import type { Redis } from 'ioredis';
 import type { Db } from '../../src/store/db';
 import { type DriverKind, type TestDb, openTestDb, preferredDriver } from './db';
 import { testConfig } from './env';
@@ -16,7 +16,7 @@ export interface TestHub extends HubApp {
 
 /** The real app on a fresh database, with the built-in tools plus the test-only ones, and readable logs. */
 export async function buildTestHub(
-  options: { driver?: DriverKind; tools?: readonly AnyTool[]; env?: Record<string, string>; redis?: RedisPing; db?: Db } = {},
+  options: { driver?: DriverKind; tools?: readonly AnyTool[]; env?: Record<string, string>; redis?: Redis; db?: Db } = {},
 ): Promise<TestHub> {
   const logs = captureLogs();
   const testDb: TestDb = options.db

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ok } from '../../src/errors';
+import { fail, hubError, ok } from '../../src/errors';
 import { googleScope } from '../../src/integrations/integrations';
 import { defineTool } from '../../src/tools/types';
 
@@ -75,4 +75,30 @@ export const slowTool = defineTool({
   },
 });
 
-export const TEST_TOOLS = [calendarProbe, crashingTool, leakyTool, slowTool];
+/** How many times the write tool really ran, per tag: idempotency tests count side effects with it. */
+export const writeCounts = new Map<string, number>();
+
+export const writeTool = defineTool({
+  name: 'test_write',
+  version: '1.0.0',
+  description: 'Test tool with a side effect: counts its runs per tag; can be slow or fail.',
+  integration: null,
+  requiredScopes: [],
+  sideEffects: 'writes',
+  input: z.strictObject({
+    tag: z.string().min(1),
+    delay_ms: z.number().int().min(0).max(10_000).optional(),
+    fail: z.enum(['retryable', 'permanent']).optional(),
+  }),
+  output: z.object({ tag: z.string(), run: z.number() }),
+  run: async (_ctx, { tag, delay_ms, fail: failure }) => {
+    if (delay_ms) await new Promise((r) => setTimeout(r, delay_ms));
+    const run = (writeCounts.get(tag) ?? 0) + 1;
+    writeCounts.set(tag, run);
+    if (failure === 'retryable') return fail(hubError('EXTERNAL_API_ERROR', 'upstream hiccup', { retryable: true }));
+    if (failure === 'permanent') return fail(hubError('RESOURCE_NOT_FOUND', 'no such thing'));
+    return ok({ tag, run });
+  },
+});
+
+export const TEST_TOOLS = [calendarProbe, crashingTool, leakyTool, slowTool, writeTool];

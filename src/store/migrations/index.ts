@@ -1,4 +1,5 @@
 import integrationCredentials from './0001_integration_credentials';
+import idempotencyRecords from './0002_idempotency_records';
 
 /**
  * Forward-only migrations, applied in this order at start and recorded (with a checksum) in hub_migrations.
@@ -6,4 +7,5 @@ import integrationCredentials from './0001_integration_credentials';
  */
 export const MIGRATIONS: readonly { name: string; sql: string }[] = [
   { name: '0001_integration_credentials', sql: integrationCredentials },
+  { name: '0002_idempotency_records', sql: idempotencyRecords },
 ];

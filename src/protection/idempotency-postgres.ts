@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../store/db';
+import {
+  type BeginResult,
+  type IdempotencyStore,
+  type Lease,
+  type StoredOutcome,
+  checkLeaseMs,
+  checkTtlS,
+  retryAfterSeconds,
+  storageKey,
+} from './idempotency-store';
+
+/**
+ * Idempotency records in the database (table idempotency_records, migration 0002), for when Redis is not
+ * configured. begin() is one INSERT … ON CONFLICT that acquires a new key, takes over a stale lease with the
+ * same fingerprint, or replaces an expired record; only when it acquires nothing does one SELECT classify the
+ * existing record. Leases and expiry use the database clock (now()), so replicas with skewed clocks agree.
+ * Database errors propagate (the caller checks isDatabaseUnavailable).
+ */
+
+/** Expired rows are deleted opportunistically from complete(), at most this often per store, in small batches. */
+const PURGE_EVERY_MS = 5 * 60_000;
+const PURGE_BATCH = 500;
+/** A record can vanish or go stale between the INSERT and the SELECT; begin() then simply tries again. */
+const MAX_ATTEMPTS = 3;
+
+interface ExistingRow {
+  fingerprint: string;
+  state: 'running' | 'done';
+  outcome: StoredOutcome | null;
+  expired: boolean;
+  lease_left_ms: number;
+}
+
+/**
+ * jsonb refuses the NUL character (\u0000 escapes), which tool outputs may contain: store U+FFFD in its place
+ * rather than failing to record a side effect that already happened. Only real escapes are replaced — an odd
+ * run of backslashes before "u0000" — never an escaped backslash followed by the text "u0000".
+ */
+const toJsonb = (outcome: StoredOutcome): string =>
+  JSON.stringify(outcome).replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1\\ufffd');
+
+export function createPostgresIdempotencyStore(db: Db, options: { ttlS: number }): IdempotencyStore {
+  const ttlS = checkTtlS(options.ttlS);
+  let lastPurge = 0;
+
+  const purgeExpired = async () => {
+    if (Date.now() - lastPurge < PURGE_EVERY_MS) return;
+    lastPurge = Date.now();
+    await db
+      .query(
+        `DELETE FROM idempotency_records WHERE ctid IN (
+           SELECT ctid FROM idempotency_records WHERE expires_at < now() LIMIT ${PURGE_BATCH})`,
+      )
+      .catch(() => {}); // housekeeping only: the next purge tries again, and expired rows are ignored meanwhile
+  };
+
+  async function attempt(key: string, fingerprint: string, leaseMs: number): Promise<BeginResult | null> {
+    const owner = randomUUID();
+    const acquired = await db.query<{ owner: string }>(
+      `INSERT INTO idempotency_records AS r (key, fingerprint, state, owner, outcome, lease_until, expires_at)
+       VALUES ($1, $2, 'running', $3, NULL, now() + $4::float8 * interval '1 millisecond',
+               now() + $4::float8 * interval '1 millisecond' + $5::float8 * interval '1 second')
+       ON CONFLICT (key) DO UPDATE SET
+         fingerprint = EXCLUDED.fingerprint, state = 'running', owner = EXCLUDED.owner, outcome = NULL,
+         lease_until = EXCLUDED.lease_until, expires_at = EXCLUDED.expires_at, created_at = now()
+       WHERE (r.state = 'running' AND r.lease_until <= now() AND r.fingerprint = EXCLUDED.fingerprint)
+          OR r.expires_at <= now()
+       RETURNING owner`,
+      [key, fingerprint, owner, leaseMs, ttlS],
+    );
+    if (acquired.length > 0) return { state: 'acquired', lease: { key, owner } };
+
+    const rows = await db.query<ExistingRow>(
+      `SELECT fingerprint, state, outcome, expires_at <= now() AS expired,
+              (extract(epoch FROM lease_until - now()) * 1000)::float8 AS lease_left_ms
+         FROM idempotency_records WHERE key = $1`,
+      [key],
+    );
+    const row = rows[0];
+    if (!row || row.expired) return null;
+    if (row.fingerprint !== fingerprint) return { state: 'mismatch' };
+    if (row.state === 'done') return { state: 'replay', outcome: row.outcome ?? {} };
+    if (row.lease_left_ms > 0) return { state: 'in_progress', retryAfterS: retryAfterSeconds(row.lease_left_ms) };
+    return null; // the lease ran out since the INSERT: take it over
+  }
+
+  return {
+    kind: 'postgres',
+
+    async begin(idKey, fingerprint, leaseMs) {
+      const key = storageKey(idKey);
+      const lease = checkLeaseMs(leaseMs);
+      for (let i = 0; i < MAX_ATTEMPTS; i++) {
+        const result = await attempt(key, fingerprint, lease);
+        if (result) return result;
+      }
+      // Only reachable when the record keeps changing under us: report it as busy, which is safe to retry.
+      return { state: 'in_progress', retryAfterS: 1 };
+    },
+
+    async complete(lease: Lease, outcome) {
+      await db.query(
+        `UPDATE idempotency_records
+            SET state = 'done', outcome = $3::text::jsonb, lease_until = now(),
+                expires_at = now() + $4::float8 * interval '1 second'
+          WHERE key = $1 AND owner = $2 AND state = 'running'`,
+        [lease.key, lease.owner, toJsonb(outcome), ttlS],
+      );
+      await purgeExpired();
+    },
+
+    async release(lease: Lease) {
+      await db.query(`DELETE FROM idempotency_records WHERE key = $1 AND owner = $2 AND state = 'running'`, [
+        lease.key,
+        lease.owner,
+      ]);
+    },
+  };
+}
