@@ -17,6 +17,7 @@ import { createPostgresIdempotencyStore } from './protection/idempotency-postgre
 import { createRedisIdempotencyStore } from './protection/idempotency-redis';
 import { createRateLimiter } from './protection/rate-limit';
 import { healthz, readyz } from './routes/health';
+import { createUpstream } from './upstream';
 import { integrationStatusRoute } from './routes/integration-status';
 import { openApiRoute } from './routes/openapi';
 import { type CredentialStore, createCredentialStore } from './store/credential-store';
@@ -64,6 +65,7 @@ export function createApp(deps: AppDeps): HubApp {
     : createPostgresIdempotencyStore(db, { ttlS: config.idempotency.ttlS });
   const idempotency = createIdempotencyGuard(idempotencyStore, { leaseMs: config.upstream.toolDeadlineMs + 5_000, logger });
   const google = createGoogleClients(config.google);
+  const upstream = createUpstream(config.upstream, logger);
   const auth = serviceSecretAuth(config.serviceSecrets);
 
   const app = express();
@@ -74,7 +76,7 @@ export function createApp(deps: AppDeps): HubApp {
   app.use(requestContext({ logger, lifecycle, securityHeaders: apiSecurityHeaders() }));
 
   // Routes are flat (no nested routers): the execute call is the hot path and passes the fewest layers first.
-  app.post('/api/internal/tools/execute', auth, jsonBody, executeRoute({ tools, connections, logger, rateLimiter, idempotency, google, deadlineMs: config.upstream.toolDeadlineMs }));
+  app.post('/api/internal/tools/execute', auth, jsonBody, executeRoute({ tools, connections, logger, rateLimiter, idempotency, google, upstream, deadlineMs: config.upstream.toolDeadlineMs }));
   app.get('/api/internal/tools', auth, (_req, res) => sendJson(res, 200, catalog));
   app.get('/api/internal/integrations/status/:customer_id', auth, integrationStatusRoute({ store, tools, setupUrlFor, logger }));
   app.use('/api/internal', auth); // unknown internal paths: authenticate first, so probing learns nothing

@@ -5,6 +5,7 @@ import type { GoogleClients } from '../integrations/google-clients';
 import type { Logger } from '../logger';
 import type { IdempotencyGuard } from '../protection/idempotency';
 import type { RateLimiter } from '../protection/rate-limit';
+import { type Upstream, deadlineSignal } from '../upstream';
 import { executeRequestSchema, readableRequestId, readableToolName } from './execute-request';
 import type { ToolRegistry } from './registry';
 import type { Connection, ToolContext } from './types';
@@ -17,6 +18,8 @@ export interface ExecuteDeps {
   /** At most once per (customer, tool, request_id) for tools that write. */
   idempotency: IdempotencyGuard;
   google: GoogleClients;
+  /** Timeouts, safe retries and circuit breakers around every Google call. */
+  upstream: Upstream;
   /** The whole tool call's budget, retries and waits included. */
   deadlineMs: number;
 }
@@ -26,6 +29,12 @@ export type Execution = { requestId: string; apiCalls: number; /** An earlier an
   | { ok: true; tool: string; value: unknown }
   | { ok: false; tool: string | null; error: HubError }
 );
+
+/** Google refused the token or its scopes: say where a person fixes that, as the connection checks do. */
+function withSetupUrl(error: HubError, connection: Connection | null): HubError {
+  if (!connection || (error.code !== 'INTEGRATION_EXPIRED' && error.code !== 'INTEGRATION_PERMISSION_DENIED')) return error;
+  return { ...error, details: { ...error.details, integration: connection.integration, setup_url: connection.setupUrl } };
+}
 
 /**
  * Runs one tool call for an authenticated agent service:
@@ -94,9 +103,13 @@ export async function executeTool(
     ...caller,
     agentId,
     get deadline() {
-      return (deadline ??= AbortSignal.timeout(Math.max(1, Math.round(deadlineAt - performance.now()))));
+      return (deadline ??= deadlineSignal(Math.max(1, Math.round(deadlineAt - performance.now()))));
     },
     google: deps.google,
+    callGoogle: async (op, fn) => {
+      const answer = await deps.upstream.call(op, fn, { deadline: ctx.deadline, onAttempt: () => apiCalls++ });
+      return answer.ok ? answer : fail(withSetupUrl(answer.error, connection));
+    },
     requestId,
     conversationId: request.context?.conversation_id ?? null,
     get logger() {

@@ -3,6 +3,7 @@ import type { Result } from '../errors';
 import type { GoogleClients } from '../integrations/google-clients';
 import type { IntegrationId } from '../integrations/integrations';
 import type { Logger } from '../logger';
+import type { UpstreamOp } from '../upstream';
 
 export type SideEffects = 'reads' | 'writes';
 
@@ -15,6 +16,8 @@ export interface Connection {
   scopes: readonly string[];
   /** Which row answered: the end user's own connection or the customer-wide one. */
   source: 'user' | 'customer';
+  /** Where a person reconnects this integration (for errors that need them to). */
+  setupUrl: string;
   /** The OAuth access token, unsealed only when asked for. */
   accessToken(): Promise<string>;
 }
@@ -34,6 +37,12 @@ export interface ToolContext {
   readonly deadline: AbortSignal;
   /** googleapis / OAuth clients configured for Google or the sandbox. */
   google: GoogleClients;
+  /**
+   * Runs one Google call (`fn` must pass `signal` and `retry: false` to googleapis) within the deadline, with
+   * per-attempt timeouts, retries where `op` says repeating is safe, and the integration's circuit breaker.
+   * Each attempt counts as an api call; failures come back as HubError values (RATE_LIMITED scope upstream…).
+   */
+  callGoogle<T>(op: UpstreamOp, fn: (signal: AbortSignal) => Promise<T>): Promise<Result<T>>;
 }
 
 export interface ToolDefinition<I = unknown, O = unknown> {

@@ -101,4 +101,23 @@ export const writeTool = defineTool({
   },
 });
 
-export const TEST_TOOLS = [calendarProbe, crashingTool, leakyTool, slowTool, writeTool];
+/** Reads the account's time zone from Google (the sandbox) through ctx.callGoogle, as real tools will. */
+export const calendarTimezone = defineTool({
+  name: 'test_calendar_timezone',
+  version: '1.0.0',
+  description: "Test tool: reads the connected calendar's time zone from Google.",
+  integration: 'google_calendar',
+  requiredScopes: [googleScope('calendar.readonly')],
+  sideEffects: 'reads',
+  input: z.strictObject({}),
+  output: z.object({ time_zone: z.string() }),
+  run: async (ctx) => {
+    const calendar = ctx.google.calendar(ctx.google.withAccessToken(await ctx.connection!.accessToken()));
+    const answer = await ctx.callGoogle({ integration: 'google_calendar', operation: 'calendar.settings.get', idempotent: true }, (signal) =>
+      calendar.settings.get({ setting: 'timezone' }, { signal, retry: false }),
+    );
+    return answer.ok ? ok({ time_zone: answer.value.data.value ?? '' }) : answer;
+  },
+});
+
+export const TEST_TOOLS = [calendarProbe, crashingTool, leakyTool, slowTool, writeTool, calendarTimezone];

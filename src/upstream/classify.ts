@@ -1,0 +1,322 @@
+import { BrokenCircuitError, TaskCancelledError } from 'cockatiel';
+import { GaxiosError } from 'gaxios';
+import { type HubError, hubError } from '../errors';
+
+/**
+ * The one mapping from whatever a googleapis call threw to the Hub's vocabulary: which HubError it becomes,
+ * whether repeating it may help (and for which operations), and whether it is evidence that Google is down
+ * (the circuit breaker). Pure: unit-tested as a table.
+ *
+ * Never copied into an error: `err.message` (gaxios puts the request URL, query string included, in it for
+ * network errors), `err.config` and any header. Google's own error message is the only upstream text kept,
+ * scrubbed and truncated.
+ */
+
+export type FailureKind =
+  | 'rate_limited'
+  | 'token_rejected'
+  | 'permission_denied'
+  | 'not_found'
+  | 'conflict'
+  | 'client_error'
+  | 'server_error'
+  | 'network'
+  | 'timeout'
+  | 'circuit_open';
+
+/**
+ * When the same request may be sent again:
+ * - `never`: repeating cannot help (4xx other than rate limits and 408, an open circuit);
+ * - `if_idempotent`: it may help, but the first request may have reached Google (it answered, or bytes left);
+ * - `always`: the request provably never left this process (connection refused, DNS failure).
+ */
+export type RetryWhen = 'never' | 'if_idempotent' | 'always';
+
+export interface ClassifiedFailure {
+  kind: FailureKind;
+  error: HubError;
+  retryWhen: RetryWhen;
+  /** Evidence that the upstream is unhealthy (5xx, network, timeout): counts toward opening the circuit. */
+  upstreamFailure: boolean;
+  /** HTTP status Google answered with, when it answered. */
+  status?: number;
+  /** Google's reason (`errors[0].reason`, else the ErrorInfo reason, else the canonical status). */
+  reason?: string;
+  /** The wait Google asked for (Retry-After), in milliseconds. */
+  retryAfterMs?: number;
+}
+
+export interface ClassifyOptions {
+  /** Discovery method id, for messages. */
+  operation?: string;
+  /** For Retry-After dates (ms since the epoch). */
+  now?: number;
+  /** RATE_LIMITED without Retry-After: the backoff the Hub would have waited before the next attempt. */
+  fallbackRetryAfterMs?: number;
+  /** circuit_open: time left until the circuit lets a test call through. */
+  circuitOpenForMs?: number;
+  integration?: string;
+}
+
+/** Raised by the upstream layer when the tool call's deadline has passed before an attempt could start. */
+export class DeadlineExceededError extends Error {
+  constructor() {
+    super('the tool call deadline passed');
+    this.name = 'DeadlineExceededError';
+  }
+}
+
+/** Connection-phase failures: the request was never written, so even a non-idempotent call may be repeated. */
+export const NEVER_SENT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+const ABORT_CODES: ReadonlySet<string> = new Set(['AbortError', 'TimeoutError', 'ABORT_ERR']);
+export const RATE_LIMIT_REASONS: ReadonlySet<string> = new Set(['rateLimitExceeded', 'userRateLimitExceeded']);
+const SCOPE_REASONS: ReadonlySet<string> = new Set(['insufficientPermissions', 'ACCESS_TOKEN_SCOPE_INSUFFICIENT']);
+const MESSAGE_MAX = 300;
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/** A header from gaxios' response headers: a fetch `Headers` (gaxios 7+) or a plain record (older, or tests). */
+function header(headers: unknown, name: string): string | undefined {
+  if (!headers || typeof headers !== 'object') return undefined;
+  const get = (headers as { get?: unknown }).get;
+  if (typeof get === 'function') {
+    const v: unknown = get.call(headers, name);
+    return typeof v === 'string' ? v : undefined;
+  }
+  for (const [k, v] of Object.entries(headers as Record<string, unknown>)) {
+    if (k.toLowerCase() !== name) continue;
+    if (typeof v === 'string') return v;
+    if (Array.isArray(v) && typeof v[0] === 'string') return v[0];
+  }
+  return undefined;
+}
+
+// RFC 9110 §5.6.7: IMF-fixdate, and the obsolete RFC 850 and asctime forms.
+const HTTP_DATE = [
+  /^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/,
+  /^[A-Za-z]{6,9}, \d{2}-[A-Za-z]{3}-\d{2} \d{2}:\d{2}:\d{2} GMT$/,
+  /^[A-Za-z]{3} [A-Za-z]{3} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/,
+];
+
+/**
+ * Seconds to wait from a Retry-After header (delay-seconds or an HTTP date, relative to `now` in ms since the
+ * epoch); a date in the past is 0. Undefined when absent or not one of the two forms.
+ */
+export function retryAfterSeconds(headers: unknown, now: number): number | undefined {
+  const raw = header(headers, 'retry-after')?.trim();
+  if (!raw) return undefined;
+  if (/^\d{1,10}$/.test(raw)) return Number(raw);
+  if (!HTTP_DATE.some((re) => re.test(raw))) return undefined;
+  const at = Date.parse(raw);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+/** Google's message, safe to show: no URL query strings, no credentials, at most 300 characters. */
+export function safeGoogleMessage(message: string): string {
+  const scrubbed = message
+    .replace(/\b(https?:\/\/[^\s?#"']+)[?#][^\s"']*/gi, '$1')
+    .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 [redacted]')
+    .replace(/\bya29\.[A-Za-z0-9._-]+/g, '[redacted]')
+    .replace(/\b1\/\/[A-Za-z0-9._-]{10,}/g, '[redacted]')
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .trim();
+  return scrubbed.length > MESSAGE_MAX ? `${scrubbed.slice(0, MESSAGE_MAX - 1)}…` : scrubbed;
+}
+
+interface GoogleErrorBody {
+  reason?: string;
+  /** Every reason the body names (errors[].reason, ErrorInfo reasons), for matching. */
+  reasons: string[];
+  message?: string;
+}
+
+/** Reads Google's error body: `{error: {code, message, errors: [{reason}], status, details: [{reason}]}}`, or OAuth's `{error, error_description}`. */
+function googleErrorBody(data: unknown): GoogleErrorBody {
+  let body = data;
+  if (typeof body === 'string') {
+    try {
+      body = JSON.parse(body) as unknown;
+    } catch {
+      return { reasons: [] };
+    }
+  }
+  if (!isRecord(body)) return { reasons: [] };
+  const error = body.error;
+  if (typeof error === 'string') {
+    const message = str(body.error_description);
+    return { reason: error, reasons: [error], ...(message ? { message } : {}) };
+  }
+  if (!isRecord(error)) return { reasons: [] };
+  const items = Array.isArray(error.errors) ? error.errors : [];
+  const details = Array.isArray(error.details) ? error.details : [];
+  const itemReasons = items.map((i) => (isRecord(i) ? str(i.reason) : undefined)).filter((r): r is string => !!r);
+  const infoReasons = details.map((d) => (isRecord(d) ? str(d.reason) : undefined)).filter((r): r is string => !!r);
+  const status = str(error.status);
+  const reason = itemReasons[0] ?? infoReasons[0] ?? status;
+  const message = str(error.message);
+  return { reasons: [...itemReasons, ...infoReasons, ...(status ? [status] : [])], ...(reason ? { reason } : {}), ...(message ? { message } : {}) };
+}
+
+/** A string `code` anywhere on the error or its cause chain (gaxios copies it; undici nests it one level deeper). */
+export function errorCode(err: unknown): string | undefined {
+  let current: unknown = err;
+  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== '') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** Whether the layer may send the request again, given the operation's idempotency. */
+export function mayRetry(failure: Pick<ClassifiedFailure, 'retryWhen'>, idempotent: boolean): boolean {
+  return failure.retryWhen === 'always' || (failure.retryWhen === 'if_idempotent' && idempotent);
+}
+
+const atLeastOneSecond = (ms: number | undefined): number | undefined => (ms === undefined ? undefined : Math.max(1, Math.ceil(ms / 1000)));
+
+function timeoutFailure(what: string): ClassifiedFailure {
+  return {
+    kind: 'timeout',
+    retryWhen: 'if_idempotent',
+    upstreamFailure: true,
+    error: hubError('EXTERNAL_API_ERROR', `Google did not answer ${what} in time`, { retryable: true, details: { reason: 'timeout' } }),
+  };
+}
+
+/**
+ * Maps a failure of one googleapis call. Returns undefined for anything that is not an upstream failure (a bug
+ * in the calling code): the caller re-throws it.
+ */
+export function classifyGoogleError(err: unknown, options: ClassifyOptions = {}): ClassifiedFailure | undefined {
+  const what = options.operation ?? 'the request';
+  if (err instanceof BrokenCircuitError) {
+    const retryAfterS = atLeastOneSecond(options.circuitOpenForMs ?? 1000);
+    return {
+      kind: 'circuit_open',
+      retryWhen: 'never',
+      upstreamFailure: false,
+      error: hubError('EXTERNAL_API_ERROR', `Google is failing; ${what} was not attempted while the circuit is open`, {
+        retryable: true,
+        details: { reason: 'circuit_open', ...(options.integration ? { integration: options.integration } : {}) },
+        ...(retryAfterS !== undefined ? { retryAfterS } : {}),
+      }),
+    };
+  }
+  if (err instanceof TaskCancelledError || err instanceof DeadlineExceededError) return timeoutFailure(what);
+  if (!(err instanceof GaxiosError)) return undefined;
+
+  const response = err.response;
+  const status = typeof response?.status === 'number' ? response.status : undefined;
+  if (status === undefined) {
+    const code = errorCode(err);
+    if (code && ABORT_CODES.has(code)) return timeoutFailure(what);
+    const neverSent = code !== undefined && NEVER_SENT_CODES.has(code);
+    return {
+      kind: 'network',
+      retryWhen: neverSent ? 'always' : 'if_idempotent',
+      upstreamFailure: true,
+      error: hubError('EXTERNAL_API_ERROR', `Could not reach Google for ${what}`, {
+        retryable: true,
+        details: { reason: 'network', ...(code && /^[A-Za-z_][A-Za-z0-9_]{0,40}$/.test(code) ? { code } : {}) },
+      }),
+    };
+  }
+
+  const body = googleErrorBody(response?.data);
+  const retryAfterS = retryAfterSeconds(response?.headers, options.now ?? Date.now());
+  const base = {
+    status,
+    ...(body.reason ? { reason: body.reason } : {}),
+    ...(retryAfterS !== undefined ? { retryAfterMs: retryAfterS * 1000 } : {}),
+  };
+  const has = (set: ReadonlySet<string>) => body.reasons.some((r) => set.has(r));
+
+  if (status === 429 || (status === 403 && has(RATE_LIMIT_REASONS))) {
+    const reason = body.reasons.find((r) => RATE_LIMIT_REASONS.has(r)) ?? body.reason ?? 'rateLimitExceeded';
+    const wait = atLeastOneSecond(retryAfterS !== undefined ? retryAfterS * 1000 : options.fallbackRetryAfterMs) ?? 1;
+    return {
+      ...base,
+      kind: 'rate_limited',
+      retryWhen: 'if_idempotent',
+      upstreamFailure: false,
+      error: hubError('RATE_LIMITED', `Google rate limited ${what}`, { retryable: true, retryAfterS: wait, details: { scope: 'upstream', reason } }),
+    };
+  }
+  if (status === 401) {
+    return {
+      ...base,
+      kind: 'token_rejected',
+      retryWhen: 'never',
+      upstreamFailure: false,
+      error: hubError('INTEGRATION_EXPIRED', `Google rejected the stored credentials for ${what}; the integration must be reconnected`, {
+        details: { reason: 'token_rejected' },
+      }),
+    };
+  }
+  if (status === 403 && has(SCOPE_REASONS)) {
+    return {
+      ...base,
+      kind: 'permission_denied',
+      retryWhen: 'never',
+      upstreamFailure: false,
+      error: hubError('INTEGRATION_PERMISSION_DENIED', `The connected account did not grant the access ${what} needs`, {
+        details: { reason: 'insufficient_scopes' },
+      }),
+    };
+  }
+  if (status === 404 || status === 410) {
+    return {
+      ...base,
+      kind: 'not_found',
+      retryWhen: 'never',
+      upstreamFailure: false,
+      error: hubError('RESOURCE_NOT_FOUND', status === 410 ? `Google says the resource of ${what} was deleted` : `Google does not know the resource of ${what}`, {
+        details: { status, ...(body.reason ? { reason: body.reason } : {}) },
+      }),
+    };
+  }
+  if (status === 409) {
+    return {
+      ...base,
+      kind: 'conflict',
+      retryWhen: 'never',
+      upstreamFailure: false,
+      error: hubError('CONFLICT', `Google refused ${what} as a conflict${body.message ? `: ${safeGoogleMessage(body.message)}` : ''}`, {
+        details: { reason: body.reason ?? 'conflict' },
+      }),
+    };
+  }
+  if (status === 408) {
+    // Google's front end gave up waiting for the request: a timeout, not a verdict on it (and not Google down).
+    return { ...base, ...timeoutFailure(what), upstreamFailure: false };
+  }
+  if (status >= 500) {
+    return {
+      ...base,
+      kind: 'server_error',
+      retryWhen: 'if_idempotent',
+      upstreamFailure: true,
+      error: hubError('EXTERNAL_API_ERROR', `Google failed ${what} (HTTP ${status})`, { retryable: true, details: { status } }),
+    };
+  }
+  // Any other answer that gaxios refused: 400, other 403s, 405, 412, 413…, or a non-error status it could not read.
+  const message = body.message ? safeGoogleMessage(body.message) : undefined;
+  return {
+    ...base,
+    kind: 'client_error',
+    retryWhen: 'never',
+    upstreamFailure: false,
+    error: hubError('EXTERNAL_API_ERROR', `Google refused ${what} (HTTP ${status})${message ? `: ${message}` : ''}`, {
+      retryable: false,
+      details: { status, ...(body.reason ? { reason: body.reason } : {}), ...(message ? { message } : {}) },
+    }),
+  };
+}
+
+/** The breaker's filter: only evidence that the upstream is unhealthy counts; 4xx (429 included) never does. */
+export function isUpstreamFailure(err: unknown): boolean {
+  return classifyGoogleError(err)?.upstreamFailure ?? false;
+}
