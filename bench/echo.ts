@@ -80,6 +80,21 @@ async function hit(target: Target, seconds: number) {
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpu: cpuPerRequest };
 }
 
+/** One request at a time (no queueing), so the percentiles are the per-request cost in microseconds. */
+async function sequentialLatency(target: Target, requests: number): Promise<{ p50: number; p99: number }> {
+  const url = `http://127.0.0.1:${target.port}/api/internal/tools/execute/`;
+  const headers = { 'content-type': 'application/json', authorization: `ServiceSecret ${SECRET}` };
+  const us: number[] = [];
+  for (let i = 0; i < requests; i++) {
+    const t0 = performance.now();
+    const res = await fetch(url, { method: 'POST', headers, body });
+    await res.arrayBuffer();
+    us.push((performance.now() - t0) * 1000);
+  }
+  us.sort((a, b) => a - b);
+  return { p50: us[Math.floor(us.length * 0.5)]!, p99: us[Math.floor(us.length * 0.99)]! };
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main() {
@@ -90,18 +105,25 @@ async function main() {
     HUB_SERVICE_SECRETS: SECRET,
     HUB_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}`,
     HUB_DATA_DIR: dataDir,
+    HUB_PORT: '0',
+    HUB_HOST: '127.0.0.1',
     LOG_LEVEL: 'info',
     // The measured hubs must never limit: one customer sends everything.
     HUB_RATE_LIMIT_CUSTOMER_POINTS: '10000000',
     HUB_RATE_LIMIT_AGENT_POINTS: '10000000',
   };
-  const targets = [
-    await start('hub', 'hub.js', hubEnv),
-    await start('express', 'express-app.js', { PATH: env.PATH }),
-    await start('bare', 'bare-http.js', { PATH: env.PATH }),
-    await start('hub-429', 'hub.js', { ...hubEnv, HUB_DATA_DIR: `${dataDir}-429`, HUB_RATE_LIMIT_CUSTOMER_POINTS: '1', HUB_RATE_LIMIT_AGENT_POINTS: '1' }),
-    ...(env.REDIS_URL ? [await start('hub-redis', 'hub.js', { ...hubEnv, HUB_DATA_DIR: `${dataDir}-redis`, REDIS_URL: env.REDIS_URL })] : []),
-  ];
+  const targets: Target[] = [];
+  const launch = async (name: Name, script: string, childEnv: NodeJS.ProcessEnv) => targets.push(await start(name, script, childEnv));
+  try {
+    await launch('hub', 'hub.js', hubEnv);
+    await launch('express', 'express-app.js', { PATH: env.PATH });
+    await launch('bare', 'bare-http.js', { PATH: env.PATH });
+    await launch('hub-429', 'hub.js', { ...hubEnv, HUB_DATA_DIR: `${dataDir}-429`, HUB_RATE_LIMIT_CUSTOMER_POINTS: '1', HUB_RATE_LIMIT_AGENT_POINTS: '1' });
+    if (env.REDIS_URL) await launch('hub-redis', 'hub.js', { ...hubEnv, HUB_DATA_DIR: `${dataDir}-redis`, REDIS_URL: env.REDIS_URL });
+  } catch (err) {
+    for (const t of targets) t.child.kill('SIGTERM'); // never leave a started server behind
+    throw err;
+  }
   try {
     console.log(`node ${process.version}, ${CONNECTIONS} connections, ${ROUNDS} rounds x ${SECONDS}s per target`);
     for (const t of targets) await hit(t, 3); // warm-up: JIT, pools, PGlite
@@ -133,8 +155,21 @@ async function main() {
     const rejectRatios = runs['hub-429'].map((r, i) => r.rps / runs.express[i]!.rps);
     console.log(`rate-limit rejection path (429): ${med('hub-429', 'rps').toFixed(0)} req/s, hub-429/express = ${median(rejectRatios).toFixed(2)}`);
     if (runs['hub-redis'].length) {
+      const hub = targets.find((t) => t.name === 'hub')!;
+      const redis = targets.find((t) => t.name === 'hub-redis')!;
+      const mem: { p50: number; p99: number }[] = [];
+      const red: { p50: number; p99: number }[] = [];
+      for (let i = 0; i < 3; i++) {
+        mem.push(await sequentialLatency(hub, 1500));
+        red.push(await sequentialLatency(redis, 1500));
+      }
+      const m = (xs: { p50: number; p99: number }[], k: 'p50' | 'p99') => median(xs.map((x) => x[k]));
       console.log(
-        `Redis limiter: p50 ${med('hub-redis', 'p50')} ms vs ${med('hub', 'p50')} ms in memory (+${(med('hub-redis', 'p50') - med('hub', 'p50')).toFixed(2)}), ` +
+        `Redis limiter, one request at a time (3 x 1500): p50 ${m(red, 'p50').toFixed(0)} us vs ${m(mem, 'p50').toFixed(0)} us in memory ` +
+          `(+${(m(red, 'p50') - m(mem, 'p50')).toFixed(0)} us), p99 ${m(red, 'p99').toFixed(0)} us vs ${m(mem, 'p99').toFixed(0)} us (+${(m(red, 'p99') - m(mem, 'p99')).toFixed(0)} us)`,
+      );
+      console.log(
+        `Redis limiter at 50 connections (saturated): p50 ${med('hub-redis', 'p50')} ms vs ${med('hub', 'p50')} ms in memory (+${(med('hub-redis', 'p50') - med('hub', 'p50')).toFixed(2)}), ` +
           `p99 ${med('hub-redis', 'p99')} ms vs ${med('hub', 'p99')} ms (+${(med('hub-redis', 'p99') - med('hub', 'p99')).toFixed(2)}); ` +
           `hub-redis/hub = ${(med('hub-redis', 'rps') / med('hub', 'rps')).toFixed(2)}`,
       );

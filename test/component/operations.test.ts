@@ -10,7 +10,7 @@ import { captureLogs } from '../helpers/logs';
 import type { Redis } from 'ioredis';
 
 /** Only readiness is exercised here: a client whose ping behaves as given (it is never ready for commands). */
-const fakeRedis = (ping: () => Promise<string>) => ({ ping, status: 'reconnecting' }) as unknown as Redis;
+const fakeRedis = (ping: () => Promise<string>) => ({ ping, status: 'reconnecting', defineCommand: () => undefined }) as unknown as Redis;
 
 describe('operational endpoints', () => {
   let hub: TestHub;

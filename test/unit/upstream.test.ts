@@ -227,7 +227,7 @@ describe('createUpstream (without a network)', () => {
     calls = 0;
     const dropped = await upstream.call(op, async () => (++calls, Promise.reject(networkError('ECONNRESET'))), { deadline: deadline() });
     expect(calls).toBe(1);
-    expect(dropped).toMatchObject({ ok: false, error: { code: 'EXTERNAL_API_ERROR', retryable: true, details: { reason: 'network', outcome: 'unknown' } } });
+    expect(dropped).toMatchObject({ ok: false, error: { code: 'EXTERNAL_API_ERROR', retryable: false, details: { reason: 'network', outcome: 'unknown' } } });
   });
 
   test('when fn throws something that is not a Google failure, then it is re-thrown (a bug), not retried', async () => {

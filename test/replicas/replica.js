@@ -1,0 +1,56 @@
+// One Hub replica for the multi-replica test: the real, compiled Hub (dist/) with every built-in tool plus
+// `test_create_event`, a write that behaves as a production calendar tool must to survive retries and crashes:
+// its Google event id is derived from (customer, request_id), so a repeated insert is Google's 409, not a copy.
+// Plain JavaScript so it runs from the build without a TypeScript loader. Reports its port over IPC.
+'use strict';
+const { createHash } = require('node:crypto');
+const { z } = require('zod');
+const { loadConfigOrExit } = require('../../dist/src/config');
+const { ok } = require('../../dist/src/errors');
+const { exitOnStartFailure, startHub, stopOnSignals } = require('../../dist/src/server');
+const { BUILT_IN_TOOLS } = require('../../dist/src/tools');
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const EVENTS_SCOPE = 'https://www.googleapis.com/auth/calendar.events';
+
+const createEvent = {
+  name: 'test_create_event',
+  version: '1.0.0',
+  description: 'Test tool: creates a calendar event exactly once per request_id.',
+  integration: 'google_calendar',
+  requiredScopes: [EVENTS_SCOPE],
+  sideEffects: 'writes',
+  input: z.strictObject({
+    summary: z.string(),
+    start: z.string(),
+    end: z.string(),
+    delay_before_ms: z.number().int().min(0).optional(),
+    delay_after_ms: z.number().int().min(0).optional(),
+  }),
+  output: z.object({ id: z.string(), created: z.boolean() }),
+  async run(ctx, input) {
+    // base32hex (0-9a-v) as Calendar requires: a hex digest is a subset.
+    const id = `hub${createHash('sha256').update(`${ctx.customerId}\0${ctx.requestId}`).digest('hex').slice(0, 32)}`;
+    if (input.delay_before_ms) await sleep(input.delay_before_ms);
+    const calendar = ctx.google.calendar(ctx.google.withAccessToken(await ctx.connection.accessToken()));
+    const op = { integration: 'google_calendar', operation: 'calendar.events.insert', idempotent: true };
+    const inserted = await ctx.callGoogle(op, (signal) =>
+      calendar.events.insert(
+        { calendarId: 'primary', requestBody: { id, summary: input.summary, start: { dateTime: input.start }, end: { dateTime: input.end } } },
+        { signal, retry: false },
+      ),
+    );
+    let created = true;
+    if (!inserted.ok) {
+      if (inserted.error.code !== 'CONFLICT') return inserted;
+      created = false; // an earlier attempt (maybe on a replica that died) already created it
+    }
+    if (input.delay_after_ms) await sleep(input.delay_after_ms);
+    return ok({ id, created });
+  },
+};
+
+startHub(loadConfigOrExit(), { tools: [...BUILT_IN_TOOLS, createEvent] }).then((hub) => {
+  stopOnSignals(hub);
+  process.send?.({ port: hub.port });
+}, exitOnStartFailure('replica failed to start'));
