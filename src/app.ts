@@ -7,6 +7,7 @@ import { type Lifecycle, requestContext } from './http/request-context';
 import { apiSecurityHeaders } from './http/security-headers';
 import { sendJson } from './http/respond';
 import { createConnectionResolver } from './integrations/connections';
+import { createConnectLinks } from './integrations/connect-links';
 import { createSetupUrlFor } from './integrations/setup-url';
 import type { Logger } from './logger';
 import { executeRoute } from './routes/execute';
@@ -54,7 +55,8 @@ export function createApp(deps: AppDeps): HubApp {
   const lifecycle = deps.lifecycle ?? { shuttingDown: false };
   const cipher = createTokenCipher(config.encryptionKeys);
   const store = createCredentialStore(db, cipher);
-  const setupUrlFor = createSetupUrlFor(config.publicUrl);
+  const connectLinks = createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: config.connect.linkTtlS });
+  const setupUrlFor = createSetupUrlFor(connectLinks);
   const tools = createToolRegistry(deps.tools ?? BUILT_IN_TOOLS);
   const connections = createConnectionResolver({ store, setupUrlFor, logger });
   const catalog = buildCatalog(tools);

@@ -146,6 +146,39 @@ const apiRoot = optionalString.pipe(
     .optional(),
 );
 
+/** An HS256 key for admin tokens: long enough that guessing it is not an attack. */
+const adminSecret = optionalString.pipe(
+  z.string().min(MIN_SECRET_LENGTH, { message: `must be at least ${MIN_SECRET_LENGTH} characters` }).optional(),
+);
+
+/** A PEM public key; `\n` escapes are accepted because most secret stores hold one line. */
+const publicKeyPem = optionalString.transform((s, ctx) => {
+  if (s === undefined) return undefined;
+  const pem = s.replace(/\\n/g, '\n');
+  if (!/^-----BEGIN (RSA )?PUBLIC KEY-----[\s\S]+-----END (RSA )?PUBLIC KEY-----$/.test(pem)) {
+    ctx.addIssue({ code: 'custom', message: 'must be a PEM public key (-----BEGIN PUBLIC KEY----- …)' });
+    return z.NEVER;
+  }
+  return pem;
+});
+
+/** Where a finished connect flow may send the person: a comma-separated list of URL prefixes (origin + path). */
+const returnUrlPrefixes = optionalString.transform((s, ctx) => {
+  const prefixes = (s ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+  for (const p of prefixes) {
+    let u: URL;
+    try {
+      u = new URL(p);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: `"${p}" is not a URL` });
+      continue;
+    }
+    if (u.protocol !== 'https:' && u.protocol !== 'http:') ctx.addIssue({ code: 'custom', message: `"${p}" must be http(s)` });
+    if (u.search || u.hash || u.username || u.password) ctx.addIssue({ code: 'custom', message: `"${p}" must be an origin and path only` });
+  }
+  return prefixes.map((p) => new URL(p).toString());
+});
+
 const envSchema = z.object({
   HUB_PORT: integer(8080, 0, 65535),
   HUB_HOST: optionalString.transform((s) => s ?? '0.0.0.0'),
@@ -191,6 +224,16 @@ const envSchema = z.object({
   HUB_BREAKER_FAILURES: integer(5, 1, 1000),
   HUB_BREAKER_HALF_OPEN_MS: integer(30_000, 100, 3_600_000),
   HUB_IDEMPOTENCY_TTL_S: integer(86_400, 60, 30 * 86_400),
+  HUB_ADMIN_JWT_SECRET: adminSecret,
+  HUB_ADMIN_JWT_PUBLIC_KEY: publicKeyPem,
+  HUB_ADMIN_JWT_ISSUER: optionalString.transform((s) => s ?? 'hub-admin'),
+  HUB_ADMIN_JWT_AUDIENCE: optionalString.transform((s) => s ?? 'hub-admin-api'),
+  HUB_CONNECT_LINK_TTL_S: integer(3600, 60, 7 * 86_400),
+  HUB_CONNECT_RETURN_URLS: returnUrlPrefixes,
+  HUB_GOOGLE_REDIRECT_URI: httpUrl('http(s)'),
+  HUB_TOKEN_REFRESH_SKEW_S: integer(300, 0, 3000),
+  HUB_REFRESH_LOCK_TTL_MS: integer(15_000, 1000, 120_000),
+  HUB_CREDENTIAL_CACHE_TTL_MS: integer(5_000, 0, 300_000),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -225,6 +268,9 @@ export interface Config {
   rateLimit: RateLimitConfig;
   upstream: UpstreamConfig;
   idempotency: { ttlS: number };
+  admin: AdminAuthConfig;
+  connect: ConnectConfig;
+  tokens: TokenLifecycleConfig;
   google: {
     clientId: string | undefined;
     clientSecret: string | undefined;
@@ -261,6 +307,31 @@ export interface UpstreamConfig {
   breakerHalfOpenMs: number;
 }
 
+/** The admin API's JWT verification: one algorithm, fixed by which key is configured. None → admin API off. */
+export interface AdminAuthConfig {
+  key: { algorithm: 'HS256'; secret: string } | { algorithm: 'RS256'; publicKey: string } | null;
+  issuer: string;
+  audience: string;
+}
+
+export interface ConnectConfig {
+  /** Lifetime of a signed connect link (setup_url). */
+  linkTtlS: number;
+  /** The OAuth redirect URI registered with Google, matched exactly. */
+  redirectUri: string;
+  /** URL prefixes a connect link's return_url must start with; empty = no redirects, the Hub's own page. */
+  returnUrlPrefixes: string[];
+}
+
+export interface TokenLifecycleConfig {
+  /** Refresh an access token that expires within this many seconds. */
+  refreshSkewS: number;
+  /** How long a replica may hold the cross-replica refresh lock. */
+  refreshLockTtlMs: number;
+  /** How long a resolved credential stays cached in-process (0 = always read the database). */
+  credentialCacheTtlMs: number;
+}
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
@@ -275,6 +346,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(environment)'}: ${i.message}`));
   }
   const e = parsed.data;
+  if (e.HUB_ADMIN_JWT_SECRET && e.HUB_ADMIN_JWT_PUBLIC_KEY) {
+    // One algorithm per deployment: accepting both would let an HS256 token signed with the public key through.
+    throw new ConfigError(['HUB_ADMIN_JWT_SECRET and HUB_ADMIN_JWT_PUBLIC_KEY: set one, not both']);
+  }
   return {
     port: e.HUB_PORT,
     host: e.HUB_HOST,
@@ -307,6 +382,25 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       breakerHalfOpenMs: e.HUB_BREAKER_HALF_OPEN_MS,
     },
     idempotency: { ttlS: e.HUB_IDEMPOTENCY_TTL_S },
+    admin: {
+      key: e.HUB_ADMIN_JWT_PUBLIC_KEY
+        ? { algorithm: 'RS256', publicKey: e.HUB_ADMIN_JWT_PUBLIC_KEY }
+        : e.HUB_ADMIN_JWT_SECRET
+          ? { algorithm: 'HS256', secret: e.HUB_ADMIN_JWT_SECRET }
+          : null,
+      issuer: e.HUB_ADMIN_JWT_ISSUER,
+      audience: e.HUB_ADMIN_JWT_AUDIENCE,
+    },
+    connect: {
+      linkTtlS: e.HUB_CONNECT_LINK_TTL_S,
+      redirectUri: e.HUB_GOOGLE_REDIRECT_URI ?? `${e.HUB_PUBLIC_URL}/integrations/google/callback`,
+      returnUrlPrefixes: e.HUB_CONNECT_RETURN_URLS,
+    },
+    tokens: {
+      refreshSkewS: e.HUB_TOKEN_REFRESH_SKEW_S,
+      refreshLockTtlMs: e.HUB_REFRESH_LOCK_TTL_MS,
+      credentialCacheTtlMs: e.HUB_CREDENTIAL_CACHE_TTL_MS,
+    },
     google: {
       clientId: e.HUB_GOOGLE_CLIENT_ID,
       clientSecret: e.HUB_GOOGLE_CLIENT_SECRET,

@@ -86,7 +86,7 @@ export function createConnectionResolver(deps: {
         accountEmail: found.accountEmail,
         scopes: found.scopes,
         source: found.userId === null ? 'customer' : 'user',
-        setupUrl: setupUrl(),
+        setupUrl,
         accessToken: async () => {
           const token = store.openTokens(found).accessToken;
           if (token === null) throw new Error(`credential ${found.id} has no access token`);

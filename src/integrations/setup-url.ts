@@ -1,3 +1,4 @@
+import type { ConnectLinks } from './connect-links';
 import type { IntegrationId } from './integrations';
 
 export interface SetupTarget {
@@ -9,15 +10,10 @@ export interface SetupTarget {
 export type SetupUrlFor = (target: SetupTarget) => string;
 
 /**
- * The single source of every `setup_url` the Hub hands out (errors and the status endpoint): where a person
- * goes to connect `integration` for exactly this customer (and end user).
+ * The single source of every `setup_url` the Hub hands out (errors and the status endpoint): a signed connect
+ * link for exactly this customer, end user and integration, which a person can open to connect it. Links handed
+ * to agents carry no return_url (only admins choose where a person lands afterwards).
  */
-export function createSetupUrlFor(publicUrl: string): SetupUrlFor {
-  return ({ customerId, userId, integration }) => {
-    const url = new URL(`${publicUrl}/integrations/google`);
-    url.searchParams.set('integration', integration);
-    url.searchParams.set('customer_id', customerId);
-    if (userId !== null) url.searchParams.set('user_id', userId);
-    return url.toString();
-  };
+export function createSetupUrlFor(links: ConnectLinks): SetupUrlFor {
+  return (target) => links.create({ ...target, returnUrl: null }).url;
 }

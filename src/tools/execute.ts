@@ -33,7 +33,7 @@ export type Execution = { requestId: string; apiCalls: number; /** An earlier an
 /** Google refused the token or its scopes: say where a person fixes that, as the connection checks do. */
 function withSetupUrl(error: HubError, connection: Connection | null): HubError {
   if (!connection || (error.code !== 'INTEGRATION_EXPIRED' && error.code !== 'INTEGRATION_PERMISSION_DENIED')) return error;
-  return { ...error, details: { ...error.details, integration: connection.integration, setup_url: connection.setupUrl } };
+  return { ...error, details: { ...error.details, integration: connection.integration, setup_url: connection.setupUrl() } };
 }
 
 /**

@@ -16,8 +16,8 @@ export interface Connection {
   scopes: readonly string[];
   /** Which row answered: the end user's own connection or the customer-wide one. */
   source: 'user' | 'customer';
-  /** Where a person reconnects this integration (for errors that need them to). */
-  setupUrl: string;
+  /** Where a person reconnects this integration (for errors that need them to): a fresh signed connect link. */
+  setupUrl(): string;
   /** The OAuth access token, unsealed only when asked for. */
   accessToken(): Promise<string>;
 }

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { googleScope } from '../../src/integrations/integrations';
-import { PUBLIC_URL } from '../helpers/env';
+import { aSetupUrl } from '../helpers/links';
 import { aCredential, anExecuteBody, GMAIL_SCOPES } from '../helpers/factories';
 import { client, serviceAuth } from '../helpers/http';
 import { unreachableDb } from '../helpers/db';
 import { buildTestHub, type TestHub } from '../helpers/hub';
 
-const setupUrl = (customerId: string, integration: string, userId?: string) =>
-  `${PUBLIC_URL}/integrations/google?integration=${integration}&customer_id=${customerId}${userId ? `&user_id=${userId}` : ''}`;
+const setupUrl = (customerId: string, integration: string, userId?: string) => aSetupUrl(customerId, integration, userId ?? null);
 
 describe('integrations', () => {
   let hub: TestHub;
@@ -104,7 +103,7 @@ describe('integrations', () => {
       const alice = await status(customerId, '?user_id=alice').expect(200);
       expect(alice.body.user_id).toBe('alice');
       expect(alice.body.integrations.google_calendar).toMatchObject({ source: 'user', email: 'alice@example.com' });
-      expect(alice.body.integrations.google_gmail.setup_url).toBe(setupUrl(customerId, 'google_gmail', 'alice'));
+      expect(alice.body.integrations.google_gmail.setup_url).toEqual(setupUrl(customerId, 'google_gmail', 'alice'));
       const bob = await status(customerId, '?user_id=bob').expect(200);
       expect(bob.body.integrations.google_calendar).toMatchObject({ source: 'customer', email: 'team@example.com' });
     });
@@ -215,10 +214,11 @@ describe('integrations', () => {
     it("when customer B calls with the same user id as A's user, then A's connection is not used", async () => {
       const a = aCredential({ userId: 'same-user' });
       await hub.store.save(a);
-      const res = await probe(randomUUID(), 'same-user').expect(400);
+      const other = randomUUID();
+      const res = await probe(other, 'same-user').expect(400);
       expect(res.body.error.code).toBe('INTEGRATION_NOT_CONNECTED');
       expect(res.body.error.message).toBe('Google Calendar is not connected for this user or customer');
-      expect(res.body.error.details.setup_url).toContain('user_id=same-user');
+      expect(res.body.error.details.setup_url).toEqual(setupUrl(other, 'google_calendar', 'same-user'));
     });
   });
 

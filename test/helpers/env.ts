@@ -7,6 +7,8 @@ export const SECRET_B = 'test-secret-B-fedcba9876543210fedcba9876543210';
 export const KEY_1 = randomBytes(32).toString('base64');
 export const KEY_2 = randomBytes(32).toString('base64');
 export const PUBLIC_URL = 'https://hub.test.example';
+/** HS256 key of the admin API in tests (test/helpers/admin.ts mints tokens with it). */
+export const ADMIN_JWT_SECRET = 'test-admin-jwt-secret-0123456789abcdef0123456789';
 
 export function testEnv(overrides: Record<string, string | undefined> = {}): Record<string, string | undefined> {
   return {
@@ -18,6 +20,7 @@ export function testEnv(overrides: Record<string, string | undefined> = {}): Rec
     HUB_DATA_DIR: 'memory://',
     LOG_LEVEL: 'info',
     HUB_SHUTDOWN_TIMEOUT_MS: '3000',
+    HUB_ADMIN_JWT_SECRET: ADMIN_JWT_SECRET,
     ...overrides,
   };
 }

@@ -1,9 +1,11 @@
+import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { redactUrl } from '../../src/http/request-context';
 import { inspectJson } from '../../src/http/json-body';
 import { formatPath, toIssues } from '../../src/http/validation';
 import { googleScope } from '../../src/integrations/integrations';
 import { grants, missingScopes } from '../../src/integrations/scopes';
+import { createConnectLinks } from '../../src/integrations/connect-links';
 import { createSetupUrlFor } from '../../src/integrations/setup-url';
 
 describe('scope coverage (derived from the Discovery documents)', () => {
@@ -71,11 +73,41 @@ describe('access log URLs', () => {
   });
 });
 
-describe('setup URLs', () => {
-  it('when built, then they point at the public URL (path prefix kept) for exactly this customer and user', () => {
-    const setupUrlFor = createSetupUrlFor('https://hub.example.com/base');
-    const url = new URL(setupUrlFor({ customerId: 'c-1', userId: 'u 1', integration: 'google_gmail' }));
-    expect(url.origin + url.pathname).toBe('https://hub.example.com/base/integrations/google');
-    expect(Object.fromEntries(url.searchParams)).toEqual({ integration: 'google_gmail', customer_id: 'c-1', user_id: 'u 1' });
+describe('setup URLs (signed connect links)', () => {
+  const CUSTOMER = '6f1c1a52-8c1e-4c53-9a5e-0b9d3c2a1f00';
+  const key = (id: string) => ({ id, key: randomBytes(32) });
+  const [k1, k2] = [key('k1'), key('k2')];
+  let clock = Date.parse('2026-11-22T10:00:00Z');
+  const links = (keys = [k1]) => createConnectLinks({ publicUrl: 'https://hub.example.com/base', encryptionKeys: keys, ttlS: 600, now: () => clock });
+  const tokenOf = (url: string) => new URL(url).searchParams.get('token')!;
+
+  it('when built, then they point at the public URL (path prefix kept) and open to exactly this customer, user and integration', () => {
+    const url = new URL(createSetupUrlFor(links())({ customerId: CUSTOMER, userId: 'u 1', integration: 'google_gmail' }));
+    expect(url.origin + url.pathname).toBe('https://hub.example.com/base/integrations/google/connect');
+    expect([...url.searchParams.keys()]).toEqual(['token']);
+    expect(links().verify(url.searchParams.get('token')!)).toMatchObject({
+      ok: true,
+      link: { customerId: CUSTOMER, userId: 'u 1', integration: 'google_gmail', returnUrl: null },
+    });
+  });
+
+  it('when a link is tampered with, signed with an unknown key or past its expiry, then it does not open', () => {
+    const made = links().create({ customerId: CUSTOMER, userId: null, integration: 'google_calendar', returnUrl: null });
+    const [h, p, sig] = tokenOf(made.url).split('.');
+    const payload = JSON.parse(Buffer.from(p!, 'base64url').toString());
+    const forged = `${h}.${Buffer.from(JSON.stringify({ ...payload, sub: randomUUID() })).toString('base64url')}.${sig}`;
+    expect(links().verify(forged)).toEqual({ ok: false, problem: 'invalid' });
+    expect(links([k2]).verify(tokenOf(made.url))).toEqual({ ok: false, problem: 'invalid' });
+    expect(links().verify('not-a-jwt')).toEqual({ ok: false, problem: 'invalid' });
+    const none = `${Buffer.from('{"alg":"none","kid":"k1"}').toString('base64url')}.${p}.`;
+    expect(links().verify(none)).toEqual({ ok: false, problem: 'invalid' });
+    clock += 601_000;
+    expect(links().verify(tokenOf(made.url))).toEqual({ ok: false, problem: 'expired' });
+    clock -= 601_000;
+  });
+
+  it('when the encryption keys rotate, then links made under the previous key still open until they expire', () => {
+    const made = links([k1]).create({ customerId: CUSTOMER, userId: null, integration: 'google_calendar', returnUrl: 'https://app.example.com/done' });
+    expect(links([k2, k1]).verify(tokenOf(made.url))).toMatchObject({ ok: true, link: { returnUrl: 'https://app.example.com/done' } });
   });
 });
