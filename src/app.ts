@@ -9,6 +9,11 @@ import { sendJson } from './http/respond';
 import { createConnectionResolver } from './integrations/connections';
 import { createConnectLinks } from './integrations/connect-links';
 import { createSetupUrlFor } from './integrations/setup-url';
+import { createConnectFlow } from './integrations/connect-flow';
+import { createGoogleOAuth } from './integrations/google-oauth';
+import { createOAuthStates } from './integrations/oauth-states';
+import { connectCallbackRoute } from './routes/connect/callback';
+import { connectStartRoute } from './routes/connect/start';
 import type { Logger } from './logger';
 import { executeRoute } from './routes/execute';
 import type { Redis } from 'ioredis';
@@ -82,6 +87,21 @@ export function createApp(deps: AppDeps): HubApp {
   app.get('/api/internal/tools', auth, (_req, res) => sendJson(res, 200, catalog));
   app.get('/api/internal/integrations/status/:customer_id', auth, integrationStatusRoute({ store, tools, setupUrlFor, logger }));
   app.use('/api/internal', auth); // unknown internal paths: authenticate first, so probing learns nothing
+
+  // The browser side of connecting Google: a signed connect link in, Google's consent, the callback back.
+  const connectFlow = createConnectFlow({
+    links: connectLinks,
+    states: createOAuthStates(db, cipher),
+    oauth: createGoogleOAuth({ config, google, logger }),
+    store,
+    tools,
+    returnUrlPrefixes: config.connect.returnUrlPrefixes,
+    onCredentialChanged: (target) => connections.invalidate(target),
+    logger,
+  });
+  const secureCookies = config.publicUrl.startsWith('https:');
+  app.get('/integrations/google/connect', connectStartRoute({ flow: connectFlow, secureCookies }));
+  app.get('/integrations/google/callback', connectCallbackRoute({ flow: connectFlow, secureCookies }));
 
   app.get('/healthz', healthz);
   app.get('/readyz', readyz({ db, redis: deps.redis ?? null, lifecycle }));

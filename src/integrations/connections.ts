@@ -19,6 +19,8 @@ export interface ConnectionResolver {
     integration: IntegrationId,
     caller: Caller,
   ): Promise<Result<Connection>>;
+  /** Forgets cached lookups after a connection was replaced or removed. */
+  invalidate(target: { customerId: string; userId: string | null; integration: IntegrationId }): void;
 }
 
 /** Turns a failed credential-store call into SERVICE_UNAVAILABLE (retry) or a bug (rethrown). */
@@ -38,6 +40,8 @@ export function createConnectionResolver(deps: {
   const { store, setupUrlFor } = deps;
 
   return {
+    invalidate() {}, // nothing is cached yet
+
     async connect(tool, integration, caller) {
       const name = INTEGRATIONS[integration].displayName;
       const setupUrl = () => setupUrlFor({ ...caller, integration });

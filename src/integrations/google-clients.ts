@@ -14,7 +14,7 @@ import type { Config } from '../config';
  */
 export interface GoogleClients {
   /** An OAuth client for the configured app credentials (or none, for calls that only carry a bearer token). */
-  oauth2(options?: { redirectUri?: string }): OAuth2Client;
+  oauth2(options?: { redirectUri?: string; /** Per HTTP request to Google's OAuth endpoints. */ timeoutMs?: number }): OAuth2Client;
   /** An OAuth client that only carries `accessToken` (no refresh: the Hub refreshes and persists tokens itself). */
   withAccessToken(accessToken: string): OAuth2Client;
   calendar(auth: OAuth2Client): calendar_v3.Calendar;
@@ -23,8 +23,9 @@ export interface GoogleClients {
 
 export function createGoogleClients(google: Config['google']): GoogleClients {
   const { endpoints } = google;
-  const oauth2 = (options: { redirectUri?: string } = {}) =>
+  const oauth2 = (options: { redirectUri?: string; timeoutMs?: number } = {}) =>
     new OAuth2Client({
+      ...(options.timeoutMs ? { transporterOptions: { timeout: options.timeoutMs } } : {}),
       ...(google.clientId ? { clientId: google.clientId } : {}),
       ...(google.clientSecret ? { clientSecret: google.clientSecret } : {}),
       ...(options.redirectUri ? { redirectUri: options.redirectUri } : {}),

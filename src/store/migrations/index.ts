@@ -1,5 +1,6 @@
 import integrationCredentials from './0001_integration_credentials';
 import idempotencyRecords from './0002_idempotency_records';
+import oauthStates from './0003_oauth_states';
 
 /**
  * Forward-only migrations, applied in this order at start and recorded (with a checksum) in hub_migrations.
@@ -8,4 +9,5 @@ import idempotencyRecords from './0002_idempotency_records';
 export const MIGRATIONS: readonly { name: string; sql: string }[] = [
   { name: '0001_integration_credentials', sql: integrationCredentials },
   { name: '0002_idempotency_records', sql: idempotencyRecords },
+  { name: '0003_oauth_states', sql: oauthStates },
 ];

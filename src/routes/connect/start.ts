@@ -1,0 +1,14 @@
+import type { RequestHandler } from 'express';
+import { sendPage, sendRedirect } from '../../http/pages';
+import type { ConnectFlow } from '../../integrations/connect-flow';
+import { browserCookie } from './browser-cookie';
+
+/** `GET /integrations/google/connect?token=…`: a signed connect link, opened by a person, sent on to Google. */
+export function connectStartRoute(deps: { flow: ConnectFlow; secureCookies: boolean }): RequestHandler {
+  return async (req, res) => {
+    const outcome = await deps.flow.start(req.query.token);
+    if (outcome.kind === 'page') return sendPage(res, outcome.page);
+    const { browser } = outcome;
+    sendRedirect(res, outcome.url, browser ? [browserCookie(browser.state, browser.nonce, deps.secureCookies)] : []);
+  };
+}
