@@ -24,6 +24,15 @@ export interface CredentialInput {
   lastRefreshedAt?: Date | null;
 }
 
+export interface RefreshedTokens {
+  accessToken: string;
+  /** Only when Google rotated it; else the stored one is kept (re-sealed). */
+  refreshToken?: string;
+  expiresAt: Date | null;
+  /** The scopes Google says the token carries, when it says. */
+  scopes?: readonly string[];
+}
+
 export interface CredentialStore {
   /** Creates or replaces the row for the input's identity; returns the stored row. */
   save(input: CredentialInput): Promise<CredentialRecord>;
@@ -31,9 +40,27 @@ export interface CredentialStore {
   resolve(customerId: string, userId: string | null, integration: IntegrationId): Promise<CredentialRecord | null>;
   /** `resolve` for every integration at once (one query). */
   resolveAll(customerId: string, userId: string | null): Promise<Map<IntegrationId, CredentialRecord>>;
+  /**
+   * Whether another connection holds a grant of the same Google account (same email). Google revokes per
+   * account and OAuth client, not per integration or customer, so revoking this row's grant would kill those.
+   */
+  accountInUseElsewhere(record: CredentialRecord): Promise<boolean>;
+  /** Exactly the row for (customer, user — or customer-wide when null —, integration): no fallback. */
+  findExact(customerId: string, userId: string | null, integration: IntegrationId): Promise<CredentialRecord | null>;
   listForCustomer(customerId: string): Promise<CredentialRecord[]>;
   openTokens(record: CredentialRecord): OpenTokens;
-  markExpired(id: string, reason: string): Promise<void>;
+  /** Only the access token (the refresh token stays sealed): what a tool call needs. */
+  openAccessToken(record: CredentialRecord): string | null;
+  /** One row by id — an id taken from a row already resolved for an authorised caller — or null once it is gone. */
+  getById(id: string): Promise<CredentialRecord | null>;
+  /**
+   * Persists a refresh: tokens re-sealed under the current key, last_refreshed_at = now, status connected,
+   * last_error cleared. Applies only while the row still holds the refresh token `record` was read with, so a
+   * reconnect, disconnect or concurrent refresh that wrote meanwhile wins: null then.
+   */
+  updateTokens(record: CredentialRecord, tokens: RefreshedTokens): Promise<CredentialRecord | null>;
+  /** With `ifUnchanged`: only while the row still holds that record's refresh token (a reconnect wins). */
+  markExpired(id: string, reason: string, ifUnchanged?: CredentialRecord): Promise<boolean>;
   remove(customerId: string, userId: string | null, integration: IntegrationId): Promise<boolean>;
 }
 
@@ -79,6 +106,24 @@ export function createCredentialStore(db: Db, cipher: TokenCipher): CredentialSt
       return new Map(rows.map((r) => [r.integration, toRecord(r)]));
     },
 
+    async accountInUseElsewhere(record) {
+      if (record.accountEmail === null) return false;
+      const rows = await db.query(
+        `SELECT 1 FROM integration_credentials WHERE lower(account_email) = lower($1) AND id <> $2 AND status = 'connected' LIMIT 1`,
+        [record.accountEmail, record.id],
+      );
+      return rows.length > 0;
+    },
+
+    async findExact(customerId, userId, integration) {
+      const rows = await db.query<Row>(
+        `SELECT ${COLUMNS} FROM integration_credentials
+          WHERE customer_id = $1 AND integration = $2 AND coalesce(user_id, '') = coalesce($3::text, '')`,
+        [customerId, integration, userId],
+      );
+      return rows[0] ? toRecord(rows[0]) : null;
+    },
+
     async listForCustomer(customerId) {
       const rows = await db.query<Row>(
         `SELECT ${COLUMNS} FROM integration_credentials WHERE customer_id = $1 ORDER BY integration, user_id NULLS FIRST`,
@@ -88,13 +133,37 @@ export function createCredentialStore(db: Db, cipher: TokenCipher): CredentialSt
     },
 
     openTokens: open,
+    openAccessToken: (record) => open({ ...record, sealed: { ...record.sealed, refresh: null } }).accessToken,
 
-    async markExpired(id, reason) {
-      await db.query(
-        `UPDATE integration_credentials SET status = 'expired', last_error = $2, last_error_at = now(), updated_at = now()
-          WHERE id = $1`,
-        [id, reason],
+    async getById(id) {
+      const rows = await db.query<Row>(`SELECT ${COLUMNS} FROM integration_credentials WHERE id = $1`, [id]);
+      return rows[0] ? toRecord(rows[0]) : null;
+    },
+
+    async updateTokens(record, tokens) {
+      // Both blobs share the row's key id, so the kept refresh token is re-sealed with the new access token.
+      const refreshToken = tokens.refreshToken ?? open(record).refreshToken;
+      const sealed = seal(record, { accessToken: tokens.accessToken, refreshToken });
+      // The guard compares the refresh blob, not updated_at: every write re-seals it with a fresh IV, and
+      // timestamps lose their microseconds on the way through a JS Date.
+      const rows = await db.query<Row>(
+        `UPDATE integration_credentials SET key_id = $2, access_token_enc = $3, refresh_token_enc = $4,
+           token_expires_at = $5, scopes = coalesce($6::text[], scopes), status = 'connected', last_refreshed_at = now(),
+           last_error = NULL, last_error_at = NULL, updated_at = now()
+          WHERE id = $1 AND status = 'connected' AND refresh_token_enc IS NOT DISTINCT FROM $7::bytea
+          RETURNING ${COLUMNS}`,
+        [record.id, sealed.keyId, sealed.access, sealed.refresh, tokens.expiresAt, tokens.scopes ? [...tokens.scopes] : null, record.sealed.refresh],
       );
+      return rows[0] ? toRecord(rows[0]) : null;
+    },
+
+    async markExpired(id, reason, ifUnchanged) {
+      const rows = await db.query(
+        `UPDATE integration_credentials SET status = 'expired', last_error = $2, last_error_at = now(), updated_at = now()
+          WHERE id = $1 AND ($3::boolean IS NOT TRUE OR refresh_token_enc IS NOT DISTINCT FROM $4::bytea) RETURNING id`,
+        [id, reason, ifUnchanged !== undefined, ifUnchanged?.sealed.refresh ?? null],
+      );
+      return rows.length > 0;
     },
 
     async remove(customerId, userId, integration) {

@@ -1,6 +1,7 @@
 import { type HubError, type Result, fail, hubError } from '../errors';
 import { toIssues, validationError } from '../http/validation';
 import type { ConnectionResolver } from '../integrations/connections';
+import { shortScope } from '../integrations/integrations';
 import type { GoogleClients } from '../integrations/google-clients';
 import type { Logger } from '../logger';
 import type { IdempotencyGuard } from '../protection/idempotency';
@@ -30,11 +31,17 @@ export type Execution = { requestId: string; apiCalls: number; /** An earlier an
   | { ok: false; tool: string | null; error: HubError }
 );
 
-/** Google refused the token or its scopes: say where a person fixes that, as the connection checks do. */
-function withSetupUrl(error: HubError, connection: Connection | null): HubError {
+/** Google refused the token or its scopes: say where a person fixes that (and what is missing), as the connection checks do. */
+function withSetupUrl(error: HubError, connection: Connection | null, requiredScopes: readonly string[]): HubError {
   if (!connection || (error.code !== 'INTEGRATION_EXPIRED' && error.code !== 'INTEGRATION_PERMISSION_DENIED')) return error;
-  return { ...error, details: { ...error.details, integration: connection.integration, setup_url: connection.setupUrl() } };
+  if (error.details?.setup_url !== undefined) return error; // the connection already said
+  const scopes =
+    error.code === 'INTEGRATION_PERMISSION_DENIED' ? { required_scopes: requiredScopes.map(shortScope), granted_scopes: connection.scopes.map(shortScope) } : {};
+  return { ...error, details: { ...error.details, integration: connection.integration, ...scopes, setup_url: connection.setupUrl() } };
 }
+
+/** Google said 401 to a token the Hub believed valid (revoked access token, clock skew): worth one refresh. */
+const tokenRejected = (error: HubError) => error.code === 'INTEGRATION_EXPIRED' && error.details?.reason === 'token_rejected';
 
 /**
  * Runs one tool call for an authenticated agent service:
@@ -107,8 +114,21 @@ export async function executeTool(
     },
     google: deps.google,
     callGoogle: async (op, fn) => {
-      const answer = await deps.upstream.call(op, fn, { deadline: ctx.deadline, onAttempt: () => apiCalls++ });
-      return answer.ok ? answer : fail(withSetupUrl(answer.error, connection));
+      if (connection === null) throw new Error(`${tool.name} calls Google but declares no integration`);
+      const failed = (error: HubError) => fail(withSetupUrl(error, connection, tool.requiredScopes));
+      const token = await connection.accessToken(ctx.deadline);
+      if (!token.ok) return failed(token.error);
+      const attempt = (accessToken: string) => {
+        const auth = deps.google.withAccessToken(accessToken);
+        return deps.upstream.call(op, (signal) => fn(signal, auth), { deadline: ctx.deadline, onAttempt: () => apiCalls++ });
+      };
+      let answer = await attempt(token.value);
+      if (!answer.ok && tokenRejected(answer.error)) {
+        const fresh = await connection.refresh(ctx.deadline);
+        if (!fresh.ok) return failed(fresh.error);
+        answer = await attempt(fresh.value);
+      }
+      return answer.ok ? answer : failed(answer.error);
     },
     requestId,
     conversationId: request.context?.conversation_id ?? null,

@@ -1,3 +1,4 @@
+import type { OAuth2Client } from 'google-auth-library';
 import type { z } from 'zod';
 import type { Result } from '../errors';
 import type { GoogleClients } from '../integrations/google-clients';
@@ -18,8 +19,14 @@ export interface Connection {
   source: 'user' | 'customer';
   /** Where a person reconnects this integration (for errors that need them to): a fresh signed connect link. */
   setupUrl(): string;
-  /** The OAuth access token, unsealed only when asked for. */
-  accessToken(): Promise<string>;
+  /**
+   * A usable OAuth access token: refreshed (and persisted) first when it expires within the refresh skew.
+   * Failures are values: INTEGRATION_EXPIRED (with setup_url) when Google refused the refresh token,
+   * EXTERNAL_API_ERROR when Google could not refresh it right now. `signal`: the tool call's deadline.
+   */
+  accessToken(signal?: AbortSignal): Promise<Result<string>>;
+  /** Refreshes although the token looks valid (Google rejected it), unless a newer one is already stored. */
+  refresh(signal?: AbortSignal): Promise<Result<string>>;
 }
 
 export interface ToolContext {
@@ -40,9 +47,12 @@ export interface ToolContext {
   /**
    * Runs one Google call (`fn` must pass `signal` and `retry: false` to googleapis) within the deadline, with
    * per-attempt timeouts, retries where `op` says repeating is safe, and the integration's circuit breaker.
-   * Each attempt counts as an api call; failures come back as HubError values (RATE_LIMITED scope upstream…).
+   * `auth` carries the connection's current access token (refreshed first when about to expire); tools never
+   * handle tokens. When Google answers 401 although the token looked valid, the token is refreshed once and
+   * `fn` runs once more. Each attempt counts as an api call; failures come back as HubError values
+   * (RATE_LIMITED scope upstream, INTEGRATION_EXPIRED/INTEGRATION_PERMISSION_DENIED with setup_url…).
    */
-  callGoogle<T>(op: UpstreamOp, fn: (signal: AbortSignal) => Promise<T>): Promise<Result<T>>;
+  callGoogle<T>(op: UpstreamOp, fn: (signal: AbortSignal, auth: OAuth2Client) => Promise<T>): Promise<Result<T>>;
 }
 
 export interface ToolDefinition<I = unknown, O = unknown> {

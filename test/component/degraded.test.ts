@@ -64,7 +64,9 @@ const { databaseUrl } = services();
   });
 
   test('then credential calls answer 503 SERVICE_UNAVAILABLE and /readyz 503 while it is gone, and both recover without a restart', async () => {
-    const { app, store } = createApp({ config: testConfig(), logger: captureLogs().logger, db, tools: [...BUILT_IN_TOOLS, ...TEST_TOOLS] });
+    // No credential cache: it would (rightly) keep answering from memory for its TTL; this is about the store.
+    const config = testConfig({ HUB_CREDENTIAL_CACHE_TTL_MS: '0' });
+    const { app, store } = createApp({ config, logger: captureLogs().logger, db, tools: [...BUILT_IN_TOOLS, ...TEST_TOOLS] });
     const customerId = randomUUID();
     await store.save(aCredential({ customerId }));
     const probe = () => client(app).post('/api/internal/tools/execute/').set('Authorization', serviceAuth()).send(anExecuteBody({ tool: 'test_calendar_probe', customer_id: customerId, inputs: {} }));

@@ -19,8 +19,9 @@ export const calendarProbe = defineTool({
   output: z.object({ email: z.string().nullable(), source: z.string(), token_length: z.number() }),
   run: async (ctx) => {
     ctx.countApiCall();
-    const token = await ctx.connection!.accessToken();
-    return ok({ email: ctx.connection!.accountEmail, source: ctx.connection!.source, token_length: token.length });
+    const token = await ctx.connection!.accessToken(ctx.deadline);
+    if (!token.ok) return token;
+    return ok({ email: ctx.connection!.accountEmail, source: ctx.connection!.source, token_length: token.value.length });
   },
 });
 
@@ -49,7 +50,9 @@ export const leakyTool = defineTool({
   input: z.strictObject({}),
   output: z.object({}),
   run: async (ctx) => {
-    const token = await ctx.connection!.accessToken();
+    const answer = await ctx.connection!.accessToken(ctx.deadline);
+    if (!answer.ok) return answer;
+    const token = answer.value;
     ctx.logger.info({ access_token: token, credentials: { refreshToken: token, token } }, 'calling google');
     ctx.logger.info(`raw header Authorization: Bearer ${token}`);
     const err = Object.assign(new Error(`request failed for ${token}`), {
@@ -112,9 +115,8 @@ export const calendarTimezone = defineTool({
   input: z.strictObject({}),
   output: z.object({ time_zone: z.string() }),
   run: async (ctx) => {
-    const calendar = ctx.google.calendar(ctx.google.withAccessToken(await ctx.connection!.accessToken()));
-    const answer = await ctx.callGoogle({ integration: 'google_calendar', operation: 'calendar.settings.get', idempotent: true }, (signal) =>
-      calendar.settings.get({ setting: 'timezone' }, { signal, retry: false }),
+    const answer = await ctx.callGoogle({ integration: 'google_calendar', operation: 'calendar.settings.get', idempotent: true }, (signal, auth) =>
+      ctx.google.calendar(auth).settings.get({ setting: 'timezone' }, { signal, retry: false }),
     );
     return answer.ok ? ok({ time_zone: answer.value.data.value ?? '' }) : answer;
   },

@@ -32,10 +32,9 @@ const createEvent = {
     // base32hex (0-9a-v) as Calendar requires: a hex digest is a subset.
     const id = `hub${createHash('sha256').update(`${ctx.customerId}\0${ctx.requestId}`).digest('hex').slice(0, 32)}`;
     if (input.delay_before_ms) await sleep(input.delay_before_ms);
-    const calendar = ctx.google.calendar(ctx.google.withAccessToken(await ctx.connection.accessToken()));
     const op = { integration: 'google_calendar', operation: 'calendar.events.insert', idempotent: true };
-    const inserted = await ctx.callGoogle(op, (signal) =>
-      calendar.events.insert(
+    const inserted = await ctx.callGoogle(op, (signal, auth) =>
+      ctx.google.calendar(auth).events.insert(
         { calendarId: 'primary', requestBody: { id, summary: input.summary, start: { dateTime: input.start }, end: { dateTime: input.end } } },
         { signal, retry: false },
       ),

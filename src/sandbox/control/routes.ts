@@ -1,7 +1,7 @@
 import express, { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 import { addFault, describeFault, faultSpecSchema } from '../faults';
-import { mintTestToken, revokeGrant } from '../oauth/tokens';
+import { mintOfflineGrant, mintTestToken, revokeGrant } from '../oauth/tokens';
 import { parseScopeParam } from '../oauth/scopes';
 import type { World } from '../world';
 import { findAccount } from '../world';
@@ -50,7 +50,15 @@ const settingsSchema = z.strictObject({
   access_token_lifetime_s: z.number().int().min(1).max(86_400).optional(),
   rotate_refresh_tokens: z.boolean().optional(),
 });
-const tokenSchema = z.strictObject({ email: z.email(), scopes: z.array(z.string()).min(1), client_id: z.string().optional() });
+const tokenSchema = z
+  .strictObject({
+    email: z.email(),
+    scopes: z.array(z.string()).min(1),
+    client_id: z.string().optional(),
+    /** Also a refresh token, as after offline consent: the client (a registered one) can then refresh at /token. */
+    offline: z.boolean().optional(),
+  })
+  .refine((t) => !t.offline || t.client_id, { message: 'offline tokens need the client_id that will refresh them' });
 
 export function controlRoutes(deps: ControlDeps): Router {
   const router = Router();
@@ -125,7 +133,14 @@ export function controlRoutes(deps: ControlDeps): Router {
     if (!t) return;
     const account = findAccount(w(), t.email);
     if (!account) return fail(res, 404, `no sandbox account ${t.email}`);
-    const record = mintTestToken(w(), account.email, t.scopes.flatMap(parseScopeParam), t.client_id);
+    const scopes = t.scopes.flatMap(parseScopeParam);
+    if (t.offline) {
+      if (!w().oauth.clients.has(t.client_id!)) return fail(res, 404, `no registered client ${t.client_id}`);
+      const grant = mintOfflineGrant(w(), t.client_id!, account.email, scopes);
+      const expiresIn = Math.round((grant.expiresAt.getTime() - w().clock.now()) / 1000);
+      return res.status(201).json({ access_token: grant.accessToken, refresh_token: grant.refreshToken, expires_in: expiresIn, scope: scopes.join(' '), token_type: 'Bearer' });
+    }
+    const record = mintTestToken(w(), account.email, scopes, t.client_id);
     res.status(201).json({ access_token: record.token, expires_in: Math.round((record.expiresAt - w().clock.now()) / 1000), scope: record.scopes.join(' '), token_type: 'Bearer' });
   });
 

@@ -1,0 +1,107 @@
+import { request } from 'gaxios';
+import { z } from 'zod';
+import type { Config } from '../config';
+import { type HubError, hubError } from '../errors';
+import { classifyGoogleError } from '../upstream';
+
+/**
+ * One refresh_token grant at Google's token endpoint, and what its answer means for the connection.
+ *
+ * gaxios directly rather than OAuth2Client.refreshAccessToken(): that method retries POSTs on its own
+ * (RETRY_CONFIG, up to 3 more requests on a 5xx) and takes no AbortSignal, so it could neither be bounded by the
+ * tool call's deadline nor be counted on to send one request. Here: one request, client_secret_post as
+ * google-auth-library sends it, a per-request timeout and the caller's signal.
+ */
+
+export type RefreshOutcome =
+  | { kind: 'refreshed'; accessToken: string; expiresAt: Date | null; /** Only when Google rotated it. */ refreshToken?: string; scopes?: string[] }
+  /** The grant is gone (revoked, expired, password changed): only a person reconnecting can fix it. */
+  | { kind: 'invalid_grant'; description: string }
+  /** Google down or slow (retryable), or the Hub itself misconfigured (invalid_client: not retryable). */
+  | { kind: 'failed'; error: HubError; misconfigured: boolean };
+
+export type TokenEndpoint = (refreshToken: string, signal: AbortSignal) => Promise<RefreshOutcome>;
+
+const answerSchema = z.object({
+  access_token: z.string().min(1),
+  expires_in: z.number().positive().optional(),
+  refresh_token: z.string().min(1).optional(),
+  scope: z.string().optional(),
+});
+
+const WHAT = 'the access token refresh';
+
+export function createTokenEndpoint(google: Config['google'], timeoutMs: number): TokenEndpoint {
+  return async (refreshToken, signal) => {
+    const startedAt = Date.now();
+    const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken });
+    if (google.clientId) form.set('client_id', google.clientId);
+    if (google.clientSecret) form.set('client_secret', google.clientSecret);
+    let data: unknown;
+    try {
+      const res = await request({
+        url: google.endpoints.tokenUrl,
+        method: 'POST',
+        data: form,
+        responseType: 'json',
+        retry: false,
+        signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+      });
+      data = res.data;
+    } catch (err) {
+      return failure(err, signal);
+    }
+    const answer = answerSchema.safeParse(data);
+    if (!answer.success) {
+      return { kind: 'failed', misconfigured: false, error: hubError('EXTERNAL_API_ERROR', `Google answered ${WHAT} without a usable token`, { retryable: true, details: { reason: 'refresh_failed' } }) };
+    }
+    const a = answer.data;
+    return {
+      kind: 'refreshed',
+      accessToken: a.access_token,
+      expiresAt: a.expires_in === undefined ? null : new Date(startedAt + a.expires_in * 1000),
+      ...(a.refresh_token !== undefined && a.refresh_token !== refreshToken ? { refreshToken: a.refresh_token } : {}),
+      ...(a.scope ? { scopes: a.scope.split(' ').filter(Boolean) } : {}),
+    };
+  };
+}
+
+/** Maps a failed token request with the upstream classification (which reads OAuth's `{error}` bodies too). */
+function failure(err: unknown, signal: AbortSignal): RefreshOutcome {
+  const classified = classifyGoogleError(err, { operation: WHAT });
+  if (!classified) {
+    if (!signal.aborted) throw err; // not a transport or HTTP failure: a bug
+    return { kind: 'failed', misconfigured: false, error: hubError('EXTERNAL_API_ERROR', `Google did not answer ${WHAT} in time`, { retryable: true, details: { reason: 'timeout' } }) };
+  }
+  if (classified.status === 400 && classified.reason === 'invalid_grant') {
+    return { kind: 'invalid_grant', description: classified.error.details?.message === undefined ? 'invalid_grant' : `invalid_grant: ${String(classified.error.details.message)}` };
+  }
+  switch (classified.kind) {
+    case 'server_error':
+    case 'network':
+    case 'timeout':
+    case 'rate_limited': {
+      const retryAfterS = classified.retryAfterMs === undefined ? undefined : Math.ceil(classified.retryAfterMs / 1000);
+      const status = classified.status === undefined ? {} : { status: classified.status };
+      return {
+        kind: 'failed',
+        misconfigured: false,
+        error: hubError('EXTERNAL_API_ERROR', `Google could not refresh the access token right now (${classified.kind.replace('_', ' ')}); retry shortly`, {
+          retryable: true,
+          details: { reason: 'refresh_failed', ...status },
+          ...(retryAfterS !== undefined ? { retryAfterS } : {}),
+        }),
+      };
+    }
+    default:
+      // invalid_client, unauthorized_client, invalid_request…: the Hub's OAuth client is wrong, not the grant.
+      return {
+        kind: 'failed',
+        misconfigured: true,
+        error: hubError('EXTERNAL_API_ERROR', 'Google refused to refresh the access token for the Hub’s OAuth client; the Hub’s Google configuration needs attention', {
+          retryable: false,
+          details: { reason: 'refresh_rejected', ...(classified.status ? { status: classified.status } : {}), ...(classified.reason ? { google_reason: classified.reason } : {}) },
+        }),
+      };
+  }
+}

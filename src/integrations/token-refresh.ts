@@ -1,0 +1,198 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Redis } from 'ioredis';
+import type { Config, TokenLifecycleConfig } from '../config';
+import { type HubError, type Result, fail, hubError, ok } from '../errors';
+import type { Logger } from '../logger';
+import type { CredentialRecord, CredentialStore } from '../store/credential-store';
+import { storeUnavailable } from './connections';
+import { INTEGRATIONS } from './integrations';
+import { type RefreshLock, createRedisRefreshLock, localRefreshLock } from './refresh-lock';
+import { type RefreshOutcome, type TokenEndpoint, createTokenEndpoint } from './token-endpoint';
+
+/**
+ * Keeps a credential's access token usable: refreshes it when it expires within the skew (or when Google
+ * rejected it: `force`) and persists the result before anyone uses it.
+ *
+ * One refresh per credential at a time: concurrent callers in this process share one in-flight promise; across
+ * replicas the lock decides, and a replica that loses polls the row until the winner has persisted, then uses
+ * that. Whoever refreshes re-reads the row first — another replica may have done it already. If the lock
+ * service is down the refresh goes ahead without it (a duplicate refresh is harmless with Google).
+ * Expected failures come back as values: INTEGRATION_EXPIRED (invalid_grant: the row is marked expired),
+ * EXTERNAL_API_ERROR (Google down: retryable, the row untouched; the Hub misconfigured: not retryable),
+ * INTEGRATION_NOT_CONNECTED (disconnected meanwhile), SERVICE_UNAVAILABLE (the store is down).
+ */
+
+export interface Refreshed {
+  record: CredentialRecord;
+  /** The new access token, when this process just received it (no need to unseal it again). */
+  accessToken?: string;
+}
+
+export interface TokenRefresher {
+  /** True when the access token is missing or expires within the skew. */
+  needsRefresh(record: CredentialRecord): boolean;
+  /** `force`: refresh even though the token looks valid, unless the row already holds a newer one. */
+  refresh(record: CredentialRecord, options: { force: boolean; signal: AbortSignal }): Promise<Result<Refreshed>>;
+}
+
+export interface TokenRefresherDeps {
+  store: CredentialStore;
+  endpoint: TokenEndpoint;
+  lock: RefreshLock;
+  logger: Logger;
+  tokens: Pick<TokenLifecycleConfig, 'refreshSkewS' | 'refreshLockTtlMs'>;
+  /** The longest one shared refresh may take, waits included (the tool deadline: no caller waits longer). */
+  budgetMs: number;
+}
+
+const POLL_FIRST_MS = 25;
+/** A token with less than this left is not worth a Google call: it could expire in flight. */
+const STILL_USABLE_MS = 30_000;
+const POLL_MAX_MS = 250;
+
+const expired = (record: CredentialRecord): HubError =>
+  hubError('INTEGRATION_EXPIRED', `${INTEGRATIONS[record.integration].displayName} access has expired or was revoked; it must be connected again`);
+const disconnected = (record: CredentialRecord): HubError =>
+  hubError('INTEGRATION_NOT_CONNECTED', `${INTEGRATIONS[record.integration].displayName} was disconnected while this call ran`);
+const tooSlow = (): HubError =>
+  hubError('EXTERNAL_API_ERROR', 'The access token could not be refreshed before the deadline; retry shortly', { retryable: true, details: { reason: 'timeout' } });
+
+/** Every write of a row re-seals its tokens with a fresh IV: a different blob means someone wrote it. */
+const sameBlob = (a: Buffer | null, b: Buffer | null) => (a === null || b === null ? a === b : a.equals(b));
+
+/** Resolves with `promise`, or with a timeout failure as soon as `signal` aborts (the promise runs on for others). */
+function untilAborted<T>(promise: Promise<Result<T>>, signal: AbortSignal): Promise<Result<T>> {
+  if (signal.aborted) return Promise.resolve(fail(tooSlow()));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(fail(tooSlow()));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => (signal.removeEventListener('abort', onAbort), resolve(v)),
+      (e: unknown) => (signal.removeEventListener('abort', onAbort), reject(e)),
+    );
+  });
+}
+
+export function createTokenRefresher(deps: TokenRefresherDeps): TokenRefresher {
+  const { store, endpoint, lock, logger, tokens } = deps;
+  const inflight = new Map<string, Promise<Result<Refreshed>>>();
+
+  const needsRefresh = (record: CredentialRecord) =>
+    record.sealed.access === null || (record.tokenExpiresAt !== null && record.tokenExpiresAt.getTime() - Date.now() <= tokens.refreshSkewS * 1000);
+
+  /** What the row says now, if that settles the question without a refresh; undefined = refresh it. */
+  const settle = (row: CredentialRecord | null, seen: CredentialRecord, force: boolean): Result<Refreshed> | undefined => {
+    if (row === null) return fail(disconnected(seen));
+    if (row.status !== 'connected') return fail(expired(row));
+    if (needsRefresh(row)) return undefined;
+    if (!force || !sameBlob(row.sealed.access, seen.sealed.access)) return ok({ record: row });
+    return undefined;
+  };
+
+  async function persist(current: CredentialRecord, used: string, outcome: Extract<RefreshOutcome, { kind: 'refreshed' }>): Promise<Result<Refreshed>> {
+    const fresh = { accessToken: outcome.accessToken, expiresAt: outcome.expiresAt, ...(outcome.refreshToken ? { refreshToken: outcome.refreshToken } : {}), ...(outcome.scopes ? { scopes: outcome.scopes } : {}) };
+    let target = current;
+    for (let tries = 0; tries < 3; tries++) {
+      const saved = await store.updateTokens(target, fresh);
+      if (saved) {
+        logger.info({ credential_id: saved.id, integration: saved.integration, rotated: outcome.refreshToken !== undefined, expires_at: saved.tokenExpiresAt }, 'access token refreshed');
+        return ok({ record: saved, accessToken: outcome.accessToken });
+      }
+      const row = await store.getById(target.id);
+      // Only re-sealed meanwhile (key rotation): same grant, so write again. Anything else (a reconnect, a
+      // disconnect, another refresh) wins over this refresh, whose tokens are dropped.
+      if (row?.status === 'connected' && store.openTokens(row).refreshToken === used) {
+        target = row;
+        continue;
+      }
+      logger.info({ credential_id: current.id }, 'the connection changed during a refresh; keeping what was written');
+      return settle(row, current, false) ?? ok({ record: row! });
+    }
+    return fail(tooSlow());
+  }
+
+  /** Holding the lock (or going without it): re-read, and refresh only if nobody has meanwhile. */
+  async function refreshNow(seen: CredentialRecord, force: boolean, signal: AbortSignal): Promise<Result<Refreshed>> {
+    const current = await store.getById(seen.id);
+    const settled = settle(current, seen, force);
+    if (settled || current === null) return settled!;
+    const used = store.openTokens(current).refreshToken;
+    const outcome: RefreshOutcome = used === null ? { kind: 'invalid_grant', description: 'no refresh token stored' } : await endpoint(used, signal);
+    switch (outcome.kind) {
+      case 'refreshed':
+        return persist(current, used!, outcome);
+      case 'invalid_grant':
+        if (!(await store.markExpired(current.id, outcome.description, current))) {
+          return settle(await store.getById(current.id), current, false) ?? fail(expired(current)); // a reconnect won
+        }
+        logger.warn({ credential_id: current.id, integration: current.integration, reason: outcome.description }, 'Google refused the refresh token; connection marked expired');
+        return fail(expired(current));
+      case 'failed':
+        if (outcome.misconfigured) {
+          logger.error({ credential_id: current.id, integration: current.integration, details: outcome.error.details }, 'Google refused the Hub’s OAuth client while refreshing a token; check HUB_GOOGLE_CLIENT_ID/SECRET');
+          return fail(outcome.error);
+        }
+        // Google's token endpoint is down, but the token in hand is still valid for a while (refreshing early is
+        // a courtesy, not a need): ride out the outage with it. Only a token that is gone or rejected fails.
+        if (!force && current.sealed.access !== null && current.tokenExpiresAt !== null && current.tokenExpiresAt.getTime() - Date.now() > STILL_USABLE_MS) {
+          logger.warn({ credential_id: current.id, integration: current.integration, details: outcome.error.details, expires_at: current.tokenExpiresAt }, 'access token refresh failed; using the current token until it expires');
+          return ok({ record: current });
+        }
+        logger.warn({ credential_id: current.id, integration: current.integration, details: outcome.error.details }, 'access token refresh failed; the connection is kept');
+        return fail(outcome.error);
+    }
+  }
+
+  async function run(seen: CredentialRecord, force: boolean, signal: AbortSignal): Promise<Result<Refreshed>> {
+    const key = `hub:refresh-lock:${seen.id}`;
+    for (let wait = POLL_FIRST_MS; ; wait = Math.min(wait * 2, POLL_MAX_MS)) {
+      const attempt = await lock.acquire(key, tokens.refreshLockTtlMs);
+      if (attempt.state === 'unavailable') {
+        logger.warn({ err: attempt.err, credential_id: seen.id }, 'refresh lock unavailable; refreshing without the cross-replica lock');
+        return refreshNow(seen, force, signal);
+      }
+      if (attempt.state === 'acquired') {
+        try {
+          return await refreshNow(seen, force, signal);
+        } finally {
+          void attempt.release(); // never throws; not awaited, so a slow Redis cannot delay the answer
+        }
+      }
+      // Another replica is refreshing: give it a moment, then use what it persisted (or try the lock again).
+      try {
+        await sleep(wait, undefined, { signal });
+      } catch {
+        return fail(tooSlow());
+      }
+      const settled = settle(await store.getById(seen.id), seen, force);
+      if (settled) return settled;
+    }
+  }
+
+  return {
+    needsRefresh,
+    refresh(record, { force, signal }) {
+      let flight = inflight.get(record.id);
+      if (!flight) {
+        flight = run(record, force, AbortSignal.timeout(deps.budgetMs))
+          .catch((err: unknown) => fail(storeUnavailable(err, logger)))
+          .finally(() => inflight.delete(record.id));
+        inflight.set(record.id, flight);
+      }
+      return untilAborted(flight, signal);
+    },
+  };
+}
+
+/** As the app wires it: Google's token endpoint from configuration; a Redis lock when replicas share Redis. */
+export function tokenRefresherFor(config: Pick<Config, 'google' | 'tokens' | 'upstream'>, store: CredentialStore, redis: Redis | null, logger: Logger): TokenRefresher {
+  const lock = redis ? createRedisRefreshLock(redis, { onReleaseError: (err) => logger.warn({ err }, 'refresh lock release failed; it expires on its own') }) : localRefreshLock;
+  return createTokenRefresher({
+    store,
+    endpoint: createTokenEndpoint(config.google, config.upstream.attemptTimeoutMs),
+    lock,
+    logger,
+    tokens: config.tokens,
+    budgetMs: config.upstream.toolDeadlineMs,
+  });
+}
