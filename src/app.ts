@@ -1,4 +1,5 @@
 import express, { type Express } from 'express';
+import { adminJwtAuth } from './auth/admin-jwt';
 import { serviceSecretAuth } from './auth/service-secret';
 import type { Config } from './config';
 import { errorHandler, notFound } from './http/error-handler';
@@ -6,7 +7,8 @@ import { jsonBody } from './http/json-body';
 import { type Lifecycle, requestContext } from './http/request-context';
 import { apiSecurityHeaders } from './http/security-headers';
 import { sendJson } from './http/respond';
-import { createConnectionResolver } from './integrations/connections';
+import { type ConnectionResolver, createConnectionResolver } from './integrations/connections';
+import { tokenRefresherFor } from './integrations/token-refresh';
 import { createConnectLinks } from './integrations/connect-links';
 import { createSetupUrlFor } from './integrations/setup-url';
 import { createConnectFlow } from './integrations/connect-flow';
@@ -25,6 +27,10 @@ import { createRateLimiter } from './protection/rate-limit';
 import { healthz, readyz } from './routes/health';
 import { createUpstream } from './upstream';
 import { integrationStatusRoute } from './routes/integration-status';
+import { createConnectLinkRoute } from './routes/admin/create-connect-link';
+import { deleteIntegrationRoute } from './routes/admin/delete-integration';
+import { listIntegrationsRoute } from './routes/admin/list-integrations';
+import { createDisconnect } from './integrations/disconnect';
 import { openApiRoute } from './routes/openapi';
 import { type CredentialStore, createCredentialStore } from './store/credential-store';
 import type { Db } from './store/db';
@@ -52,6 +58,8 @@ export interface HubApp {
   keys: KeyRotation;
   tools: ToolRegistry;
   lifecycle: Lifecycle;
+  /** Credential lookups for tool calls (cached briefly); `invalidate` after a connection changes. */
+  connections: ConnectionResolver;
 }
 
 /** Builds the whole Hub from its parsed configuration and open connections — the only place things are wired. */
@@ -63,7 +71,8 @@ export function createApp(deps: AppDeps): HubApp {
   const connectLinks = createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: config.connect.linkTtlS });
   const setupUrlFor = createSetupUrlFor(connectLinks);
   const tools = createToolRegistry(deps.tools ?? BUILT_IN_TOOLS);
-  const connections = createConnectionResolver({ store, setupUrlFor, logger });
+  const refresher = tokenRefresherFor(config, store, deps.redis ?? null, logger);
+  const connections = createConnectionResolver({ store, setupUrlFor, logger, refresher, cacheTtlMs: config.tokens.credentialCacheTtlMs, deadlineMs: config.upstream.toolDeadlineMs });
   const catalog = buildCatalog(tools);
   const rateLimiter = createRateLimiter(config.rateLimit, deps.redis ?? null);
   // Redis when configured, so every replica sees the same records; else the database every replica shares.
@@ -88,6 +97,14 @@ export function createApp(deps: AppDeps): HubApp {
   app.get('/api/internal/integrations/status/:customer_id', auth, integrationStatusRoute({ store, tools, setupUrlFor, logger }));
   app.use('/api/internal', auth); // unknown internal paths: authenticate first, so probing learns nothing
 
+  // The admin API (Bearer JWT): connect links, and every connection of a customer, listed or disconnected.
+  const adminAuth = adminJwtAuth(config.admin);
+  const disconnect = createDisconnect({ store, google, timeoutMs: config.upstream.attemptTimeoutMs, onCredentialChanged: (target) => connections.invalidate(target) });
+  app.post('/api/admin/connect-links', adminAuth, jsonBody, createConnectLinkRoute({ connectLinks, returnUrlPrefixes: config.connect.returnUrlPrefixes }));
+  app.get('/api/admin/customers/:customer_id/integrations', adminAuth, listIntegrationsRoute({ store, tools, setupUrlFor, logger }));
+  app.delete('/api/admin/customers/:customer_id/integrations/:integration', adminAuth, deleteIntegrationRoute({ disconnect, logger }));
+  app.use('/api/admin', adminAuth); // unknown admin paths: authenticate first, as for /api/internal
+
   // The browser side of connecting Google: a signed connect link in, Google's consent, the callback back.
   const connectFlow = createConnectFlow({
     links: connectLinks,
@@ -109,5 +126,5 @@ export function createApp(deps: AppDeps): HubApp {
 
   app.use(notFound);
   app.use(errorHandler(logger));
-  return { app, store, keys: createKeyRotation(db, cipher), tools, lifecycle };
+  return { app, store, keys: createKeyRotation(db, cipher), tools, lifecycle, connections };
 }

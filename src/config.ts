@@ -339,6 +339,42 @@ export class ConfigError extends Error {
   }
 }
 
+type AdminEnv = Pick<Env, 'HUB_ADMIN_JWT_SECRET' | 'HUB_ADMIN_JWT_PUBLIC_KEY' | 'HUB_ADMIN_JWT_ISSUER' | 'HUB_ADMIN_JWT_AUDIENCE'>;
+
+function adminAuth(e: AdminEnv): AdminAuthConfig {
+  if (e.HUB_ADMIN_JWT_SECRET && e.HUB_ADMIN_JWT_PUBLIC_KEY) {
+    // One algorithm per deployment: accepting both would let an HS256 token signed with the public key through.
+    throw new ConfigError(['HUB_ADMIN_JWT_SECRET and HUB_ADMIN_JWT_PUBLIC_KEY: set one, not both']);
+  }
+  return {
+    key: e.HUB_ADMIN_JWT_PUBLIC_KEY
+      ? { algorithm: 'RS256', publicKey: e.HUB_ADMIN_JWT_PUBLIC_KEY }
+      : e.HUB_ADMIN_JWT_SECRET
+        ? { algorithm: 'HS256', secret: e.HUB_ADMIN_JWT_SECRET }
+        : null,
+    issuer: e.HUB_ADMIN_JWT_ISSUER,
+    audience: e.HUB_ADMIN_JWT_AUDIENCE,
+  };
+}
+
+const adminEnvSchema = envSchema.pick({
+  HUB_ADMIN_JWT_SECRET: true,
+  HUB_ADMIN_JWT_PUBLIC_KEY: true,
+  HUB_ADMIN_JWT_ISSUER: true,
+  HUB_ADMIN_JWT_AUDIENCE: true,
+  HUB_DATA_DIR: true,
+});
+
+/**
+ * For `npm run admin-token`: only the admin API's settings, and the data directory where `npm run demo` keeps
+ * the secrets it generated. Minting a token needs no database, service secret or encryption key.
+ */
+export function loadAdminTokenConfig(env: Record<string, string | undefined>): { admin: AdminAuthConfig; dataDir: string } {
+  const parsed = adminEnvSchema.safeParse(env);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  return { admin: adminAuth(parsed.data), dataDir: parsed.data.HUB_DATA_DIR };
+}
+
 /** Parses an environment-like record. Throws ConfigError naming every missing or invalid variable. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const parsed = envSchema.safeParse(env);
@@ -346,10 +382,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(environment)'}: ${i.message}`));
   }
   const e = parsed.data;
-  if (e.HUB_ADMIN_JWT_SECRET && e.HUB_ADMIN_JWT_PUBLIC_KEY) {
-    // One algorithm per deployment: accepting both would let an HS256 token signed with the public key through.
-    throw new ConfigError(['HUB_ADMIN_JWT_SECRET and HUB_ADMIN_JWT_PUBLIC_KEY: set one, not both']);
-  }
+  const admin = adminAuth(e);
   return {
     port: e.HUB_PORT,
     host: e.HUB_HOST,
@@ -382,15 +415,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       breakerHalfOpenMs: e.HUB_BREAKER_HALF_OPEN_MS,
     },
     idempotency: { ttlS: e.HUB_IDEMPOTENCY_TTL_S },
-    admin: {
-      key: e.HUB_ADMIN_JWT_PUBLIC_KEY
-        ? { algorithm: 'RS256', publicKey: e.HUB_ADMIN_JWT_PUBLIC_KEY }
-        : e.HUB_ADMIN_JWT_SECRET
-          ? { algorithm: 'HS256', secret: e.HUB_ADMIN_JWT_SECRET }
-          : null,
-      issuer: e.HUB_ADMIN_JWT_ISSUER,
-      audience: e.HUB_ADMIN_JWT_AUDIENCE,
-    },
+    admin,
     connect: {
       linkTtlS: e.HUB_CONNECT_LINK_TTL_S,
       redirectUri: e.HUB_GOOGLE_REDIRECT_URI ?? `${e.HUB_PUBLIC_URL}/integrations/google/callback`,

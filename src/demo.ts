@@ -2,10 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Config, SANDBOX_DEFAULT_CLIENT, loadConfigOrExit, loadSandboxConfig, processEnv } from './config';
-import { INTEGRATIONS } from './integrations/integrations';
+import { createConnectLinks } from './integrations/connect-links';
 import { type RunningSandbox, createSandbox } from './sandbox/app';
 import { DEMO_ACCOUNTS, demoAccounts } from './sandbox/demo-data';
-import { mintOfflineGrant } from './sandbox/oauth/tokens';
 import type { World } from './sandbox/world';
 import { type RunningHub, exitOnStartFailure, startHub, stopOnSignals } from './server';
 import { IN_MEMORY } from './store/pglite';
@@ -19,7 +18,7 @@ import { IN_MEMORY } from './store/pglite';
 const DEMO_CUSTOMER_ID = '5f0c2f4e-8d3b-4c1e-9a57-3b9d2e6a1c00';
 const DEMO_AGENT_ID = '6f1c2b1e-0a4e-4f57-9a0b-1c2d3e4f5a6b';
 
-type Generated = Partial<Record<'HUB_SERVICE_SECRETS' | 'HUB_ENCRYPTION_KEYS', string>>;
+type Generated = Partial<Record<'HUB_SERVICE_SECRETS' | 'HUB_ENCRYPTION_KEYS' | 'HUB_ADMIN_JWT_SECRET', string>>;
 
 function demoEnvironment(env: Record<string, string | undefined>) {
   const dataDir = env.HUB_DATA_DIR?.trim() || './data';
@@ -50,6 +49,8 @@ function demoEnvironment(env: Record<string, string | undefined>) {
     HUB_PUBLIC_URL: env.HUB_PUBLIC_URL?.trim() || `http://localhost:${port}`,
     HUB_SERVICE_SECRETS: fill('HUB_SERVICE_SECRETS', () => randomBytes(32).toString('hex')),
     HUB_ENCRYPTION_KEYS: fill('HUB_ENCRYPTION_KEYS', () => `demo1:${randomBytes(32).toString('base64')}`),
+    // The admin API's key (npm run admin-token reads it back from the secrets file); not when RS256 is configured.
+    ...(env.HUB_ADMIN_JWT_PUBLIC_KEY?.trim() ? {} : { HUB_ADMIN_JWT_SECRET: fill('HUB_ADMIN_JWT_SECRET', () => randomBytes(32).toString('hex')) }),
   };
   if (secretsFile && Object.keys(generated).length > 0) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -59,7 +60,7 @@ function demoEnvironment(env: Record<string, string | undefined>) {
   return { merged, generated, reused, secretsFile };
 }
 
-function banner(url: string, secret: string | undefined, notes: string[], sandboxUrl: string): string {
+function banner(url: string, secret: string | undefined, notes: string[], sandboxUrl: string, connectUrl: string): string {
   const auth = secret ? `ServiceSecret ${secret}` : 'ServiceSecret $HUB_SECRET';
   const execute = (body: object) =>
     `curl -s -X POST ${url}/api/internal/tools/execute/ -H 'Authorization: ${auth}' -H 'Content-Type: application/json' -d '${JSON.stringify(body)}'`;
@@ -79,6 +80,10 @@ function banner(url: string, secret: string | undefined, notes: string[], sandbo
     execute({ tool: 'hub_echo', ...call, inputs: { message: 'hello from the demo' }, context: { request_id: 'demo-1' } }),
     '# which Google integrations the demo customer has connected',
     `curl -s ${url}/api/internal/integrations/status/${DEMO_CUSTOMER_ID}/ -H 'Authorization: ${auth}'`,
+    '# the admin API (Bearer JWT minted by npm run admin-token): every connection of the demo customer',
+    `curl -s ${url}/api/admin/customers/${DEMO_CUSTOMER_ID}/integrations -H "Authorization: Bearer $(npm run -s admin-token -- --customer ${DEMO_CUSTOMER_ID})"`,
+    '# open in a browser: connect an end user\'s calendar (the sandbox shows Google\'s consent page; pick anyone)',
+    connectUrl,
     '# errors use the contract envelope: unknown tool, invalid inputs, wrong secret',
     execute({ tool: 'calendar_teleport', ...call, inputs: {} }),
     execute({ tool: 'hub_echo', ...call, inputs: { message: 42 } }),
@@ -108,24 +113,27 @@ async function startDemoSandbox(env: Record<string, string | undefined>, hubPubl
 }
 
 /**
- * Connects the demo customer's Google Calendar and Gmail (Ana's account) by seeding the credential store with
- * an offline grant minted in the sandbox. The Hub's own connect flow (an admin link, Google's consent page,
- * the callback) replaces this once it exists; the stored rows are the same.
+ * Connects the demo customer's Google Calendar and Gmail (Ana's account) through the Hub's own connect flow,
+ * as a browser would: the signed connect link → the Hub → the sandbox's consent (approved as Ana, for this one
+ * step) → the Hub's callback, which exchanges the code and stores the sealed tokens.
  */
 async function connectDemoCustomer(hub: RunningHub, world: World, config: Config) {
-  for (const integration of [INTEGRATIONS.google_calendar, INTEGRATIONS.google_gmail]) {
-    const grant = mintOfflineGrant(world, config.google.clientId!, DEMO_ACCOUNTS.ana, integration.scopes);
-    await hub.store.save({
-      customerId: DEMO_CUSTOMER_ID,
-      userId: null,
-      integration: integration.id,
-      accountEmail: DEMO_ACCOUNTS.ana,
-      scopes: integration.scopes,
-      accessToken: grant.accessToken,
-      refreshToken: grant.refreshToken,
-      tokenExpiresAt: grant.expiresAt,
-      lastRefreshedAt: new Date(),
-    });
+  const links = createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: 300 });
+  const previous = world.oauth.consent;
+  world.oauth.consent = { mode: 'auto', account: DEMO_ACCOUNTS.ana };
+  try {
+    for (const integration of ['google_calendar', 'google_gmail'] as const) {
+      const link = links.create({ customerId: DEMO_CUSTOMER_ID, userId: null, integration, returnUrl: null });
+      // The link is on the public URL; the request goes to this process (they differ behind a proxy).
+      const atHub = (url: string) => new URL(new URL(url).pathname + new URL(url).search, hub.url).toString();
+      const start = await fetch(atHub(link.url), { redirect: 'manual' });
+      const cookie = start.headers.get('set-cookie')?.split(';')[0];
+      const consent = await fetch(start.headers.get('location') ?? '', { redirect: 'manual' });
+      const callback = await fetch(atHub(consent.headers.get('location') ?? ''), { redirect: 'manual', headers: cookie ? { cookie } : {} });
+      if (callback.status !== 200) throw new Error(`connecting the demo customer's ${integration} failed: ${callback.status}`);
+    }
+  } finally {
+    world.oauth.consent = previous; // people opening a connect link in the demo see the consent page
   }
 }
 
@@ -143,7 +151,7 @@ async function main() {
   if (fresh.length) notes.push(`Generated ${fresh.join(' and ')}${secretsFile ? ` (saved to ${resolve(secretsFile)})` : ''}.`);
   if (reused.length) notes.push(`Reused ${reused.join(' and ')} from ${resolve(secretsFile!)}.`);
   notes.push(
-    `Google sandbox: ${sandbox.running.url} (control API ${sandbox.running.url}/_sandbox/); demo customer connected as ${DEMO_ACCOUNTS.ana}.`,
+    `Google sandbox: ${sandbox.running.url} (control API ${sandbox.running.url}/_sandbox/); demo customer connected as ${DEMO_ACCOUNTS.ana} through the connect flow.`,
   );
   notes.push(
     `Database: ${config.database.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.database.dataDir}`}; ` +
@@ -151,7 +159,9 @@ async function main() {
   );
   const secret = generated.HUB_SERVICE_SECRETS;
   const url = `http://localhost:${hub.port}`;
-  setTimeout(() => process.stdout.write(banner(url, secret, notes, sandbox.running.url)), 150); // after the start-up log lines
+  const links = createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: config.connect.linkTtlS });
+  const connectUrl = links.create({ customerId: DEMO_CUSTOMER_ID, userId: 'demo-user', integration: 'google_calendar', returnUrl: null }).url;
+  setTimeout(() => process.stdout.write(banner(url, secret, notes, sandbox.running.url, connectUrl)), 150); // after the start-up log lines
 }
 
 main().catch(exitOnStartFailure('demo failed to start'));

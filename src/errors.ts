@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   // the Hub's additions
   'VALIDATION_ERROR',
   'UNAUTHORIZED',
+  'FORBIDDEN',
   'RESOURCE_NOT_FOUND',
   'CONFLICT',
   'PAYLOAD_TOO_LARGE',
@@ -33,6 +34,7 @@ export function codeToStatus(code: ErrorCode): number {
     case 'UNAUTHORIZED':
       return 401;
     case 'INTEGRATION_PERMISSION_DENIED':
+    case 'FORBIDDEN':
       return 403;
     case 'TOOL_NOT_FOUND':
     case 'RESOURCE_NOT_FOUND':
@@ -72,6 +74,7 @@ export function defaultRetryable(code: ErrorCode): boolean {
     case 'TOOL_NOT_FOUND':
     case 'VALIDATION_ERROR':
     case 'UNAUTHORIZED':
+    case 'FORBIDDEN':
     case 'RESOURCE_NOT_FOUND':
     case 'CONFLICT':
     case 'PAYLOAD_TOO_LARGE':

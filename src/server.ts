@@ -28,6 +28,7 @@ export const secretLiterals = (config: Config) => [
   ...config.serviceSecrets,
   ...config.encryptionKeys.map((k) => k.key.toString('base64')),
   ...(config.google.clientSecret ? [config.google.clientSecret] : []),
+  ...(config.admin.key?.algorithm === 'HS256' ? [config.admin.key.secret] : []),
 ];
 
 export async function startHub(config: Config, options: StartOptions = {}): Promise<RunningHub> {

@@ -28,7 +28,8 @@ export function sendError(res: Response, error: HubError, apiCalls = 0, replay =
   res.locals.errorCode = error.code;
   const headers: string[] = [];
   if (error.retryAfterS !== undefined) headers.push('Retry-After', String(error.retryAfterS));
-  if (error.code === 'UNAUTHORIZED') headers.push('WWW-Authenticate', 'ServiceSecret realm="hub"');
+  // The admin API names its own (Bearer) challenge in error.headers; everything else uses the service secret.
+  if (error.code === 'UNAUTHORIZED' && error.headers?.['WWW-Authenticate'] === undefined) headers.push('WWW-Authenticate', 'ServiceSecret realm="hub"');
   if (error.headers) for (const [name, value] of Object.entries(error.headers)) headers.push(name, value);
   const body: Record<string, unknown> = { code: error.code, message: error.message };
   if (error.details !== undefined) body.details = error.details;

@@ -1,3 +1,4 @@
+import type { AdminPrincipal } from '../auth/admin-access';
 import type { Logger } from '../logger';
 
 /**
@@ -12,6 +13,8 @@ export class RequestState {
   errorCode: string | undefined = undefined;
   /** Child logger bound to this request's ids; made on first use only (requestLogger). */
   log: Logger | undefined = undefined;
+  /** Who called the admin API, once its token is verified (auth/admin-jwt.ts). */
+  admin: AdminPrincipal | undefined = undefined;
   constructor(
     /** performance.now() when the request arrived. */
     public t0: number,

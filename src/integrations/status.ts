@@ -19,7 +19,39 @@ export interface IntegrationStatus {
   setup_url?: string;
 }
 
-const iso = (d: Date | null) => (d === null ? null : d.toISOString());
+export const iso = (d: Date | null) => (d === null ? null : d.toISOString());
+
+export interface ConnectionState {
+  /** Whether tools can run with it. */
+  connected: boolean;
+  status: Exclude<ConnectionStatus, 'not_connected'>;
+  /** Requested scopes (full URLs) the grant lacks. */
+  missingScopes: string[];
+  /** Tools whose required scopes the grant covers, by name; none while it is not usable. */
+  toolsAvailable: string[];
+}
+
+/**
+ * What one stored connection is worth: `expired` when Google no longer honours it, `insufficient_scopes` when
+ * it lacks any scope the integration asks for (still usable, with fewer tools), else `connected`. The status
+ * endpoint and the admin API both answer from this, so they cannot disagree.
+ */
+export function connectionState(record: CredentialRecord, tools: ToolRegistry): ConnectionState {
+  const usable = record.status === 'connected';
+  const missing = missingScopes(record.scopes, INTEGRATIONS[record.integration].scopes);
+  return {
+    connected: usable,
+    status: !usable ? 'expired' : missing.length === 0 ? 'connected' : 'insufficient_scopes',
+    missingScopes: missing,
+    toolsAvailable: usable
+      ? tools
+          .forIntegration(record.integration)
+          .filter((t) => missingScopes(record.scopes, t.requiredScopes).length === 0)
+          .map((t) => t.name)
+          .sort()
+      : [],
+  };
+}
 
 /**
  * The contract's status view of each integration for a customer (and optionally one end user). `connected`
@@ -39,25 +71,17 @@ export function describeIntegrations(
       out[integration] = { connected: false, status: 'not_connected', tools_available: [], setup_url };
       continue;
     }
-    const usable = record.status === 'connected';
-    const complete = missingScopes(record.scopes, INTEGRATIONS[integration].scopes).length === 0;
-    const status: ConnectionStatus = !usable ? 'expired' : complete ? 'connected' : 'insufficient_scopes';
+    const state = connectionState(record, tools);
     out[integration] = {
-      connected: usable,
-      status,
+      connected: state.connected,
+      status: state.status,
       source: record.userId === null ? 'customer' : 'user',
       scopes: record.scopes.map(shortScope),
       email: record.accountEmail,
       expires_at: iso(record.tokenExpiresAt),
       last_refreshed_at: iso(record.lastRefreshedAt),
-      tools_available: usable
-        ? tools
-            .forIntegration(integration)
-            .filter((t) => missingScopes(record.scopes, t.requiredScopes).length === 0)
-            .map((t) => t.name)
-            .sort()
-        : [],
-      ...(status === 'connected' ? {} : { setup_url }),
+      tools_available: state.toolsAvailable,
+      ...(state.status === 'connected' ? {} : { setup_url }),
     };
   }
   return out;

@@ -186,6 +186,25 @@ describe('connecting Google through a setup_url', () => {
     expect((await status(customerId)).body.integrations.google_calendar).toMatchObject({ status: 'connected', email: ALICE });
   });
 
+  test('when the grant is revoked at Google, then the next call is INTEGRATION_EXPIRED, status shows expired, and reconnecting through its setup_url restores it', async () => {
+    const customerId = randomUUID();
+    const carol = `carol-${customerId.slice(0, 8)}@connect.test`;
+    await sandbox.createAccount({ email: carol, time_zone: 'Asia/Tokyo' });
+    await sandbox.control('PUT', '/consent', { mode: 'auto', account: carol });
+    await finish(await throughGoogle(await setupUrlFor(customerId))).expect(200);
+    await timezone(customerId).expect(200);
+
+    await sandbox.control('POST', `/accounts/${carol}/revoke`);
+    const expired = await timezone(customerId).expect(401);
+    expect(expired.body.error).toMatchObject({ code: 'INTEGRATION_EXPIRED', retryable: false });
+    const s = (await status(customerId).expect(200)).body.integrations.google_calendar;
+    expect(s).toMatchObject({ connected: false, status: 'expired' });
+
+    await finish(await throughGoogle(expired.body.error.details.setup_url)).expect(200);
+    expect((await status(customerId).expect(200)).body.integrations.google_calendar).toMatchObject({ connected: true, status: 'connected' });
+    expect((await timezone(customerId).expect(200)).body.result).toEqual({ time_zone: 'Asia/Tokyo' });
+  });
+
   test('when the link names an allow-listed return_url, then the person is sent back there with the result', async () => {
     const link = linkFor(randomUUID(), 'google_gmail', null, 'https://app.example.com/hub-done?tab=1');
     const done = await finish(await throughGoogle(link)).expect(302);

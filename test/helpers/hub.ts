@@ -16,7 +16,7 @@ export interface TestHub extends HubApp {
 
 /** The real app on a fresh database, with the built-in tools plus the test-only ones, and readable logs. */
 export async function buildTestHub(
-  options: { driver?: DriverKind; tools?: readonly AnyTool[]; env?: Record<string, string>; redis?: Redis; db?: Db } = {},
+  options: { driver?: DriverKind; tools?: readonly AnyTool[]; env?: Record<string, string | undefined>; redis?: Redis; db?: Db } = {},
 ): Promise<TestHub> {
   const logs = captureLogs();
   const testDb: TestDb = options.db

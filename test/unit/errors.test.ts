@@ -12,6 +12,7 @@ describe('error codes', () => {
       RATE_LIMITED: 429,
       VALIDATION_ERROR: 400,
       UNAUTHORIZED: 401,
+      FORBIDDEN: 403,
       RESOURCE_NOT_FOUND: 404,
       CONFLICT: 409,
       PAYLOAD_TOO_LARGE: 413,
@@ -28,6 +29,7 @@ describe('error codes', () => {
   it('when an error is built, then retryable defaults by code and retry_after is whole seconds', () => {
     expect(hubError('RATE_LIMITED', 'x').retryable).toBe(true);
     expect(hubError('VALIDATION_ERROR', 'x').retryable).toBe(false);
+    expect(hubError('FORBIDDEN', 'x').retryable).toBe(false);
     expect(hubError('CONFLICT', 'x', { retryable: true }).retryable).toBe(true);
     expect(hubError('RATE_LIMITED', 'x', { retryAfterS: 1.2 }).retryAfterS).toBe(2);
     expect(hubError('RATE_LIMITED', 'x', { retryAfterS: -3 }).retryAfterS).toBe(0);

@@ -1,0 +1,52 @@
+import type { RequestHandler } from 'express';
+import { z } from 'zod';
+import { mayActOn, principalOf } from '../../auth/admin-access';
+import { sendError } from '../../http/envelope';
+import { requestLogger } from '../../http/request-context';
+import { sendJson } from '../../http/respond';
+import { toIssues, validationError } from '../../http/validation';
+import type { Disconnect } from '../../integrations/disconnect';
+import { INTEGRATION_IDS } from '../../integrations/integrations';
+import type { Logger } from '../../logger';
+import { userIdSchema } from '../../tools/execute-request';
+
+const params = z.object({
+  customer_id: z.guid('must be a UUID'),
+  integration: z.enum(INTEGRATION_IDS, { error: `must be one of ${INTEGRATION_IDS.join(', ')}` }),
+});
+const query = z.strictObject({ user_id: userIdSchema.optional() });
+
+/**
+ * DELETE /api/admin/customers/{customer_id}/integrations/{integration}?user_id= — revokes the grant at Google
+ * and forgets the connection (the end user's own with user_id, else the customer-wide one). Idempotent.
+ */
+export function deleteIntegrationRoute(deps: { disconnect: Disconnect; logger: Logger }): RequestHandler {
+  return async (req, res) => {
+    const p = params.safeParse(req.params);
+    const q = query.safeParse(req.query);
+    if (!p.success || !q.success) {
+      const issues = [...(p.success ? [] : toIssues(p.error)), ...(q.success ? [] : toIssues(q.error, 'query'))];
+      sendError(res, validationError('Invalid customer_id, integration or query parameters', issues));
+      return;
+    }
+    const target = { customerId: p.data.customer_id.toLowerCase(), userId: q.data.user_id ?? null, integration: p.data.integration };
+    const forbidden = mayActOn(principalOf(res), target.customerId);
+    if (forbidden) {
+      sendError(res, forbidden);
+      return;
+    }
+    const result = await deps.disconnect(target, requestLogger(deps.logger, res));
+    if (!result.ok) {
+      sendError(res, result.error);
+      return;
+    }
+    sendJson(res, 200, {
+      customer_id: target.customerId,
+      user_id: target.userId,
+      integration: target.integration,
+      disconnected: result.value.disconnected,
+      revoked_at_google: result.value.revokedAtGoogle,
+      ...(result.value.revokeSkipped ? { revoke_skipped: result.value.revokeSkipped } : {}),
+    });
+  };
+}
