@@ -1,4 +1,4 @@
-import { GaxiosError } from 'gaxios';
+import { GaxiosError, request } from 'gaxios';
 import { CodeChallengeMethod } from 'google-auth-library';
 import { z } from 'zod';
 import type { Config } from '../config';
@@ -37,7 +37,7 @@ export interface GoogleOAuth {
 const tokenResponse = z.object({
   access_token: z.string().min(1).max(4096),
   refresh_token: z.string().min(1).max(4096).nullish(),
-  expiry_date: z.number().int().positive().nullish(),
+  expires_in: z.number().positive().nullish(),
   scope: z.string().max(8192),
   id_token: z.string().min(1).max(16_384).nullish(),
   token_type: z.string().nullish(),
@@ -78,15 +78,29 @@ export function createGoogleOAuth(deps: { config: Config; google: GoogleClients;
     },
 
     async exchange(code, codeVerifier) {
-      const oauth = client();
+      // One request, never retried: an authorization code is single-use, and Google answers a replayed code by
+      // revoking what the first exchange issued — google-auth-library's getToken() would retry a 5xx by itself.
+      const startedAt = Date.now();
+      const form = new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: codeVerifier, redirect_uri: config.connect.redirectUri });
+      if (clientId) form.set('client_id', clientId);
+      if (config.google.clientSecret) form.set('client_secret', config.google.clientSecret);
       let raw: unknown;
       try {
-        raw = (await oauth.getToken({ code, codeVerifier, redirect_uri: config.connect.redirectUri })).tokens;
+        const res = await request({
+          url: config.google.endpoints.tokenUrl,
+          method: 'POST',
+          data: form,
+          responseType: 'json',
+          retry: false,
+          signal: AbortSignal.timeout(config.upstream.attemptTimeoutMs),
+        });
+        raw = res.data;
       } catch (err) {
         const failure = classify(err);
         logger.warn({ failure, status: err instanceof GaxiosError ? err.response?.status : undefined }, 'Google refused or failed the code exchange');
         return { ok: false, failure };
       }
+      const oauth = client();
       const parsed = tokenResponse.safeParse(raw);
       if (!parsed.success) {
         logger.error({ issues: parsed.error.issues.map((i) => i.path.join('.')) }, "Google's token response did not have the expected shape");
@@ -112,7 +126,7 @@ export function createGoogleOAuth(deps: { config: Config; google: GoogleClients;
         tokens: {
           accessToken: t.access_token,
           refreshToken: t.refresh_token ?? null,
-          expiresAt: t.expiry_date ? new Date(t.expiry_date) : null,
+          expiresAt: t.expires_in ? new Date(startedAt + t.expires_in * 1000) : null,
           scopes: [...new Set(t.scope.split(/\s+/).filter(Boolean))],
           email,
         },

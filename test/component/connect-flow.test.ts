@@ -268,13 +268,16 @@ describe('refusing what does not belong to the flow', () => {
     expect(await hub.store.listForCustomer(customerId)).toEqual([]);
   });
 
-  test('when Google fails the code exchange (5xx), then the page says try again and nothing is stored', async () => {
+  test('when Google fails the code exchange (5xx), then the page says try again, the code was sent once, and nothing is stored', async () => {
     const customerId = randomUUID();
     const journey = await throughGoogle(await setupUrlFor(customerId));
     const fault = await sandbox.control('POST', '/faults', { method: 'POST', path: '/token', status: 503, times: 5 });
     try {
       const res = await finish(journey).expect(502);
       expect(res.text).toContain('Google could not be reached');
+      // One attempt only: a code is single-use, and a replayed code makes Google revoke what it issued.
+      const faults = (await sandbox.control('GET', '/faults')).body.faults as { id: string; hits: number }[];
+      expect(faults.find((f) => f.id === fault.body.id)?.hits).toBe(1);
       expect(res.text).not.toContain(new URL(journey.callbackUrl).searchParams.get('code')!);
     } finally {
       await sandbox.control('DELETE', `/faults/${fault.body.id}`);
