@@ -12,6 +12,7 @@ import { tokenRefresherFor } from './integrations/token-refresh';
 import { createConnectLinks } from './integrations/connect-links';
 import { createSetupUrlFor } from './integrations/setup-url';
 import { createConnectFlow } from './integrations/connect-flow';
+import type { CredentialChange, CredentialEvents } from './integrations/credential-events';
 import { createGoogleOAuth } from './integrations/google-oauth';
 import { createOAuthStates } from './integrations/oauth-states';
 import { connectCallbackRoute } from './routes/connect/callback';
@@ -48,6 +49,8 @@ export interface AppDeps {
   /** Shared state across replicas (rate limits, idempotency records); null = this process only. */
   redis?: Redis | null;
   lifecycle?: Lifecycle;
+  /** Connection changes shared with the other replicas (Redis pub/sub); absent = this process only. */
+  credentialEvents?: CredentialEvents;
   /** Defaults to every built-in tool; tests may add their own. */
   tools?: readonly AnyTool[];
 }
@@ -73,6 +76,12 @@ export function createApp(deps: AppDeps): HubApp {
   const tools = createToolRegistry(deps.tools ?? BUILT_IN_TOOLS);
   const refresher = tokenRefresherFor(config, store, deps.redis ?? null, logger);
   const connections = createConnectionResolver({ store, setupUrlFor, logger, refresher, cacheTtlMs: config.tokens.credentialCacheTtlMs, deadlineMs: config.upstream.toolDeadlineMs });
+  // A connection was replaced or removed: forget it here, and tell the other replicas to do the same.
+  const credentialChanged = (change: CredentialChange) => {
+    connections.invalidate(change);
+    deps.credentialEvents?.publish(change);
+  };
+  deps.credentialEvents?.onRemoteChange((change) => connections.invalidate(change));
   const catalog = buildCatalog(tools);
   const rateLimiter = createRateLimiter(config.rateLimit, deps.redis ?? null);
   // Redis when configured, so every replica sees the same records; else the database every replica shares.
@@ -99,7 +108,7 @@ export function createApp(deps: AppDeps): HubApp {
 
   // The admin API (Bearer JWT): connect links, and every connection of a customer, listed or disconnected.
   const adminAuth = adminJwtAuth(config.admin);
-  const disconnect = createDisconnect({ store, google, timeoutMs: config.upstream.attemptTimeoutMs, onCredentialChanged: (target) => connections.invalidate(target) });
+  const disconnect = createDisconnect({ store, google, timeoutMs: config.upstream.attemptTimeoutMs, onCredentialChanged: credentialChanged });
   app.post('/api/admin/connect-links', adminAuth, jsonBody, createConnectLinkRoute({ connectLinks, returnUrlPrefixes: config.connect.returnUrlPrefixes }));
   app.get('/api/admin/customers/:customer_id/integrations', adminAuth, listIntegrationsRoute({ store, tools, setupUrlFor, logger }));
   app.delete('/api/admin/customers/:customer_id/integrations/:integration', adminAuth, deleteIntegrationRoute({ disconnect, logger }));
@@ -113,7 +122,7 @@ export function createApp(deps: AppDeps): HubApp {
     store,
     tools,
     returnUrlPrefixes: config.connect.returnUrlPrefixes,
-    onCredentialChanged: (target) => connections.invalidate(target),
+    onCredentialChanged: credentialChanged,
     logger,
   });
   const secureCookies = config.publicUrl.startsWith('https:');

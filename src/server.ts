@@ -2,6 +2,7 @@ import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
 import { type HubApp, createApp } from './app';
+import { type CredentialEvents, openCredentialEvents } from './integrations/credential-events';
 import type { Config } from './config';
 import { type Logger, createLogger } from './logger';
 import { migrate } from './store/migrate';
@@ -35,7 +36,9 @@ export async function startHub(config: Config, options: StartOptions = {}): Prom
   const logger = options.logger ?? createLogger({ level: config.logLevel, secrets: secretLiterals(config) });
   const db = await openDatabase(config.database, logger);
   let redis: Redis | null = null;
+  let credentialEvents: CredentialEvents | undefined;
   const releasePools = async () => {
+    await credentialEvents?.close();
     await redis?.quit().catch(() => redis?.disconnect());
     await db.close();
   };
@@ -45,7 +48,8 @@ export async function startHub(config: Config, options: StartOptions = {}): Prom
   try {
     await migrate(db, logger);
     redis = config.redisUrl ? await openRedis(config.redisUrl, logger) : null;
-    hub = createApp({ config, logger, db, redis, tools: options.tools });
+    credentialEvents = redis ? await openCredentialEvents(redis, logger) : undefined;
+    hub = createApp({ config, logger, db, redis, tools: options.tools, ...(credentialEvents ? { credentialEvents } : {}) });
     await warnAboutUnknownKeys(hub, config, logger);
     server.on('request', hub.app);
     server.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts (60 s), so they close first

@@ -3,6 +3,7 @@ import { BUILT_IN_TOOLS } from '../../src/tools';
 import type { AnyTool } from '../../src/tools/types';
 import type { Redis } from 'ioredis';
 import type { Db } from '../../src/store/db';
+import type { CredentialEvents } from '../../src/integrations/credential-events';
 import { type DriverKind, type TestDb, openTestDb, preferredDriver } from './db';
 import { testConfig } from './env';
 import { type CapturedLogs, captureLogs } from './logs';
@@ -16,7 +17,14 @@ export interface TestHub extends HubApp {
 
 /** The real app on a fresh database, with the built-in tools plus the test-only ones, and readable logs. */
 export async function buildTestHub(
-  options: { driver?: DriverKind; tools?: readonly AnyTool[]; env?: Record<string, string | undefined>; redis?: Redis; db?: Db } = {},
+  options: {
+    driver?: DriverKind;
+    tools?: readonly AnyTool[];
+    env?: Record<string, string | undefined>;
+    redis?: Redis;
+    db?: Db;
+    credentialEvents?: CredentialEvents;
+  } = {},
 ): Promise<TestHub> {
   const logs = captureLogs();
   const testDb: TestDb = options.db
@@ -28,6 +36,7 @@ export async function buildTestHub(
     db: testDb.db,
     redis: options.redis ?? null,
     tools: options.tools ?? [...BUILT_IN_TOOLS, ...TEST_TOOLS],
+    ...(options.credentialEvents ? { credentialEvents: options.credentialEvents } : {}),
   });
   return { ...hub, logs, testDb, close: () => testDb.drop() };
 }
