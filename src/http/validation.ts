@@ -27,3 +27,19 @@ export function toIssues(error: z.ZodError, prefix = ''): ValidationIssue[] {
 export function validationError(message: string, issues: ValidationIssue[]): HubError {
   return hubError('VALIDATION_ERROR', message, { details: { issues } });
 }
+
+/**
+ * A route's path parameters and query string, checked together so one answer lists every problem: the parsed
+ * values, or the VALIDATION_ERROR to send (query issues are prefixed `query.`).
+ */
+export function parseParamsAndQuery<P extends z.ZodType, Q extends z.ZodType>(
+  schemas: { params: P; query: Q },
+  req: { params: unknown; query: unknown },
+  message: string,
+): { ok: true; params: z.output<P>; query: z.output<Q> } | { ok: false; error: HubError } {
+  const p = schemas.params.safeParse(req.params);
+  const q = schemas.query.safeParse(req.query);
+  if (p.success && q.success) return { ok: true, params: p.data, query: q.data };
+  const issues = [...(p.success ? [] : toIssues(p.error)), ...(q.success ? [] : toIssues(q.error, 'query'))];
+  return { ok: false, error: validationError(message, issues) };
+}

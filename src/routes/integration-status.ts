@@ -4,7 +4,7 @@ import { sendError } from '../http/envelope';
 import { sendJson } from '../http/respond';
 import { requestLogger } from '../http/request-context';
 import type { Logger } from '../logger';
-import { toIssues, validationError } from '../http/validation';
+import { parseParamsAndQuery } from '../http/validation';
 import { storeUnavailable } from '../integrations/connections';
 import type { SetupUrlFor } from '../integrations/setup-url';
 import { describeIntegrations } from '../integrations/status';
@@ -23,14 +23,12 @@ export function integrationStatusRoute(deps: {
   logger: Logger;
 }): RequestHandler {
   return async (req, res) => {
-    const p = params.safeParse(req.params);
-    const q = query.safeParse(req.query);
-    if (!p.success || !q.success) {
-      const issues = [...(p.success ? [] : toIssues(p.error)), ...(q.success ? [] : toIssues(q.error, 'query'))];
-      sendError(res, validationError('Invalid customer_id or query parameters', issues));
+    const parsed = parseParamsAndQuery({ params, query }, req, 'Invalid customer_id or query parameters');
+    if (!parsed.ok) {
+      sendError(res, parsed.error);
       return;
     }
-    const caller = { customerId: p.data.customer_id.toLowerCase(), userId: q.data.user_id ?? null };
+    const caller = { customerId: parsed.params.customer_id.toLowerCase(), userId: parsed.query.user_id ?? null };
     let records;
     try {
       records = await deps.store.resolveAll(caller.customerId, caller.userId);

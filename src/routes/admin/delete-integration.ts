@@ -4,7 +4,7 @@ import { mayActOn, principalOf } from '../../auth/admin-access';
 import { sendError } from '../../http/envelope';
 import { requestLogger } from '../../http/request-context';
 import { sendJson } from '../../http/respond';
-import { toIssues, validationError } from '../../http/validation';
+import { parseParamsAndQuery } from '../../http/validation';
 import type { Disconnect } from '../../integrations/disconnect';
 import { INTEGRATION_IDS } from '../../integrations/integrations';
 import type { Logger } from '../../logger';
@@ -22,14 +22,12 @@ const query = z.strictObject({ user_id: userIdSchema.optional() });
  */
 export function deleteIntegrationRoute(deps: { disconnect: Disconnect; logger: Logger }): RequestHandler {
   return async (req, res) => {
-    const p = params.safeParse(req.params);
-    const q = query.safeParse(req.query);
-    if (!p.success || !q.success) {
-      const issues = [...(p.success ? [] : toIssues(p.error)), ...(q.success ? [] : toIssues(q.error, 'query'))];
-      sendError(res, validationError('Invalid customer_id, integration or query parameters', issues));
+    const parsed = parseParamsAndQuery({ params, query }, req, 'Invalid customer_id, integration or query parameters');
+    if (!parsed.ok) {
+      sendError(res, parsed.error);
       return;
     }
-    const target = { customerId: p.data.customer_id.toLowerCase(), userId: q.data.user_id ?? null, integration: p.data.integration };
+    const target = { customerId: parsed.params.customer_id.toLowerCase(), userId: parsed.query.user_id ?? null, integration: parsed.params.integration };
     const forbidden = mayActOn(principalOf(res), target.customerId);
     if (forbidden) {
       sendError(res, forbidden);

@@ -4,7 +4,7 @@ import { mayActOn, principalOf } from '../../auth/admin-access';
 import { sendError } from '../../http/envelope';
 import { requestLogger } from '../../http/request-context';
 import { sendJson } from '../../http/respond';
-import { toIssues, validationError } from '../../http/validation';
+import { parseParamsAndQuery } from '../../http/validation';
 import { describeConnections } from '../../integrations/connection-list';
 import { storeUnavailable } from '../../integrations/connections';
 import type { SetupUrlFor } from '../../integrations/setup-url';
@@ -23,14 +23,12 @@ export function listIntegrationsRoute(deps: {
   logger: Logger;
 }): RequestHandler {
   return async (req, res) => {
-    const p = params.safeParse(req.params);
-    const q = query.safeParse(req.query);
-    if (!p.success || !q.success) {
-      const issues = [...(p.success ? [] : toIssues(p.error)), ...(q.success ? [] : toIssues(q.error, 'query'))];
-      sendError(res, validationError('Invalid customer_id or query parameters', issues));
+    const parsed = parseParamsAndQuery({ params, query }, req, 'Invalid customer_id or query parameters');
+    if (!parsed.ok) {
+      sendError(res, parsed.error);
       return;
     }
-    const customerId = p.data.customer_id.toLowerCase();
+    const customerId = parsed.params.customer_id.toLowerCase();
     const forbidden = mayActOn(principalOf(res), customerId);
     if (forbidden) {
       sendError(res, forbidden);
