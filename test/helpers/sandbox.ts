@@ -95,3 +95,28 @@ export async function startTestSandbox(options: SandboxOptions = {}): Promise<Te
     close: () => running.close(),
   };
 }
+
+/**
+ * A suite's sandbox: started before its tests, checked for faithfulness and closed after them, and reset before
+ * each test (so each starts from an empty world). Returns a stand-in that forwards to the running sandbox.
+ */
+export function useTestSandbox(options: SandboxOptions = {}): TestSandbox {
+  let running: TestSandbox | undefined;
+  beforeAll(async () => {
+    running = await startTestSandbox(options);
+  });
+  afterAll(async () => {
+    running?.expectFaithful();
+    await running?.close();
+  });
+  beforeEach(async () => {
+    await running!.control('POST', '/reset');
+  });
+  return new Proxy({} as TestSandbox, {
+    get(_target, key) {
+      if (!running) throw new Error('the sandbox starts in beforeAll; use it inside hooks and tests');
+      const value: unknown = Reflect.get(running, key);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(running) : value;
+    },
+  });
+}

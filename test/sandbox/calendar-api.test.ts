@@ -1,6 +1,6 @@
 import type { calendar_v3 } from 'googleapis/build/src/apis/calendar';
 import { DEMO_ACCOUNTS, demoAccounts } from '../../src/sandbox/demo-data';
-import { SCOPES, type TestSandbox, startTestSandbox } from '../helpers/sandbox';
+import { SCOPES, startTestSandbox, useTestSandbox } from '../helpers/sandbox';
 
 /**
  * Calendar v3 over HTTP through the real googleapis client, as the Hub calls it: each emulated method's happy
@@ -11,7 +11,7 @@ const ALICE = 'alice@acme.example';
 const BOB = 'bob@acme.example';
 const CAROL = 'carol@partner.example';
 
-let sb: TestSandbox;
+const sb = useTestSandbox();
 let alice: calendar_v3.Calendar;
 let bob: calendar_v3.Calendar;
 let carol: calendar_v3.Calendar;
@@ -29,15 +29,7 @@ async function failure(p: Promise<unknown>): Promise<{ status: number; reason: s
   throw new Error('expected the call to fail');
 }
 
-beforeAll(async () => {
-  sb = await startTestSandbox();
-});
-afterAll(async () => {
-  sb.expectFaithful();
-  await sb.close();
-});
 beforeEach(async () => {
-  await sb.control('POST', '/reset');
   await sb.createAccount({
     email: ALICE,
     time_zone: 'Europe/Berlin',

@@ -1,21 +1,13 @@
 import { createSandbox } from '../../src/sandbox/app';
-import { SCOPES, type TestSandbox, startTestSandbox } from '../helpers/sandbox';
+import { SCOPES, useTestSandbox } from '../helpers/sandbox';
 
 /** The control API: accounts, faults, the request log, the clock — and that it exists only in sandbox mode. */
 
 const ANA = 'ana@acme.example';
-let sb: TestSandbox;
+const sb = useTestSandbox();
 let token: string;
 
-beforeAll(async () => {
-  sb = await startTestSandbox();
-});
-afterAll(async () => {
-  sb.expectFaithful();
-  await sb.close();
-});
 beforeEach(async () => {
-  await sb.control('POST', '/reset');
   await sb.createAccount({ email: ANA, time_zone: 'Europe/Madrid' });
   token = await sb.token(ANA, [SCOPES.calendarReadonly, SCOPES.gmailReadonly]);
 });

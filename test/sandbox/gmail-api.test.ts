@@ -1,7 +1,7 @@
 import type { gmail_v1 } from 'googleapis/build/src/apis/gmail';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { Readable } from 'node:stream';
-import { SCOPES, type TestSandbox, startTestSandbox } from '../helpers/sandbox';
+import { SCOPES, useTestSandbox } from '../helpers/sandbox';
 
 /** Gmail over HTTP, through the googleapis client the Hub uses, every response checked against Discovery. */
 
@@ -10,7 +10,7 @@ const BEN = 'ben@acme.example';
 const METADATA = 'https://www.googleapis.com/auth/gmail.metadata';
 const REPORT = Buffer.from('%PDF-1.4\n% monthly report\n');
 
-let sb: TestSandbox;
+const sb = useTestSandbox();
 let ana: gmail_v1.Gmail;
 let ben: gmail_v1.Gmail;
 let seededIds: string[];
@@ -19,15 +19,7 @@ const client = async (email: string, scopes: readonly string[]) => sb.google.gma
 const compose = (options: ConstructorParameters<typeof MailComposer>[0]) => new MailComposer(options).compile().build();
 const failure = (p: Promise<unknown>) => p.then(() => { throw new Error('expected the call to fail'); }, (e) => e.response as { status: number; data: any });
 
-beforeAll(async () => {
-  sb = await startTestSandbox();
-});
-afterAll(async () => {
-  sb.expectFaithful();
-  await sb.close();
-});
 beforeEach(async () => {
-  await sb.control('POST', '/reset');
   await sb.createAccount({
     email: ANA,
     name: 'Ana García',

@@ -1,21 +1,13 @@
 import { CodeChallengeMethod, type OAuth2Client } from 'google-auth-library';
-import { SCOPES, TEST_CLIENT, type TestSandbox, startTestSandbox } from '../helpers/sandbox';
+import { SCOPES, TEST_CLIENT, useTestSandbox } from '../helpers/sandbox';
 
 /** The sandbox's OAuth 2.0 endpoints, driven through google-auth-library exactly as the Hub drives Google's. */
 
 const ANA = 'ana@acme.example';
 const BEN = 'ben@acme.example';
-let sb: TestSandbox;
+const sb = useTestSandbox();
 
-beforeAll(async () => {
-  sb = await startTestSandbox();
-});
-afterAll(async () => {
-  sb.expectFaithful();
-  await sb.close();
-});
 beforeEach(async () => {
-  await sb.control('POST', '/reset');
   await sb.createAccount({ email: ANA, name: 'Ana García', time_zone: 'Europe/Madrid' });
   await sb.createAccount({ email: BEN, time_zone: 'America/New_York' });
 });

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import type { UpstreamConfig } from '../../src/config';
 import { type Upstream, type UpstreamOp, createUpstream, deadlineSignal } from '../../src/upstream';
 import { captureLogs } from '../helpers/logs';
-import { SCOPES, type TestSandbox, startTestSandbox } from '../helpers/sandbox';
+import { SCOPES, useTestSandbox } from '../helpers/sandbox';
 
 /**
  * The upstream layer against the real Google sandbox, through googleapis: faults injected with the control API,
@@ -25,19 +25,11 @@ const CONFIG: UpstreamConfig = {
 const SETTINGS: UpstreamOp = { integration: 'google_calendar', operation: 'calendar.settings.get', idempotent: true };
 const SEND: UpstreamOp = { integration: 'google_gmail', operation: 'gmail.users.messages.send', idempotent: false };
 
-let sb: TestSandbox;
+const sb = useTestSandbox();
 let cal: calendar_v3.Calendar;
 let gmail: gmail_v1.Gmail;
 
-beforeAll(async () => {
-  sb = await startTestSandbox();
-});
-afterAll(async () => {
-  sb.expectFaithful();
-  await sb.close();
-});
 beforeEach(async () => {
-  await sb.control('POST', '/reset');
   await sb.createAccount({ email: ANA, time_zone: 'Europe/Madrid' });
   await sb.createAccount({ email: BOB });
   cal = sb.google.calendar(sb.google.withAccessToken(await sb.token(ANA, [SCOPES.calendarReadonly, SCOPES.gmailReadonly])));
