@@ -40,6 +40,7 @@ import { createTokenCipher } from './store/token-cipher';
 import { buildCatalog } from './tools/catalog';
 import { BUILT_IN_TOOLS } from './tools';
 import { type ToolRegistry, createToolRegistry } from './tools/registry';
+import { createToolCache } from './tools/tool-cache';
 import type { AnyTool } from './tools/types';
 
 export interface AppDeps {
@@ -101,7 +102,7 @@ export function createApp(deps: AppDeps): HubApp {
   app.use(requestContext({ logger, lifecycle, securityHeaders: apiSecurityHeaders() }));
 
   // Routes are flat (no nested routers): the execute call is the hot path and passes the fewest layers first.
-  app.post('/api/internal/tools/execute', auth, jsonBody, executeRoute({ tools, connections, logger, rateLimiter, idempotency, google, upstream, deadlineMs: config.upstream.toolDeadlineMs }));
+  app.post('/api/internal/tools/execute', auth, jsonBody, executeRoute({ tools, connections, logger, rateLimiter, idempotency, google, upstream, deadlineMs: config.upstream.toolDeadlineMs, settings: config.tools, cache: createToolCache() }));
   app.get('/api/internal/tools', auth, (_req, res) => sendJson(res, 200, catalog));
   app.get('/api/internal/integrations/status/:customer_id', auth, integrationStatusRoute({ store, tools, setupUrlFor, logger }));
   app.use('/api/internal', auth); // unknown internal paths: authenticate first, so probing learns nothing

@@ -224,6 +224,7 @@ const envSchema = z.object({
   HUB_BREAKER_FAILURES: integer(5, 1, 1000),
   HUB_BREAKER_HALF_OPEN_MS: integer(30_000, 100, 3_600_000),
   HUB_IDEMPOTENCY_TTL_S: integer(86_400, 60, 30 * 86_400),
+  HUB_MAX_BODY_CHARS: integer(100_000, 1_000, 10_000_000),
   HUB_ADMIN_JWT_SECRET: adminSecret,
   HUB_ADMIN_JWT_PUBLIC_KEY: publicKeyPem,
   HUB_ADMIN_JWT_ISSUER: optionalString.transform((s) => s ?? 'hub-admin'),
@@ -268,6 +269,8 @@ export interface Config {
   rateLimit: RateLimitConfig;
   upstream: UpstreamConfig;
   idempotency: { ttlS: number };
+  /** What shapes tool results: the longest message body returned (characters; longer is cut, flagged truncated). */
+  tools: { maxBodyChars: number };
   admin: AdminAuthConfig;
   connect: ConnectConfig;
   tokens: TokenLifecycleConfig;
@@ -415,6 +418,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       breakerHalfOpenMs: e.HUB_BREAKER_HALF_OPEN_MS,
     },
     idempotency: { ttlS: e.HUB_IDEMPOTENCY_TTL_S },
+    tools: { maxBodyChars: e.HUB_MAX_BODY_CHARS },
     admin,
     connect: {
       linkTtlS: e.HUB_CONNECT_LINK_TTL_S,

@@ -63,8 +63,8 @@ export function createConnectionResolver(deps: {
       error.code === 'INTEGRATION_EXPIRED' || error.code === 'INTEGRATION_NOT_CONNECTED'
         ? { ...error, details: { ...error.details, integration, setup_url: setupUrl() } }
         : error;
-    const refreshed = async (force: boolean, signal: AbortSignal | undefined): Promise<Result<string>> => {
-      const answer = await refresher.refresh(entry.record, { force, signal: signal ?? AbortSignal.timeout(deps.deadlineMs) });
+    const refreshed = async (force: boolean, signal: AbortSignal | undefined, onRequest: (() => void) | undefined): Promise<Result<string>> => {
+      const answer = await refresher.refresh(entry.record, { force, signal: signal ?? AbortSignal.timeout(deps.deadlineMs), ...(onRequest ? { onRequest } : {}) });
       if (!answer.ok) {
         // The row changed state (expired, gone): the next lookup must see that, not this cached record.
         if (answer.error.code === 'INTEGRATION_EXPIRED' || answer.error.code === 'INTEGRATION_NOT_CONNECTED') cache.invalidate(caller.customerId, integration);
@@ -81,8 +81,9 @@ export function createConnectionResolver(deps: {
       scopes: record.scopes,
       source: record.userId === null ? 'customer' : 'user',
       setupUrl,
-      accessToken: (signal) => (refresher.needsRefresh(entry.record) ? refreshed(false, signal) : Promise.resolve(ok(tokenOf(entry)))),
-      refresh: (signal) => refreshed(true, signal),
+      workingHours: record.workingHours,
+      accessToken: (signal, onRequest) => (refresher.needsRefresh(entry.record) ? refreshed(false, signal, onRequest) : Promise.resolve(ok(tokenOf(entry)))),
+      refresh: (signal, onRequest) => refreshed(true, signal, onRequest),
     };
   }
 

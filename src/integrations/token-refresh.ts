@@ -32,7 +32,7 @@ export interface TokenRefresher {
   /** True when the access token is missing or expires within the skew. */
   needsRefresh(record: CredentialRecord): boolean;
   /** `force`: refresh even though the token looks valid, unless the row already holds a newer one. */
-  refresh(record: CredentialRecord, options: { force: boolean; signal: AbortSignal }): Promise<Result<Refreshed>>;
+  refresh(record: CredentialRecord, options: { force: boolean; signal: AbortSignal; /** Told when this caller's refresh sends a request to Google (api_calls); not for a joined flight. */ onRequest?: () => void }): Promise<Result<Refreshed>>;
 }
 
 export interface TokenRefresherDeps {
@@ -112,11 +112,12 @@ export function createTokenRefresher(deps: TokenRefresherDeps): TokenRefresher {
   }
 
   /** Holding the lock (or going without it): re-read, and refresh only if nobody has meanwhile. */
-  async function refreshNow(seen: CredentialRecord, force: boolean, signal: AbortSignal): Promise<Result<Refreshed>> {
+  async function refreshNow(seen: CredentialRecord, force: boolean, signal: AbortSignal, onRequest?: () => void): Promise<Result<Refreshed>> {
     const current = await store.getById(seen.id);
     const settled = settle(current, seen, force);
     if (settled || current === null) return settled!;
     const used = store.openTokens(current).refreshToken;
+    if (used !== null) onRequest?.();
     const outcome: RefreshOutcome = used === null ? { kind: 'invalid_grant', description: 'no refresh token stored' } : await endpoint(used, signal);
     switch (outcome.kind) {
       case 'refreshed':
@@ -143,17 +144,17 @@ export function createTokenRefresher(deps: TokenRefresherDeps): TokenRefresher {
     }
   }
 
-  async function run(seen: CredentialRecord, force: boolean, signal: AbortSignal): Promise<Result<Refreshed>> {
+  async function run(seen: CredentialRecord, force: boolean, signal: AbortSignal, onRequest?: () => void): Promise<Result<Refreshed>> {
     const key = `hub:refresh-lock:${seen.id}`;
     for (let wait = POLL_FIRST_MS; ; wait = Math.min(wait * 2, POLL_MAX_MS)) {
       const attempt = await lock.acquire(key, tokens.refreshLockTtlMs);
       if (attempt.state === 'unavailable') {
         logger.warn({ err: attempt.err, credential_id: seen.id }, 'refresh lock unavailable; refreshing without the cross-replica lock');
-        return refreshNow(seen, force, signal);
+        return refreshNow(seen, force, signal, onRequest);
       }
       if (attempt.state === 'acquired') {
         try {
-          return await refreshNow(seen, force, signal);
+          return await refreshNow(seen, force, signal, onRequest);
         } finally {
           void attempt.release(); // never throws; not awaited, so a slow Redis cannot delay the answer
         }
@@ -171,10 +172,10 @@ export function createTokenRefresher(deps: TokenRefresherDeps): TokenRefresher {
 
   return {
     needsRefresh,
-    refresh(record, { force, signal }) {
+    refresh(record, { force, signal, onRequest }) {
       let flight = inflight.get(record.id);
       if (!flight) {
-        flight = run(record, force, AbortSignal.timeout(deps.budgetMs))
+        flight = run(record, force, AbortSignal.timeout(deps.budgetMs), onRequest)
           .catch((err: unknown) => fail(storeUnavailable(err, logger)))
           .finally(() => inflight.delete(record.id));
         inflight.set(record.id, flight);

@@ -1,4 +1,5 @@
 import type { IntegrationId } from '../integrations/integrations';
+import { type WorkingHours, workingHoursSchema } from '../integrations/working-hours';
 import type { TokenCipher } from './token-cipher';
 
 /** The integration_credentials row as the Hub sees it, and the sealing of its tokens. */
@@ -18,6 +19,8 @@ export interface CredentialRecord {
   lastRefreshedAt: Date | null;
   lastError: string | null;
   lastErrorAt: Date | null;
+  /** Set by an admin (calendar connections); null = the default working hours. */
+  workingHours: WorkingHours | null;
   createdAt: Date;
   updatedAt: Date;
   /** Sealed tokens; only `openTokens` turns them into strings, and only when a tool is about to use them. */
@@ -44,12 +47,20 @@ export interface Row {
   last_refreshed_at: Date | null;
   last_error: string | null;
   last_error_at: Date | null;
+  working_hours: unknown;
   created_at: Date;
   updated_at: Date;
 }
 
 export const COLUMNS = `id, customer_id, user_id, integration, account_email, scopes, status, key_id, access_token_enc,
-  refresh_token_enc, token_expires_at, last_refreshed_at, last_error, last_error_at, created_at, updated_at`;
+  refresh_token_enc, token_expires_at, last_refreshed_at, last_error, last_error_at, working_hours, created_at, updated_at`;
+
+/** Only what the schema accepts is used; a hand-edited row that does not parse falls back to the default. */
+const workingHoursOf = (raw: unknown): WorkingHours | null => {
+  if (raw === null || raw === undefined) return null;
+  const parsed = workingHoursSchema.safeParse(typeof raw === 'string' ? JSON.parse(raw) : raw);
+  return parsed.success ? parsed.data : null;
+};
 
 // node-postgres returns bytea as Buffer, PGlite as Uint8Array.
 const toBuffer = (b: Uint8Array | null) => (b === null ? null : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
@@ -66,6 +77,7 @@ export const toRecord = (r: Row): CredentialRecord => ({
   lastRefreshedAt: r.last_refreshed_at,
   lastError: r.last_error,
   lastErrorAt: r.last_error_at,
+  workingHours: workingHoursOf(r.working_hours),
   createdAt: r.created_at,
   updatedAt: r.updated_at,
   sealed: { keyId: r.key_id, access: toBuffer(r.access_token_enc), refresh: toBuffer(r.refresh_token_enc) },

@@ -1,4 +1,5 @@
 import type { IntegrationId } from '../integrations/integrations';
+import type { WorkingHours } from '../integrations/working-hours';
 import { COLUMNS, type CredentialRecord, type Identity, type OpenTokens, type Row, createSealer, toRecord } from './credential-rows';
 import type { Db, Queryable } from './db';
 import type { TokenCipher } from './token-cipher';
@@ -62,6 +63,8 @@ export interface CredentialStore {
   /** With `ifUnchanged`: only while the row still holds that record's refresh token (a reconnect wins). */
   markExpired(id: string, reason: string, ifUnchanged?: CredentialRecord): Promise<boolean>;
   remove(customerId: string, userId: string | null, integration: IntegrationId): Promise<boolean>;
+  /** Sets (or with null clears) the exact row's working hours; null when there is no such row. */
+  setWorkingHours(customerId: string, userId: string | null, integration: IntegrationId, hours: WorkingHours | null): Promise<CredentialRecord | null>;
 }
 
 export function createCredentialStore(db: Db, cipher: TokenCipher): CredentialStore {
@@ -173,6 +176,15 @@ export function createCredentialStore(db: Db, cipher: TokenCipher): CredentialSt
         [customerId, integration, userId],
       );
       return rows.length > 0;
+    },
+
+    async setWorkingHours(customerId, userId, integration, hours) {
+      const rows = await db.query<Row>(
+        `UPDATE integration_credentials SET working_hours = $4::jsonb, updated_at = now()
+          WHERE customer_id = $1 AND integration = $2 AND coalesce(user_id, '') = coalesce($3::text, '') RETURNING ${COLUMNS}`,
+        [customerId, integration, userId, hours === null ? null : JSON.stringify(hours)],
+      );
+      return rows[0] ? toRecord(rows[0]) : null;
     },
   };
 

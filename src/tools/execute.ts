@@ -9,7 +9,8 @@ import type { RateLimiter } from '../protection/rate-limit';
 import { type Upstream, deadlineSignal } from '../upstream';
 import { executeRequestSchema, readableRequestId, readableToolName } from './execute-request';
 import type { ToolRegistry } from './registry';
-import type { Connection, ToolContext } from './types';
+import type { ToolCache } from './tool-cache';
+import type { Connection, ToolContext, ToolSettings } from './types';
 
 export interface ExecuteDeps {
   tools: ToolRegistry;
@@ -23,6 +24,8 @@ export interface ExecuteDeps {
   upstream: Upstream;
   /** The whole tool call's budget, retries and waits included. */
   deadlineMs: number;
+  settings: ToolSettings;
+  cache: ToolCache;
 }
 
 /** A finished call. A success always names its tool; a failure may not (the request named none readably). */
@@ -116,7 +119,8 @@ export async function executeTool(
     callGoogle: async (op, fn) => {
       if (connection === null) throw new Error(`${tool.name} calls Google but declares no integration`);
       const failed = (error: HubError) => fail(withSetupUrl(error, connection, tool.requiredScopes));
-      const token = await connection.accessToken(ctx.deadline);
+      const countRequest = () => apiCalls++; // a token refresh this call made is a request to Google too
+      const token = await connection.accessToken(ctx.deadline, countRequest);
       if (!token.ok) return failed(token.error);
       const attempt = (accessToken: string) => {
         const auth = deps.google.withAccessToken(accessToken);
@@ -124,14 +128,17 @@ export async function executeTool(
       };
       let answer = await attempt(token.value);
       if (!answer.ok && tokenRejected(answer.error)) {
-        const fresh = await connection.refresh(ctx.deadline);
+        const fresh = await connection.refresh(ctx.deadline, countRequest);
         if (!fresh.ok) return failed(fresh.error);
         answer = await attempt(fresh.value);
       }
       return answer.ok ? answer : failed(answer.error);
     },
     requestId,
+    idempotencyKey: request.context?.request_id ?? null,
     conversationId: request.context?.conversation_id ?? null,
+    settings: deps.settings,
+    cache: deps.cache,
     get logger() {
       return log();
     },

@@ -4,7 +4,9 @@ import type { Result } from '../errors';
 import type { GoogleClients } from '../integrations/google-clients';
 import type { IntegrationId } from '../integrations/integrations';
 import type { Logger } from '../logger';
+import type { WorkingHours } from '../integrations/working-hours';
 import type { UpstreamOp } from '../upstream';
+import type { ToolCache } from './tool-cache';
 
 export type SideEffects = 'reads' | 'writes';
 
@@ -17,6 +19,8 @@ export interface Connection {
   scopes: readonly string[];
   /** Which row answered: the end user's own connection or the customer-wide one. */
   source: 'user' | 'customer';
+  /** The owner's working hours as an admin set them for this connection; null = not set (use the default). */
+  workingHours: WorkingHours | null;
   /** Where a person reconnects this integration (for errors that need them to): a fresh signed connect link. */
   setupUrl(): string;
   /**
@@ -24,9 +28,9 @@ export interface Connection {
    * Failures are values: INTEGRATION_EXPIRED (with setup_url) when Google refused the refresh token,
    * EXTERNAL_API_ERROR when Google could not refresh it right now. `signal`: the tool call's deadline.
    */
-  accessToken(signal?: AbortSignal): Promise<Result<string>>;
+  accessToken(signal?: AbortSignal, onRequest?: () => void): Promise<Result<string>>;
   /** Refreshes although the token looks valid (Google rejected it), unless a newer one is already stored. */
-  refresh(signal?: AbortSignal): Promise<Result<string>>;
+  refresh(signal?: AbortSignal, onRequest?: () => void): Promise<Result<string>>;
 }
 
 export interface ToolContext {
@@ -34,6 +38,12 @@ export interface ToolContext {
   userId: string | null;
   agentId: string;
   requestId: string;
+  /**
+   * The caller's own `context.request_id` — what a retry of the same call carries again — or null. Tools that
+   * can make a write idempotent at Google (a client-chosen event id) derive it from this, never from requestId
+   * (which may be generated per HTTP request).
+   */
+  idempotencyKey: string | null;
   conversationId: string | null;
   logger: Logger;
   /** Set when the tool declares an integration; null for integration-less tools such as hub_echo. */
@@ -42,6 +52,10 @@ export interface ToolContext {
   countApiCall(): void;
   /** Aborts when the tool call's deadline (HUB_TOOL_DEADLINE_MS) passes; hand it to every upstream call. */
   readonly deadline: AbortSignal;
+  /** Limits from configuration that shape tool results. */
+  settings: ToolSettings;
+  /** Per-process memo for slow-changing facts (a mailbox's address, a calendar's zone); key by credential id. */
+  cache: ToolCache;
   /** googleapis / OAuth clients configured for Google or the sandbox. */
   google: GoogleClients;
   /**
@@ -53,6 +67,11 @@ export interface ToolContext {
    * (RATE_LIMITED scope upstream, INTEGRATION_EXPIRED/INTEGRATION_PERMISSION_DENIED with setup_url…).
    */
   callGoogle<T>(op: UpstreamOp, fn: (signal: AbortSignal, auth: OAuth2Client) => Promise<T>): Promise<Result<T>>;
+}
+
+export interface ToolSettings {
+  /** Longest text body (characters) a tool returns per message; longer ones are cut and flagged `truncated`. */
+  maxBodyChars: number;
 }
 
 export interface ToolDefinition<I = unknown, O = unknown> {

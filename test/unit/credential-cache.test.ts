@@ -13,6 +13,7 @@ const aRecord = (overrides: Partial<CredentialRecord> = {}): CredentialRecord =>
   scopes: [],
   status: 'connected',
   tokenExpiresAt: null,
+  workingHours: null,
   lastRefreshedAt: null,
   lastError: null,
   lastErrorAt: null,
