@@ -31,6 +31,7 @@ import { integrationStatusRoute } from './routes/integration-status';
 import { createConnectLinkRoute } from './routes/admin/create-connect-link';
 import { deleteIntegrationRoute } from './routes/admin/delete-integration';
 import { listIntegrationsRoute } from './routes/admin/list-integrations';
+import { workingHoursRoute } from './routes/admin/working-hours';
 import { createDisconnect } from './integrations/disconnect';
 import { openApiRoute } from './routes/openapi';
 import { type CredentialStore, createCredentialStore } from './store/credential-store';
@@ -113,6 +114,9 @@ export function createApp(deps: AppDeps): HubApp {
   app.post('/api/admin/connect-links', adminAuth, jsonBody, createConnectLinkRoute({ connectLinks, returnUrlPrefixes: config.connect.returnUrlPrefixes }));
   app.get('/api/admin/customers/:customer_id/integrations', adminAuth, listIntegrationsRoute({ store, tools, setupUrlFor, logger }));
   app.delete('/api/admin/customers/:customer_id/integrations/:integration', adminAuth, deleteIntegrationRoute({ disconnect, logger }));
+  const workingHours = { store, onCredentialChanged: credentialChanged, logger };
+  app.put('/api/admin/customers/:customer_id/integrations/google_calendar/working-hours', adminAuth, jsonBody, workingHoursRoute(workingHours, 'set'));
+  app.delete('/api/admin/customers/:customer_id/integrations/google_calendar/working-hours', adminAuth, workingHoursRoute(workingHours, 'clear'));
   app.use('/api/admin', adminAuth); // unknown admin paths: authenticate first, as for /api/internal
 
   // The browser side of connecting Google: a signed connect link in, Google's consent, the callback back.

@@ -3,6 +3,7 @@ import type { ToolRegistry } from '../tools/registry';
 import { type IntegrationId, shortScope } from './integrations';
 import type { SetupUrlFor } from './setup-url';
 import { type ConnectionState, connectionState, iso } from './status';
+import { type WorkingHours, workingHoursView } from './working-hours';
 
 /** One stored connection as the admin API shows it: everything about it except its tokens and key id. */
 export interface ConnectionView {
@@ -21,6 +22,9 @@ export interface ConnectionView {
   created_at: string;
   updated_at: string;
   tools_available: string[];
+  /** Calendar connections only: the hours the calendar tools use, and whether an admin set them. */
+  working_hours?: WorkingHours;
+  working_hours_source?: 'admin' | 'default';
   /** A fresh connect link for exactly this connection, when it needs (re)connecting. */
   setup_url?: string;
 }
@@ -46,6 +50,7 @@ export function describeConnections(records: readonly CredentialRecord[], tools:
       created_at: record.createdAt.toISOString(),
       updated_at: record.updatedAt.toISOString(),
       tools_available: state.toolsAvailable,
+      ...(record.integration === 'google_calendar' ? workingHoursView(record.workingHours) : {}),
       ...(state.status === 'connected'
         ? {}
         : { setup_url: setupUrlFor({ customerId: record.customerId, userId: record.userId, integration: record.integration }) }),

@@ -40,3 +40,9 @@ export const workingHoursSchema = z
   })
   .refine((w) => minutesOf(w.end) > minutesOf(w.start), { message: 'end must be after start', path: ['end'] })
   .transform((w): WorkingHours => ({ ...w, days: WEEKDAYS.filter((d) => w.days.includes(d)) }));
+
+/** How admins see a calendar connection's hours: what the tools use, and whether an admin set them. */
+export const workingHoursView = (stored: WorkingHours | null) => ({
+  working_hours: stored ?? { ...DEFAULT_WORKING_HOURS, days: [...DEFAULT_WORKING_HOURS.days] },
+  working_hours_source: stored === null ? ('default' as const) : ('admin' as const),
+});

@@ -204,6 +204,8 @@ describe('admin API', () => {
           created_at: saved.createdAt.toISOString(),
           updated_at: saved.updatedAt.toISOString(),
           tools_available: ['test_calendar_probe', 'test_calendar_timezone', 'test_leaky'],
+          working_hours: { start: '09:00', end: '17:00', days: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'] },
+          working_hours_source: 'default',
         },
         expect.objectContaining({
           integration: 'google_calendar',

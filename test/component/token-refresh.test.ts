@@ -93,6 +93,7 @@ describe('before a call', () => {
     const res = await timezone(c.customerId, 200);
     expect(res.body.result).toEqual({ time_zone: 'Europe/Madrid' });
     expect(await refreshes()).toBe(1);
+    expect(res.body.metadata.api_calls).toBe(2); // the refresh is a request to Google too
     const after = await stored(c.saved.id);
     expect(after.accessToken).not.toBe(c.accessToken);
     expect(after.refreshToken).toBe(c.refreshToken);
@@ -214,7 +215,7 @@ describe('when Google rejects a token the Hub believed valid', () => {
     const refreshes = await tokenRequests();
     const res = await timezone(c.customerId, 200);
     expect(res.body.result).toEqual({ time_zone: 'Europe/Madrid' });
-    expect(res.body.metadata.api_calls).toBe(2);
+    expect(res.body.metadata.api_calls).toBe(3); // the refused call, the refresh, the retry
     expect(await refreshes()).toBe(1);
     expect((await stored(c.saved.id)).accessToken).not.toBe(c.accessToken);
   });
@@ -224,7 +225,7 @@ describe('when Google rejects a token the Hub believed valid', () => {
     await sb.control('POST', `/accounts/${ANA}/revoke`);
     const res = await timezone(c.customerId, 401);
     expect(res.body.error).toMatchObject({ code: 'INTEGRATION_EXPIRED', details: { integration: 'google_calendar', setup_url: aSetupUrl(c.customerId, 'google_calendar') } });
-    expect(res.body.metadata.api_calls).toBe(1);
+    expect(res.body.metadata.api_calls).toBe(2); // the refused call and the refused refresh
     expect((await stored(c.saved.id)).row.status).toBe('expired');
   });
 
