@@ -73,7 +73,7 @@ export function createDisconnect(deps: {
       const retryAfterS = failure.retryAfterMs === undefined ? undefined : failure.retryAfterMs / 1000;
       return hubError('EXTERNAL_API_ERROR', 'Google could not revoke the grant right now; the connection was kept — retry the request', {
         retryable: true,
-        details: { reason: failure.kind, ...(failure.status !== undefined ? { status: failure.status } : {}) },
+        details: { reason: failure.kind, ...(failure.status !== undefined ? { upstream_status: failure.status } : {}) },
         ...(retryAfterS !== undefined ? { retryAfterS } : {}),
       });
     }

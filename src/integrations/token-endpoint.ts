@@ -82,7 +82,7 @@ function failure(err: unknown, signal: AbortSignal): RefreshOutcome {
     case 'timeout':
     case 'rate_limited': {
       const retryAfterS = classified.retryAfterMs === undefined ? undefined : Math.ceil(classified.retryAfterMs / 1000);
-      const status = classified.status === undefined ? {} : { status: classified.status };
+      const status = classified.status === undefined ? {} : { upstream_status: classified.status };
       return {
         kind: 'failed',
         misconfigured: false,
@@ -100,7 +100,7 @@ function failure(err: unknown, signal: AbortSignal): RefreshOutcome {
         misconfigured: true,
         error: hubError('EXTERNAL_API_ERROR', 'Google refused to refresh the access token for the Hub’s OAuth client; the Hub’s Google configuration needs attention', {
           retryable: false,
-          details: { reason: 'refresh_rejected', ...(classified.status ? { status: classified.status } : {}), ...(classified.reason ? { google_reason: classified.reason } : {}) },
+          details: { reason: 'refresh_rejected', ...(classified.status ? { upstream_status: classified.status } : {}), ...(classified.reason ? { google_reason: classified.reason } : {}) },
         }),
       };
   }

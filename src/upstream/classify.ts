@@ -274,7 +274,7 @@ export function classifyGoogleError(err: unknown, options: ClassifyOptions = {})
       retryWhen: 'never',
       upstreamFailure: false,
       error: hubError('RESOURCE_NOT_FOUND', status === 410 ? `Google says the resource of ${what} was deleted` : `Google does not know the resource of ${what}`, {
-        details: { status, ...(body.reason ? { reason: body.reason } : {}) },
+        details: { upstream_status: status, ...(body.reason ? { reason: body.reason } : {}) },
       }),
     };
   }
@@ -299,7 +299,7 @@ export function classifyGoogleError(err: unknown, options: ClassifyOptions = {})
       kind: 'server_error',
       retryWhen: 'if_idempotent',
       upstreamFailure: true,
-      error: hubError('EXTERNAL_API_ERROR', `Google failed ${what} (HTTP ${status})`, { retryable: true, details: { status } }),
+      error: hubError('EXTERNAL_API_ERROR', `Google failed ${what} (HTTP ${status})`, { retryable: true, details: { upstream_status: status } }),
     };
   }
   // Any other answer that gaxios refused: 400, other 403s, 405, 412, 413…, or a non-error status it could not read.
@@ -311,7 +311,7 @@ export function classifyGoogleError(err: unknown, options: ClassifyOptions = {})
     upstreamFailure: false,
     error: hubError('EXTERNAL_API_ERROR', `Google refused ${what} (HTTP ${status})${message ? `: ${message}` : ''}`, {
       retryable: false,
-      details: { status, ...(body.reason ? { reason: body.reason } : {}), ...(message ? { message } : {}) },
+      details: { upstream_status: status, ...(body.reason ? { reason: body.reason } : {}), ...(message ? { message } : {}) },
     }),
   };
 }

@@ -140,7 +140,7 @@ describe('admin API: disconnecting an integration', () => {
     expect(res.body.error).toEqual({
       code: 'EXTERNAL_API_ERROR',
       message: 'Google could not revoke the grant right now; the connection was kept — retry the request',
-      details: { reason: 'server_error', status: 503 },
+      details: { reason: 'server_error', upstream_status: 503 },
       retryable: true,
     });
     expect(await stored(c)).not.toBeNull();

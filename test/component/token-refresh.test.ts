@@ -172,7 +172,7 @@ describe('when the refresh fails', () => {
     const c = await connected(20);
     await sb.control('POST', '/faults', { operation: 'oauth.token', preset: 'unavailable' });
     const res = await timezone(c.customerId, 502);
-    expect(res.body.error).toMatchObject({ code: 'EXTERNAL_API_ERROR', retryable: true, details: { reason: 'refresh_failed', status: 503 } });
+    expect(res.body.error).toMatchObject({ code: 'EXTERNAL_API_ERROR', retryable: true, details: { reason: 'refresh_failed', upstream_status: 503 } });
     const after = await stored(c.saved.id);
     expect(after.row).toMatchObject({ status: 'connected', lastError: null, lastRefreshedAt: null, tokenExpiresAt: c.saved.tokenExpiresAt });
     expect([after.accessToken, after.refreshToken]).toEqual([c.accessToken, c.refreshToken]);
@@ -198,7 +198,7 @@ describe('when the refresh fails', () => {
     try {
       const c = await connected(20, misconfigured);
       const res = await timezone(c.customerId, 502, misconfigured);
-      expect(res.body.error).toMatchObject({ code: 'EXTERNAL_API_ERROR', retryable: false, details: { reason: 'refresh_rejected', status: 401, google_reason: 'invalid_client' } });
+      expect(res.body.error).toMatchObject({ code: 'EXTERNAL_API_ERROR', retryable: false, details: { reason: 'refresh_rejected', upstream_status: 401, google_reason: 'invalid_client' } });
       expect((await stored(c.saved.id, misconfigured)).row).toMatchObject({ status: 'connected', lastError: null });
       expect(misconfigured.logs.entries().some((e) => e.level === 50 && String(e.msg).includes('OAuth client'))).toBe(true);
       expect(misconfigured.logs.text()).not.toContain('GOCSPX-not-the-secret');

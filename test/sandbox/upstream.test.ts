@@ -85,7 +85,7 @@ describe('retries', () => {
     const log = await mark();
     const up = fresh();
     const result = await up.call(SETTINGS, settings);
-    expect(result).toEqual({ ok: false, error: expect.objectContaining({ code: 'EXTERNAL_API_ERROR', retryable: true, details: { status: 503 } }) });
+    expect(result).toEqual({ ok: false, error: expect.objectContaining({ code: 'EXTERNAL_API_ERROR', retryable: true, details: { upstream_status: 503 } }) });
     expect(up.attempts).toBe(CONFIG.maxRetries + 1);
     expect(await log()).toEqual([503, 503, 503, 503]);
   });
@@ -246,7 +246,7 @@ describe('circuit breaker', () => {
     const up = counted(upstream);
     await fault({ operation: SETTINGS.operation, preset: 'backendError' });
     for (let i = 0; i < BREAKER.breakerFailures; i++) {
-      expect(await up.call(SETTINGS, settings)).toMatchObject({ ok: false, error: { code: 'EXTERNAL_API_ERROR', details: { status: 500 } } });
+      expect(await up.call(SETTINGS, settings)).toMatchObject({ ok: false, error: { code: 'EXTERNAL_API_ERROR', details: { upstream_status: 500 } } });
     }
     expect(upstream.circuits()).toEqual({ google_calendar: 'open', google_gmail: 'closed' });
 
@@ -284,7 +284,7 @@ describe('circuit breaker', () => {
     await fault({ operation: SETTINGS.operation, preset: 'unavailable' });
     for (let i = 0; i < BREAKER.breakerFailures; i++) await up.call(SETTINGS, settings);
     await sleep(BREAKER.breakerHalfOpenMs + 50);
-    expect(await up.call(SETTINGS, settings)).toMatchObject({ ok: false, error: { details: { status: 503 } } });
+    expect(await up.call(SETTINGS, settings)).toMatchObject({ ok: false, error: { details: { upstream_status: 503 } } });
     expect(upstream.circuits().google_calendar).toBe('open');
     expect(await up.call(SETTINGS, settings)).toMatchObject({ ok: false, error: { details: { reason: 'circuit_open' } } });
   });
