@@ -53,6 +53,8 @@ export interface AppDeps {
   lifecycle?: Lifecycle;
   /** Connection changes shared with the other replicas (Redis pub/sub); absent = this process only. */
   credentialEvents?: CredentialEvents;
+  /** What tools take as the current time (Date.now by default; tests fix it). */
+  now?: () => number;
   /** Defaults to every built-in tool; tests may add their own. */
   tools?: readonly AnyTool[];
 }
@@ -103,7 +105,7 @@ export function createApp(deps: AppDeps): HubApp {
   app.use(requestContext({ logger, lifecycle, securityHeaders: apiSecurityHeaders() }));
 
   // Routes are flat (no nested routers): the execute call is the hot path and passes the fewest layers first.
-  app.post('/api/internal/tools/execute', auth, jsonBody, executeRoute({ tools, connections, logger, rateLimiter, idempotency, google, upstream, deadlineMs: config.upstream.toolDeadlineMs, settings: config.tools, cache: createToolCache() }));
+  app.post('/api/internal/tools/execute', auth, jsonBody, executeRoute({ tools, connections, logger, rateLimiter, idempotency, google, upstream, deadlineMs: config.upstream.toolDeadlineMs, settings: config.tools, cache: createToolCache(), ...(deps.now ? { now: deps.now } : {}) }));
   app.get('/api/internal/tools', auth, (_req, res) => sendJson(res, 200, catalog));
   app.get('/api/internal/integrations/status/:customer_id', auth, integrationStatusRoute({ store, tools, setupUrlFor, logger }));
   app.use('/api/internal', auth); // unknown internal paths: authenticate first, so probing learns nothing

@@ -26,6 +26,8 @@ export interface ExecuteDeps {
   deadlineMs: number;
   settings: ToolSettings;
   cache: ToolCache;
+  /** Defaults to Date.now. */
+  now?: () => number;
 }
 
 /** A finished call. A success always names its tool; a failure may not (the request named none readably). */
@@ -137,6 +139,7 @@ export async function executeTool(
     requestId,
     idempotencyKey: request.context?.request_id ?? null,
     conversationId: request.context?.conversation_id ?? null,
+    now: deps.now ?? Date.now,
     settings: deps.settings,
     cache: deps.cache,
     get logger() {

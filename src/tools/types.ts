@@ -52,6 +52,8 @@ export interface ToolContext {
   countApiCall(): void;
   /** Aborts when the tool call's deadline (HUB_TOOL_DEADLINE_MS) passes; hand it to every upstream call. */
   readonly deadline: AbortSignal;
+  /** The current time (ms since the epoch) — injectable, so what "from now on" means is testable. */
+  now(): number;
   /** Limits from configuration that shape tool results. */
   settings: ToolSettings;
   /** Per-process memo for slow-changing facts (a mailbox's address, a calendar's zone); key by credential id. */

@@ -24,6 +24,8 @@ export async function buildTestHub(
     redis?: Redis;
     db?: Db;
     credentialEvents?: CredentialEvents;
+    /** The tools' clock (ms since the epoch). */
+    now?: () => number;
   } = {},
 ): Promise<TestHub> {
   const logs = captureLogs();
@@ -37,6 +39,7 @@ export async function buildTestHub(
     redis: options.redis ?? null,
     tools: options.tools ?? [...BUILT_IN_TOOLS, ...TEST_TOOLS],
     ...(options.credentialEvents ? { credentialEvents: options.credentialEvents } : {}),
+    ...(options.now ? { now: options.now } : {}),
   });
   return { ...hub, logs, testDb, close: () => testDb.drop() };
 }
