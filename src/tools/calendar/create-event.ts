@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { type Result, fail, hubError, ok } from '../../errors';
+import { googleScope } from '../../integrations/integrations';
+import { type ToolContext, defineTool } from '../types';
+import { deriveEventId } from './event-id';
+import { checkTimes, toGoogleEventBody } from './event-input';
+import {
+  attendeesInput,
+  calendarIdInput,
+  dateTimeInput,
+  descriptionInput,
+  locationInput,
+  sendNotificationsInput,
+  sendUpdatesOf,
+  titleInput,
+} from './inputs';
+import { type EventResult, type GoogleEvent, eventResultSchema, eventTimeMs, googleEventSchema, parseGoogle, toEventResult } from './mapping';
+import { offsetDateTimeMs } from './time';
+
+const input = z
+  .strictObject({
+    title: titleInput,
+    start: dateTimeInput('When the event starts'),
+    end: dateTimeInput('When the event ends; must be after start'),
+    description: descriptionInput.optional(),
+    location: locationInput.optional(),
+    attendees: attendeesInput.optional(),
+    send_notifications: sendNotificationsInput.optional(),
+    calendar_id: calendarIdInput.optional(),
+  })
+  .superRefine((v, ctx) => {
+    for (const issue of checkTimes(v.start, v.end, 'end')) ctx.addIssue({ code: 'custom', path: [issue.path], message: issue.message });
+  });
+type Input = z.infer<typeof input>;
+
+/**
+ * A retried create found its event already at Google (the deterministic id): answer with that event — unless
+ * the request_id was reused for a different event, which must not silently return the first one.
+ */
+async function existingEvent(ctx: ToolContext, calendarId: string, eventId: string, args: Input): Promise<Result<EventResult>> {
+  const got = await ctx.callGoogle({ integration: 'google_calendar', operation: 'calendar.events.get', idempotent: true }, (signal, auth) =>
+    ctx.google.calendar(auth).events.get({ calendarId, eventId }, { signal, retry: false }),
+  );
+  if (!got.ok) return got;
+  const event = parseGoogle(googleEventSchema, got.value.data, 'calendar.events.get');
+  if (!event.ok) return event;
+  if (!sameEvent(event.value, args)) {
+    return fail(
+      hubError('CONFLICT', 'This request_id already created a different event; use a new request_id for a new event', {
+        retryable: false,
+        details: { reason: 'request_id_reused', event_id: eventId },
+      }),
+    );
+  }
+  return ok(toEventResult(event.value));
+}
+
+const sameEvent = (event: GoogleEvent, args: Input) =>
+  event.summary === args.title && eventTimeMs(event.start) === offsetDateTimeMs(args.start) && eventTimeMs(event.end) === offsetDateTimeMs(args.end);
+
+export const calendarCreateEvent = defineTool({
+  name: 'calendar_create_event',
+  version: '1.0.0',
+  description:
+    'Create an event on the connected Google Calendar (default: the primary calendar) and, by default, email ' +
+    'invitations to the attendees. Times are RFC 3339 with an offset; end must be after start. Pass ' +
+    'context.request_id and reuse it when retrying: a retried call never creates a second event. Returns the ' +
+    'event id (for calendar_update_event / calendar_delete_event), its link, status and each attendee\'s response.',
+  integration: 'google_calendar',
+  requiredScopes: [googleScope('calendar.events')],
+  sideEffects: 'writes',
+  input,
+  output: eventResultSchema,
+  run: async (ctx, args) => {
+    const calendarId = args.calendar_id ?? 'primary';
+    const id = ctx.idempotencyKey === null ? undefined : deriveEventId({ customerId: ctx.customerId, userId: ctx.userId, calendarId, requestId: ctx.idempotencyKey });
+    const body = { ...toGoogleEventBody(args), ...(id ? { id } : {}) };
+    // With a client-chosen id a repeat cannot duplicate the event (Google answers 409), so retrying is safe.
+    const inserted = await ctx.callGoogle({ integration: 'google_calendar', operation: 'calendar.events.insert', idempotent: id !== undefined }, (signal, auth) =>
+      ctx.google.calendar(auth).events.insert({ calendarId, sendUpdates: sendUpdatesOf(args.send_notifications), requestBody: body }, { signal, retry: false }),
+    );
+    if (!inserted.ok) {
+      const { error } = inserted;
+      if (id && error.code === 'CONFLICT' && error.details?.reason === 'duplicate') return existingEvent(ctx, calendarId, id, args);
+      return inserted;
+    }
+    const event = parseGoogle(googleEventSchema, inserted.value.data, 'calendar.events.insert');
+    return event.ok ? ok(toEventResult(event.value)) : event;
+  },
+});

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { type Result, fail, ok } from '../../errors';
+import type { ToolContext } from '../types';
+import { type CalendarBusy, type Interval, freeBusySchema, busyByCalendar, googleEventSchema, parseGoogle, unexpectedAnswer } from './mapping';
+import { isIanaZone } from './time';
+
+/**
+ * The Calendar API reads the tools share, each one googleapis call through ctx.callGoogle (token, retries,
+ * breaker, api_calls) with its answer validated before use.
+ */
+
+const op = (operation: string) => ({ integration: 'google_calendar' as const, operation, idempotent: true });
+
+/** A calendar's zone changes rarely; ten minutes of staleness costs at most a mislabelled offset for that long. */
+const ZONE_TTL_MS = 10 * 60_000;
+
+/** The connected account's time zone (Calendar settings), memoised per connection. */
+export async function accountZone(ctx: ToolContext): Promise<Result<string>> {
+  const key = `calendar:timezone:${ctx.connection?.credentialId ?? 'none'}`;
+  return ctx.cache.memo(key, ZONE_TTL_MS, async () => {
+    const answer = await ctx.callGoogle(op('calendar.settings.get'), (signal, auth) =>
+      ctx.google.calendar(auth).settings.get({ setting: 'timezone' }, { signal, retry: false }),
+    );
+    if (!answer.ok) return answer;
+    const value: unknown = answer.value.data?.value;
+    return typeof value === 'string' && isIanaZone(value) ? ok(value) : fail(unexpectedAnswer('calendar.settings.get'));
+  });
+}
+
+/** One freeBusy request for every id (Google takes up to 50); per id its busy time or why it could not be read. */
+export async function queryFreeBusy(ctx: ToolContext, ids: readonly string[], range: Interval, zone: string): Promise<Result<Map<string, CalendarBusy>>> {
+  const answer = await ctx.callGoogle(op('calendar.freebusy.query'), (signal, auth) =>
+    ctx.google.calendar(auth).freebusy.query(
+      {
+        requestBody: {
+          timeMin: new Date(range.start).toISOString(),
+          timeMax: new Date(range.end).toISOString(),
+          timeZone: zone,
+          items: ids.map((id) => ({ id })),
+        },
+      },
+      { signal, retry: false },
+    ),
+  );
+  if (!answer.ok) return answer;
+  const parsed = parseGoogle(freeBusySchema, answer.value.data, 'calendar.freebusy.query');
+  return parsed.ok ? busyByCalendar(parsed.value, ids, range) : parsed;
+}
+
+const listedEventSchema = googleEventSchema
+  .pick({ id: true, status: true, start: true, end: true })
+  .extend({
+    transparency: z.string().optional(),
+    attendees: z.array(z.object({ self: z.boolean().optional(), responseStatus: z.string().optional() })).optional(),
+  });
+export type ListedEvent = z.infer<typeof listedEventSchema>;
+const eventsPageSchema = z.object({ items: z.array(listedEventSchema).optional(), nextPageToken: z.string().optional() });
+
+/** Pages of 2,500 (Google's maximum); beyond this many the rest is left to freeBusy, which already counts it busy. */
+const MAX_PAGES = 4;
+
+/**
+ * The events of the account's primary calendar in the range, recurring ones expanded (singleEvents), for the
+ * account's own answer to each. `complete` is false when the list was cut at MAX_PAGES.
+ */
+export async function listPrimaryEvents(ctx: ToolContext, range: Interval): Promise<Result<{ events: ListedEvent[]; complete: boolean }>> {
+  const events: ListedEvent[] = [];
+  let pageToken: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const token = pageToken;
+    const answer = await ctx.callGoogle(op('calendar.events.list'), (signal, auth) =>
+      ctx.google.calendar(auth).events.list(
+        {
+          calendarId: 'primary',
+          timeMin: new Date(range.start).toISOString(),
+          timeMax: new Date(range.end).toISOString(),
+          singleEvents: true,
+          maxResults: 2500,
+          fields: 'items(id,status,start,end,transparency,attendees(self,responseStatus)),nextPageToken',
+          ...(token ? { pageToken: token } : {}),
+        },
+        { signal, retry: false },
+      ),
+    );
+    if (!answer.ok) return answer;
+    const parsed = parseGoogle(eventsPageSchema, answer.value.data, 'calendar.events.list');
+    if (!parsed.ok) return parsed;
+    events.push(...(parsed.value.items ?? []));
+    pageToken = parsed.value.nextPageToken;
+    if (!pageToken) return ok({ events, complete: true });
+  }
+  return ok({ events, complete: false });
+}
