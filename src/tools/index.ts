@@ -1,5 +1,7 @@
+import { CALENDAR_TOOLS } from './calendar';
+import { EMAIL_TOOLS } from './email';
 import { hubEcho } from './hub-echo';
 import type { AnyTool } from './types';
 
 /** Every tool the Hub offers. Adding a tool: its own module plus one line here. */
-export const BUILT_IN_TOOLS: readonly AnyTool[] = [hubEcho];
+export const BUILT_IN_TOOLS: readonly AnyTool[] = [hubEcho, ...CALENDAR_TOOLS, ...EMAIL_TOOLS];

@@ -203,7 +203,7 @@ describe('admin API', () => {
           last_error_at: null,
           created_at: saved.createdAt.toISOString(),
           updated_at: saved.updatedAt.toISOString(),
-          tools_available: ['test_calendar_probe', 'test_calendar_timezone', 'test_leaky'],
+          tools_available: ['calendar_create_event', 'calendar_delete_event', 'calendar_find_optimal_times', 'calendar_get_availability', 'calendar_update_event', 'test_calendar_probe', 'test_calendar_timezone', 'test_leaky'],
           working_hours: { start: '09:00', end: '17:00', days: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'] },
           working_hours_source: 'default',
         },
@@ -215,7 +215,7 @@ describe('admin API', () => {
           connected: true,
           scopes: ['calendar.readonly'],
           missing_scopes: ['calendar.events'],
-          tools_available: ['test_calendar_timezone', 'test_leaky'],
+          tools_available: ['calendar_find_optimal_times', 'calendar_get_availability', 'test_calendar_timezone', 'test_leaky'],
           setup_url: aSetupUrl(customerId, 'google_calendar', 'user-7'),
         }),
         expect.objectContaining({

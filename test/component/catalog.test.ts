@@ -1,4 +1,5 @@
 import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 import { client, serviceAuth } from '../helpers/http';
 import { buildTestHub, type TestHub } from '../helpers/hub';
 
@@ -39,6 +40,7 @@ describe('GET /api/internal/tools/', () => {
   it('when an input schema is handed to a JSON Schema validator, then it accepts and refuses what the Hub does', async () => {
     const res = await client(hub.app).get('/api/internal/tools/').set('Authorization', serviceAuth()).expect(200);
     const ajv = new Ajv2020({ strict: true });
+    addFormats(ajv); // date-time, email: formats function-calling APIs understand
     for (const tool of res.body.tools) {
       expect(tool.input_schema.$schema).toBeUndefined(); // function-calling APIs take the bare object schema
       expect(tool.input_schema.type).toBe('object');

@@ -59,7 +59,7 @@ describe('integrations', () => {
         email: 'owner@example.com',
         expires_at: '2030-02-15T00:00:00.000Z',
         last_refreshed_at: '2030-02-14T23:00:00.000Z',
-        tools_available: ['test_calendar_probe', 'test_calendar_timezone', 'test_leaky'],
+        tools_available: ['calendar_create_event', 'calendar_delete_event', 'calendar_find_optimal_times', 'calendar_get_availability', 'calendar_update_event', 'test_calendar_probe', 'test_calendar_timezone', 'test_leaky'],
       });
       expect(res.body.integrations.google_gmail.status).toBe('not_connected');
     });
@@ -72,7 +72,7 @@ describe('integrations', () => {
         connected: true,
         status: 'insufficient_scopes',
         scopes: ['calendar.readonly'],
-        tools_available: ['test_calendar_timezone', 'test_leaky'],
+        tools_available: ['calendar_find_optimal_times', 'calendar_get_availability', 'test_calendar_timezone', 'test_leaky'],
         setup_url: setupUrl(input.customerId, 'google_calendar'),
       });
     });
@@ -81,7 +81,7 @@ describe('integrations', () => {
       const input = aCredential({ scopes: [googleScope('calendar')] });
       await hub.store.save(input);
       const res = await status(input.customerId).expect(200);
-      expect(res.body.integrations.google_calendar).toMatchObject({ status: 'connected', tools_available: ['test_calendar_probe', 'test_calendar_timezone', 'test_leaky'] });
+      expect(res.body.integrations.google_calendar).toMatchObject({ status: 'connected', tools_available: ['calendar_create_event', 'calendar_delete_event', 'calendar_find_optimal_times', 'calendar_get_availability', 'calendar_update_event', 'test_calendar_probe', 'test_calendar_timezone', 'test_leaky'] });
     });
 
     it('when the grant expired, then connected is false, status expired, and a setup_url to reconnect', async () => {

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { type Result, fail, ok } from '../../errors';
+import { googleScope } from '../../integrations/integrations';
+import { defineTool } from '../types';
+import { callGmail, notFoundAs, ownAddress } from './gmail';
+import { threadSchema } from './gmail-schemas';
+import { inputId } from './inputs';
+import { repliesSince } from './map';
+
+/** threads.get(format=metadata) and getProfile both accept gmail.metadata: no message content is read. */
+const SCOPES = [googleScope('gmail.metadata')];
+
+const ISO_INSTANT = z.iso.datetime({ offset: true });
+
+const input = z.strictObject({
+  thread_id: inputId('thread'),
+  // Checked with zod's ISO parser but declared as a plain string: a `format: date-time` keyword in the catalog
+  // trips strict JSON Schema validators that load no format plug-ins.
+  since: z
+    .string()
+    .max(64)
+    .refine((s) => ISO_INSTANT.safeParse(s).success, 'must be an ISO 8601 date-time with Z or an offset, e.g. 2024-01-10T09:30:00Z')
+    .describe('ISO 8601 date-time with Z or an offset, e.g. "2024-01-10T09:30:00Z": only messages received after it count.'),
+});
+
+const output = z.object({
+  has_new_replies: z.boolean(),
+  replies: z.array(
+    z.object({
+      message_id: z.string(),
+      from: z.string().describe('Sender address.'),
+      snippet: z.string(),
+      date: z.string().describe('When Gmail received it, ISO 8601 UTC.'),
+    }),
+  ),
+});
+type Output = z.output<typeof output>;
+
+export const emailCheckReplies = defineTool({
+  name: 'email_check_replies',
+  version: '1.0.0',
+  description:
+    'Check a Gmail conversation for replies: given its thread_id (from email_send or email_search) and a time, returns the messages ' +
+    'in that thread received after it that were not sent by the connected account itself, oldest first. Use it to follow up on an ' +
+    'email you sent: pass the send time, or the date of the last reply you already saw.',
+  integration: 'google_gmail',
+  requiredScopes: SCOPES,
+  sideEffects: 'reads',
+  input,
+  output,
+  run: async (ctx, v): Promise<Result<Output>> => {
+    // Both at once: the address is usually cached, and when it is not it costs no extra round trip.
+    const [own, thread] = await Promise.all([
+      ownAddress(ctx),
+      callGmail(ctx, { operation: 'gmail.users.threads.get', idempotent: true }, threadSchema, (api, options) =>
+        api.users.threads.get({ userId: 'me', id: v.thread_id, format: 'metadata', metadataHeaders: ['From'] }, options),
+      ),
+    ]);
+    if (!thread.ok) return fail(notFoundAs(thread.error, 'thread', v.thread_id));
+    if (!own.ok) return own;
+    const replies = repliesSince(thread.value.messages ?? [], Date.parse(v.since), own.value);
+    return ok({ has_new_replies: replies.length > 0, replies });
+  },
+});

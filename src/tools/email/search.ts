@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { type Result, ok } from '../../errors';
+import { googleScope } from '../../integrations/integrations';
+import { type ToolContext, defineTool } from '../types';
+import { mapBounded } from './concurrency';
+import { callGmail } from './gmail';
+import { type GmailMessage, listSchema, messageSchema } from './gmail-schemas';
+import { type MessageSummary, toSummary } from './map';
+import { type MessageBody, messageBody } from './message-body';
+
+/** messages.list with a query needs content access: gmail.metadata refuses `q`. */
+const SCOPES = [googleScope('gmail.readonly')];
+
+/**
+ * How many messages.get requests run at once. 50 — Google's own advice for the largest batch — so a 50-message
+ * search is one list and one wave of gets (~two round trips), while at most 100 results cap a call at two
+ * waves. Gmail answers bursts beyond a user's quota with 429s, which the upstream layer retries (reads are safe).
+ */
+export const SEARCH_CONCURRENCY = 50;
+
+const input = z.strictObject({
+  query: z
+    .string()
+    .max(2048)
+    .describe('Gmail search query, as typed in Gmail\'s search box, e.g. "from:john@example.com subject:proposal newer_than:7d". Empty matches all mail.'),
+  max_results: z.number().int().min(1).max(100).default(10).describe('How many messages to return, newest first (1–100, default 10).'),
+  include_body: z.boolean().default(false).describe('Also return each message\'s text body (default false; bodies can be long).'),
+});
+
+const summary = z.object({
+  message_id: z.string(),
+  thread_id: z.string(),
+  from: z.string().describe('Sender address.'),
+  to: z.array(z.string()).describe('Recipient addresses (To).'),
+  subject: z.string(),
+  snippet: z.string(),
+  date: z.string().describe('When Gmail received it, ISO 8601 UTC.'),
+  has_attachments: z.boolean(),
+  body: z.string().optional().describe('Text body, only with include_body.'),
+  truncated: z.literal(true).optional().describe('Present when the body was cut to the size limit.'),
+});
+const output = z.object({ messages: z.array(summary), total_results: z.number().int().describe('Number of messages returned.') });
+type Output = z.output<typeof output>;
+
+async function fetchMessage(ctx: ToolContext, id: string, withBody: boolean): Promise<Result<(MessageSummary & Partial<MessageBody>) | null>> {
+  // format=full: only the parts tell exactly whether a message has attachments (metadata has no parts).
+  const got = await callGmail(ctx, { operation: 'gmail.users.messages.get', idempotent: true }, messageSchema, (api, options) =>
+    api.users.messages.get({ userId: 'me', id, format: 'full' }, options),
+  );
+  // Deleted between the list and the get: it is simply no longer a result.
+  if (!got.ok) return got.error.code === 'RESOURCE_NOT_FOUND' ? ok(null) : got;
+  const message: GmailMessage = got.value;
+  if (!withBody) return ok(toSummary(message));
+  const body = await messageBody(ctx, message);
+  return body.ok ? ok({ ...toSummary(message), ...body.value }) : body;
+}
+
+export const emailSearch = defineTool({
+  name: 'email_search',
+  version: '1.0.0',
+  description:
+    'Search the connected Gmail mailbox with a Gmail query (from:, to:, subject:, has:attachment, newer_than:7d, is:unread, …). ' +
+    'Returns the newest matching messages with sender, recipients, subject, snippet, date (ISO 8601 UTC) and whether they have ' +
+    'attachments; set include_body to also get each text body. Use email_read for one message in full.',
+  integration: 'google_gmail',
+  requiredScopes: SCOPES,
+  sideEffects: 'reads',
+  input,
+  output,
+  run: async (ctx, v): Promise<Result<Output>> => {
+    const listed = await callGmail(ctx, { operation: 'gmail.users.messages.list', idempotent: true }, listSchema, (api, options) =>
+      api.users.messages.list({ userId: 'me', q: v.query, maxResults: v.max_results }, options),
+    );
+    if (!listed.ok) return listed;
+    const ids = (listed.value.messages ?? []).slice(0, v.max_results).map((m) => m.id);
+    const fetched = await mapBounded(ids, SEARCH_CONCURRENCY, (id) => fetchMessage(ctx, id, v.include_body));
+    if (!fetched.ok) return fetched;
+    const messages = fetched.value.filter((m) => m !== null);
+    return ok({ messages, total_results: messages.length });
+  },
+});

@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import { type Result, fail, ok } from '../../errors';
+import { validationError } from '../../http/validation';
+import { googleScope } from '../../integrations/integrations';
+import { type ToolContext, defineTool } from '../types';
+import { type Mailbox, parseRecipient } from './addresses';
+import { buildRawMessage, toGmailRaw } from './compose';
+import { callGmail, checkExtraScopes, notFoundAs } from './gmail';
+import { headerOf, messageRefSchema, messageSchema } from './gmail-schemas';
+import { MAX_BODY_CHARS_IN, MAX_RECIPIENTS, MAX_SUBJECT_CHARS, inputId, headerText, recipient } from './inputs';
+import { baseSubject, replyHeaders, replySubject } from './threading';
+
+const SCOPES = [googleScope('gmail.send')];
+/** Reading the original's headers for a reply: the narrowest scope messages.get(format=metadata) accepts. */
+const REPLY_SCOPES = [googleScope('gmail.metadata')];
+
+const recipients = () => z.array(recipient).max(MAX_RECIPIENTS);
+
+const input = z
+  .strictObject({
+    to: recipients().describe('Recipients: "name@example.com" or "Name <name@example.com>", one address per entry.'),
+    cc: recipients().nullish().describe('Carbon-copy recipients, same form as `to`.'),
+    bcc: recipients().nullish().describe('Blind-copy recipients (hidden from the others), same form as `to`.'),
+    subject: headerText(MAX_SUBJECT_CHARS)
+      .nullish()
+      .describe('Subject line. Required for a new message; for a reply leave it out to use "Re: <original subject>".'),
+    body: z.string().max(MAX_BODY_CHARS_IN).describe('Message body: plain text, or HTML when body_type is "html".'),
+    body_type: z.enum(['text', 'html']).default('text').describe('"text" (default) or "html" (sent with a plain-text alternative).'),
+    reply_to_message_id: inputId('message')
+      .nullish()
+      .describe('To reply in a conversation: the Gmail id of the message being answered (from email_search or email_read).'),
+  })
+  .superRefine((v, issue) => {
+    const total = v.to.length + (v.cc?.length ?? 0) + (v.bcc?.length ?? 0);
+    if (total === 0) issue.addIssue({ code: 'custom', path: ['to'], message: 'at least one recipient (to, cc or bcc) is required' });
+    if (total > MAX_RECIPIENTS) issue.addIssue({ code: 'custom', path: ['to'], message: `at most ${MAX_RECIPIENTS} recipients in to, cc and bcc together` });
+    if (v.reply_to_message_id == null && !v.subject?.trim()) {
+      issue.addIssue({ code: 'custom', path: ['subject'], message: 'a subject is required unless reply_to_message_id is given' });
+    }
+  });
+type Input = z.output<typeof input>;
+
+const output = z.object({
+  message_id: z.string().describe('Gmail id of the sent message.'),
+  thread_id: z.string().describe('Gmail id of its conversation.'),
+  status: z.literal('sent'),
+});
+type Output = z.output<typeof output>;
+
+const mailboxes = (values: readonly string[] | null | undefined): Mailbox[] =>
+  (values ?? []).map((v) => {
+    const parsed = parseRecipient(v);
+    if (!parsed.ok) throw new Error('recipient passed input validation but does not parse'); // a bug, not an input
+    return parsed.mailbox;
+  });
+
+interface Threading {
+  subject: string;
+  threadId?: string;
+  inReplyTo?: string;
+  references?: string[];
+}
+
+/** The original's headers → the reply's threading headers, subject and thread. */
+async function threadingFor(ctx: ToolContext, v: Input, originalId: string): Promise<Result<Threading>> {
+  const denied = checkExtraScopes(ctx, SCOPES, REPLY_SCOPES, 'to read the message being replied to');
+  if (denied) return fail(denied);
+  const original = await callGmail(ctx, { operation: 'gmail.users.messages.get', idempotent: true }, messageSchema, (api, options) =>
+    api.users.messages.get({ userId: 'me', id: originalId, format: 'metadata', metadataHeaders: ['Subject', 'Message-ID', 'References', 'In-Reply-To'] }, options),
+  );
+  if (!original.ok) return fail(notFoundAs(original.error, 'message', originalId));
+  const header = (name: string) => headerOf(original.value.payload, name);
+  const headers = replyHeaders({ messageId: header('message-id'), references: header('references'), inReplyTo: header('in-reply-to') });
+  if (!headers) {
+    return fail(validationError('The message has no Message-ID header, so a reply to it cannot be threaded', [{ path: 'inputs.reply_to_message_id', message: 'message has no Message-ID header' }]));
+  }
+  const originalSubject = header('subject') ?? '';
+  const subject = v.subject?.trim() ? v.subject : replySubject(originalSubject);
+  // Gmail keeps a reply in the conversation only when the subjects match once "Re:"-style prefixes are stripped.
+  if (baseSubject(subject) !== baseSubject(originalSubject)) {
+    return fail(
+      validationError('A reply must keep the original subject (leave subject out to use "Re: <original subject>")', [
+        { path: 'inputs.subject', message: `must match the original subject "${originalSubject}" (a "Re: " prefix is fine)` },
+      ]),
+    );
+  }
+  return ok({ subject, threadId: original.value.threadId, inReplyTo: headers.inReplyTo, references: headers.references });
+}
+
+export const emailSend = defineTool({
+  name: 'email_send',
+  version: '1.0.0',
+  description:
+    'Send an email from the connected Gmail account. Give recipients in to/cc/bcc (at least one, at most 100 in all), a subject and a ' +
+    'body (plain text, or HTML with body_type "html"). To answer a message in its conversation, pass its id as reply_to_message_id: ' +
+    'the reply is threaded (In-Reply-To/References, same Gmail thread) and the subject defaults to "Re: <original subject>". ' +
+    'The email is really sent and cannot be recalled. Pass context.request_id and reuse it on retries: the Hub then sends at most once.',
+  integration: 'google_gmail',
+  requiredScopes: SCOPES,
+  sideEffects: 'writes',
+  input,
+  output,
+  run: async (ctx, v): Promise<Result<Output>> => {
+    let threading: Threading = { subject: v.subject ?? '' };
+    if (v.reply_to_message_id != null) {
+      const found = await threadingFor(ctx, v, v.reply_to_message_id);
+      if (!found.ok) return found;
+      threading = found.value;
+    }
+    const raw = await buildRawMessage({
+      to: mailboxes(v.to),
+      cc: mailboxes(v.cc),
+      bcc: mailboxes(v.bcc),
+      subject: threading.subject,
+      body: v.body,
+      bodyType: v.body_type,
+      inReplyTo: threading.inReplyTo,
+      references: threading.references,
+      messageIdDomain: ctx.connection?.accountEmail?.split('@')[1] ?? 'hub.invalid',
+    });
+    const requestBody = { raw: toGmailRaw(raw), ...(threading.threadId ? { threadId: threading.threadId } : {}) };
+    // Not idempotent: Gmail has no request id of its own, so a send is never repeated by the upstream layer.
+    const sent = await callGmail(ctx, { operation: 'gmail.users.messages.send', idempotent: false }, messageRefSchema, (api, options) =>
+      api.users.messages.send({ userId: 'me', requestBody }, options),
+    );
+    if (!sent.ok) return sent;
+    return ok({ message_id: sent.value.id, thread_id: sent.value.threadId, status: 'sent' as const });
+  },
+});
