@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { DateTime } from 'luxon';
 import { type Config, SANDBOX_DEFAULT_CLIENT, loadConfigOrExit, loadSandboxConfig, processEnv } from './config';
 import { createConnectLinks } from './integrations/connect-links';
 import { type RunningSandbox, createSandbox } from './sandbox/app';
-import { DEMO_ACCOUNTS, demoAccounts } from './sandbox/demo-data';
+import { DEMO_ACCOUNTS, dateOnly, demoAccounts, mondayOf } from './sandbox/demo-data';
 import type { World } from './sandbox/world';
 import { type RunningHub, exitOnStartFailure, startHub, stopOnSignals } from './server';
 import { IN_MEMORY } from './store/pglite';
@@ -60,6 +61,24 @@ function demoEnvironment(env: Record<string, string | undefined>) {
   return { merged, generated, reused, secretsFile };
 }
 
+/** The calendar and email tools on the demo world: Ana's week (Ben shares his free/busy, Carla does not) and inbox. */
+function toolExamples(execute: (body: object) => string, call: { agent_id: string; customer_id: string }): string[] {
+  const monday = mondayOf(new Date());
+  const day = (n: number) => dateOnly(monday, n);
+  const { ben, carla } = DEMO_ACCOUNTS;
+  const madrid = (n: number, hhmm: string) => DateTime.fromISO(`${day(n)}T${hhmm}`, { zone: 'Europe/Madrid' }).toISO({ suppressMilliseconds: true });
+  return [
+    "# Ana's calendar: busy times of her working week, then the best hour with Ben and Carla (Carla's calendar is not shared: 'unknown')",
+    execute({ tool: 'calendar_get_availability', ...call, inputs: { start_date: day(0), end_date: day(4), timezone: 'Europe/Madrid', calendars: ['primary', ben] } }),
+    execute({ tool: 'calendar_find_optimal_times', ...call, inputs: { duration_minutes: 60, attendees: [ben, carla], date_range: { start: day(0), end: day(4) }, preferences: { preferred_hours: { start: '10:00', end: '16:00' }, avoid_mondays: true } } }),
+    '# book it (a retry with the same request_id never makes a second event)',
+    execute({ tool: 'calendar_create_event', ...call, inputs: { title: 'Launch review', start: madrid(3, '10:00'), end: madrid(3, '11:00'), description: 'Q1 launch', location: 'Google Meet', attendees: [ben], send_notifications: true }, context: { request_id: 'demo-event-1' } }),
+    "# Ana's mail: search, then read one (use a message_id from the search), send (and reply with reply_to_message_id)",
+    execute({ tool: 'email_search', ...call, inputs: { query: `from:${ben}`, max_results: 10, include_body: false } }),
+    execute({ tool: 'email_send', ...call, inputs: { to: [ben], subject: 'Q4 planning deck', body: 'Thanks Ben, I will review it before Thursday.', body_type: 'text' }, context: { request_id: 'demo-mail-1' } }),
+  ];
+}
+
 function banner(url: string, secret: string | undefined, notes: string[], sandboxUrl: string, connectUrl: string): string {
   const auth = secret ? `ServiceSecret ${secret}` : 'ServiceSecret $HUB_SECRET';
   const execute = (body: object) =>
@@ -78,6 +97,7 @@ function banner(url: string, secret: string | undefined, notes: string[], sandbo
     `curl -s ${url}/api/internal/tools/ -H 'Authorization: ${auth}'`,
     '# run the connectivity-check tool',
     execute({ tool: 'hub_echo', ...call, inputs: { message: 'hello from the demo' }, context: { request_id: 'demo-1' } }),
+    ...toolExamples(execute, call),
     '# which Google integrations the demo customer has connected',
     `curl -s ${url}/api/internal/integrations/status/${DEMO_CUSTOMER_ID}/ -H 'Authorization: ${auth}'`,
     '# the admin API (Bearer JWT minted by npm run admin-token): every connection of the demo customer',

@@ -34,10 +34,10 @@ function at(monday: Date, day: number, hhmm: string, timeZone: string): string {
   return `${iso}${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
 }
 
-const dateOnly = (monday: Date, day: number) => new Date(monday.getTime() + day * 86_400_000).toISOString().slice(0, 10);
+export const dateOnly = (monday: Date, day: number) => new Date(monday.getTime() + day * 86_400_000).toISOString().slice(0, 10);
 
 /** Monday (UTC date) of the working week to show: this one, or the next when `now` is a Saturday or Sunday. */
-function mondayOf(now: Date): Date {
+export function mondayOf(now: Date): Date {
   const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
   const weekday = d.getUTCDay();
   d.setUTCDate(d.getUTCDate() + (weekday === 0 ? 1 : weekday === 6 ? 2 : 1 - weekday));
