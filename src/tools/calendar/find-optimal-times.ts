@@ -8,7 +8,7 @@ import { accountZone, listPrimaryEvents, queryFreeBusy } from './google';
 import { MAX_RANGE_DAYS, dateOrDateTime, emailInput, hhmmInput, timezoneInput } from './inputs';
 import { organizerTime } from './organizer-events';
 import { type AttendeeBusy, findSlots } from './slots';
-import { needsZone, resolveRange, zoneFormatter } from './time';
+import { checkRangeEarly, resolveRange, zoneFormatter } from './time';
 import { workingWindows } from './windows';
 
 const MAX_ATTENDEES = 49; // freeBusy takes 50 calendars: the organizer's and these
@@ -67,10 +67,8 @@ export const calendarFindOptimalTimes = defineTool({
     const paths = { start: 'inputs.date_range.start', end: 'inputs.date_range.end' };
     const invalid = (issues: { path: string; message: string }[]) => fail(validationError('Invalid inputs for calendar_find_optimal_times', issues));
     const { start, end } = args.date_range;
-    if (args.timezone !== undefined || !needsZone(start, end)) {
-      const early = resolveRange(start, end, args.timezone ?? 'UTC', paths, MAX_RANGE_DAYS);
-      if (!early.ok) return invalid(early.issues);
-    }
+    const early = checkRangeEarly(start, end, args.timezone, paths, MAX_RANGE_DAYS);
+    if (early.length > 0) return invalid(early);
     let zone = args.timezone;
     if (zone === undefined) {
       const found = await accountZone(ctx);

@@ -6,7 +6,7 @@ import { DEFAULT_WORKING_HOURS, WEEKDAYS } from '../../integrations/working-hour
 import { defineTool } from '../types';
 import { accountZone, queryFreeBusy } from './google';
 import { MAX_RANGE_DAYS, calendarIdInput, dateOrDateTime, timezoneInput } from './inputs';
-import { needsZone, resolveRange, zoneFormatter } from './time';
+import { checkRangeEarly, resolveRange, zoneFormatter } from './time';
 
 const MAX_CALENDARS = 50;
 
@@ -52,11 +52,8 @@ export const calendarGetAvailability = defineTool({
   run: async (ctx, args) => {
     const paths = { start: 'inputs.start_date', end: 'inputs.end_date' };
     const invalid = (issues: { path: string; message: string }[]) => fail(validationError('Invalid inputs for calendar_get_availability', issues));
-    // Check what can be checked before any Google call; dates need the zone, which may have to come from Google.
-    if (args.timezone !== undefined || !needsZone(args.start_date, args.end_date)) {
-      const early = resolveRange(args.start_date, args.end_date, args.timezone ?? 'UTC', paths, MAX_RANGE_DAYS);
-      if (!early.ok) return invalid(early.issues);
-    }
+    const early = checkRangeEarly(args.start_date, args.end_date, args.timezone, paths, MAX_RANGE_DAYS);
+    if (early.length > 0) return invalid(early);
     const calendarZone = await accountZone(ctx);
     if (!calendarZone.ok) return calendarZone;
     const zone = args.timezone ?? calendarZone.value;

@@ -104,3 +104,13 @@ export function resolveRange(
 
 /** Whether resolving the pair needs a zone (a civil date is a local day), i.e. whether it must wait for one. */
 export const needsZone = (start: Bound, end: Bound): boolean => isCivilDate(start) || isCivilDate(end);
+
+/**
+ * What can be checked before any Google call, so bad input costs no request: the whole range when its zone is
+ * given or not needed (date-times only); otherwise nothing yet — civil dates wait for the calendar's own zone.
+ */
+export function checkRangeEarly(start: Bound, end: Bound, zone: string | undefined, paths: { start: string; end: string }, maxDays: number): ValidationIssue[] {
+  if (zone === undefined && needsZone(start, end)) return [];
+  const early = resolveRange(start, end, zone ?? 'UTC', paths, maxDays);
+  return early.ok ? [] : early.issues;
+}

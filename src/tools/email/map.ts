@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { headerAddresses } from './addresses';
 import { type AttachmentInfo, hasAttachments, listAttachments } from './body';
 import { type GmailMessage, headerOf } from './gmail-schemas';
@@ -8,12 +9,20 @@ import { isoDate } from './gmail';
  * them, ready to pass back to email_send); header values are the ones Gmail already decoded (RFC 2047).
  */
 
-export interface MessageSummary {
-  message_id: string;
-  thread_id: string;
-  from: string;
-  to: string[];
-  subject: string;
+/** The fields email_search and email_read results share (schemas for the catalog), in the contract's order. */
+export const messageFields = {
+  message_id: z.string(),
+  thread_id: z.string(),
+  from: z.string().describe('Sender address.'),
+  to: z.array(z.string()).describe('Recipient addresses (To).'),
+  subject: z.string(),
+};
+export const dateField = z.string().describe('When Gmail received it, ISO 8601 UTC.');
+export const truncatedField = z.literal(true).optional().describe('Present when the body was cut to the size limit.');
+
+type MessageFields = z.output<z.ZodObject<typeof messageFields>>;
+
+export interface MessageSummary extends MessageFields {
   snippet: string;
   date: string;
   has_attachments: boolean;
@@ -32,26 +41,25 @@ export function snippetText(snippet: string | null | undefined): string {
 
 const fromOf = (m: GmailMessage) => headerAddresses(headerOf(m.payload, 'from'))[0] ?? '';
 
+const fieldsOf = (m: GmailMessage): MessageFields => ({
+  message_id: m.id,
+  thread_id: m.threadId,
+  from: fromOf(m),
+  to: headerAddresses(headerOf(m.payload, 'to')),
+  subject: headerOf(m.payload, 'subject') ?? '',
+});
+
 /** email_search's entry (format=full, so the parts are there to tell attachments exactly). */
 export function toSummary(m: GmailMessage): MessageSummary {
   return {
-    message_id: m.id,
-    thread_id: m.threadId,
-    from: fromOf(m),
-    to: headerAddresses(headerOf(m.payload, 'to')),
-    subject: headerOf(m.payload, 'subject') ?? '',
+    ...fieldsOf(m),
     snippet: snippetText(m.snippet),
     date: isoDate(m.internalDate),
     has_attachments: hasAttachments(m.payload),
   };
 }
 
-export interface MessageDetail {
-  message_id: string;
-  thread_id: string;
-  from: string;
-  to: string[];
-  subject: string;
+export interface MessageDetail extends MessageFields {
   date: string;
   attachments: AttachmentInfo[];
 }
@@ -59,11 +67,7 @@ export interface MessageDetail {
 /** email_read's result, body aside (it may need another request). */
 export function toDetail(m: GmailMessage): MessageDetail {
   return {
-    message_id: m.id,
-    thread_id: m.threadId,
-    from: fromOf(m),
-    to: headerAddresses(headerOf(m.payload, 'to')),
-    subject: headerOf(m.payload, 'subject') ?? '',
+    ...fieldsOf(m),
     date: isoDate(m.internalDate),
     attachments: listAttachments(m.payload),
   };

@@ -5,7 +5,7 @@ import { defineTool } from '../types';
 import { callGmail, checkExtraScopes, notFoundAs } from './gmail';
 import { messageRefSchema, messageSchema } from './gmail-schemas';
 import { inputId } from './inputs';
-import { toDetail } from './map';
+import { dateField, messageFields, toDetail, truncatedField } from './map';
 import { messageBody } from './message-body';
 
 const SCOPES = [googleScope('gmail.readonly')];
@@ -18,13 +18,9 @@ const input = z.strictObject({
 });
 
 const output = z.object({
-  message_id: z.string(),
-  thread_id: z.string(),
-  from: z.string().describe('Sender address.'),
-  to: z.array(z.string()).describe('Recipient addresses (To).'),
-  subject: z.string(),
+  ...messageFields,
   body: z.string().describe('The text/plain body, or text derived from the HTML body when there is no plain one.'),
-  date: z.string().describe('When Gmail received it, ISO 8601 UTC.'),
+  date: dateField,
   attachments: z.array(
     z.object({
       filename: z.string(),
@@ -33,7 +29,7 @@ const output = z.object({
       attachment_id: z.string().describe("Gmail's id for downloading this attachment."),
     }),
   ),
-  truncated: z.literal(true).optional().describe('Present when the body was cut to the size limit.'),
+  truncated: truncatedField,
 });
 type Output = z.output<typeof output>;
 

@@ -5,7 +5,7 @@ import { type ToolContext, defineTool } from '../types';
 import { mapBounded } from './concurrency';
 import { callGmail } from './gmail';
 import { type GmailMessage, listSchema, messageSchema } from './gmail-schemas';
-import { type MessageSummary, toSummary } from './map';
+import { type MessageSummary, dateField, messageFields, toSummary, truncatedField } from './map';
 import { type MessageBody, messageBody } from './message-body';
 
 /** messages.list with a query needs content access: gmail.metadata refuses `q`. */
@@ -28,16 +28,12 @@ const input = z.strictObject({
 });
 
 const summary = z.object({
-  message_id: z.string(),
-  thread_id: z.string(),
-  from: z.string().describe('Sender address.'),
-  to: z.array(z.string()).describe('Recipient addresses (To).'),
-  subject: z.string(),
+  ...messageFields,
   snippet: z.string(),
-  date: z.string().describe('When Gmail received it, ISO 8601 UTC.'),
+  date: dateField,
   has_attachments: z.boolean(),
   body: z.string().optional().describe('Text body, only with include_body.'),
-  truncated: z.literal(true).optional().describe('Present when the body was cut to the size limit.'),
+  truncated: truncatedField,
 });
 const output = z.object({ messages: z.array(summary), total_results: z.number().int().describe('Number of messages returned.') });
 type Output = z.output<typeof output>;
