@@ -1,5 +1,5 @@
 import { base32hex, deriveEventId, isGoogleEventId } from '../../src/tools/calendar/event-id';
-import { busyByCalendar, mergeIntervals, subtractIntervals, toEventResult } from '../../src/tools/calendar/mapping';
+import { busyByCalendar, googleEventSchema, mergeIntervals, parseGoogle, subtractIntervals, toEventResult } from '../../src/tools/calendar/mapping';
 import { firmnessOf, organizerTime } from '../../src/tools/calendar/organizer-events';
 
 const t = (s: string) => Date.parse(s);
@@ -64,6 +64,14 @@ describe('Google → contract', () => {
   test('when a busy time is not RFC 3339, then the answer is refused as unexpected', () => {
     const r = busyByCalendar({ calendars: { primary: { busy: [{ start: 'tomorrow', end: 'later' }] } } }, ['primary'], { start: 0, end: 1 });
     expect(r.ok || r.error).toMatchObject({ code: 'EXTERNAL_API_ERROR', details: { reason: 'unexpected_response' } });
+  });
+
+  test('when Google answers with an unreadable event, then EXTERNAL_API_ERROR and a warning naming the paths, never the data', () => {
+    const warn = jest.fn();
+    const r = parseGoogle(googleEventSchema, { id: 'e1', summary: 'Salary talk with Jo', status: 'weird' }, 'calendar.events.get', { warn });
+    expect(r.ok || r.error).toMatchObject({ code: 'EXTERNAL_API_ERROR', details: { reason: 'unexpected_response', operation: 'calendar.events.get' } });
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(JSON.stringify(warn.mock.calls)).not.toContain('Salary');
   });
 
   test('when intervals are merged and subtracted, then touching ones join and holes are cut', () => {

@@ -42,7 +42,7 @@ async function existingEvent(ctx: ToolContext, calendarId: string, eventId: stri
     ctx.google.calendar(auth).events.get({ calendarId, eventId }, { signal, retry: false }),
   );
   if (!got.ok) return got;
-  const event = parseGoogle(googleEventSchema, got.value.data, 'calendar.events.get');
+  const event = parseGoogle(googleEventSchema, got.value.data, 'calendar.events.get', ctx.logger);
   if (!event.ok) return event;
   if (!sameEvent(event.value, args)) {
     return fail(
@@ -84,7 +84,7 @@ export const calendarCreateEvent = defineTool({
       if (id && error.code === 'CONFLICT' && error.details?.reason === 'duplicate') return existingEvent(ctx, calendarId, id, args);
       return inserted;
     }
-    const event = parseGoogle(googleEventSchema, inserted.value.data, 'calendar.events.insert');
+    const event = parseGoogle(googleEventSchema, inserted.value.data, 'calendar.events.insert', ctx.logger);
     return event.ok ? ok(toEventResult(event.value)) : event;
   },
 });

@@ -43,7 +43,7 @@ export async function queryFreeBusy(ctx: ToolContext, ids: readonly string[], ra
     ),
   );
   if (!answer.ok) return answer;
-  const parsed = parseGoogle(freeBusySchema, answer.value.data, 'calendar.freebusy.query');
+  const parsed = parseGoogle(freeBusySchema, answer.value.data, 'calendar.freebusy.query', ctx.logger);
   return parsed.ok ? busyByCalendar(parsed.value, ids, range) : parsed;
 }
 
@@ -83,7 +83,7 @@ export async function listPrimaryEvents(ctx: ToolContext, range: Interval): Prom
       ),
     );
     if (!answer.ok) return answer;
-    const parsed = parseGoogle(eventsPageSchema, answer.value.data, 'calendar.events.list');
+    const parsed = parseGoogle(eventsPageSchema, answer.value.data, 'calendar.events.list', ctx.logger);
     if (!parsed.ok) return parsed;
     events.push(...(parsed.value.items ?? []));
     pageToken = parsed.value.nextPageToken;

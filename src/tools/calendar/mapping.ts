@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Logger } from '../../logger';
 import { type HubError, type Result, hubError, ok } from '../../errors';
 import { offsetDateTimeMs } from './time';
 
@@ -39,9 +40,12 @@ export const unexpectedAnswer = (operation: string): HubError =>
     details: { reason: 'unexpected_response', operation },
   });
 
-export function parseGoogle<T>(schema: z.ZodType<T>, data: unknown, operation: string): Result<T> {
+/** Google's answer as the tools rely on it, or EXTERNAL_API_ERROR — logged with the failing paths, never the data (a customer's calendar). */
+export function parseGoogle<T>(schema: z.ZodType<T>, data: unknown, operation: string, logger: Pick<Logger, 'warn'>): Result<T> {
   const parsed = schema.safeParse(data);
-  return parsed.success ? ok(parsed.data) : { ok: false, error: unexpectedAnswer(operation) };
+  if (parsed.success) return ok(parsed.data);
+  logger.warn({ operation, issues: parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.join('.'), code: i.code })) }, 'unexpected Google Calendar response');
+  return { ok: false, error: unexpectedAnswer(operation) };
 }
 
 export const toEventResult = (event: GoogleEvent): EventResult => ({

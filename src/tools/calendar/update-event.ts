@@ -75,7 +75,7 @@ export const calendarUpdateEvent = defineTool({
       }
       return patched;
     }
-    const event = parseGoogle(googleEventSchema, patched.value.data, 'calendar.events.patch');
+    const event = parseGoogle(googleEventSchema, patched.value.data, 'calendar.events.patch', ctx.logger);
     return event.ok ? ok(toEventResult(event.value)) : event;
   },
 });
