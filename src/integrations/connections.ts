@@ -4,8 +4,8 @@ import type { CredentialRecord, CredentialStore } from '../store/credential-stor
 import { isDatabaseUnavailable } from '../store/db';
 import type { AnyTool, Connection } from '../tools/types';
 import { type CachedCredential, createCredentialCache } from './credential-cache';
-import { INTEGRATIONS, type IntegrationId, shortScope } from './integrations';
-import { missingScopes } from './scopes';
+import { INTEGRATIONS, type IntegrationId } from './integrations';
+import { missingScopesError } from './scopes';
 import type { SetupUrlFor } from './setup-url';
 import type { TokenRefresher } from './token-refresh';
 
@@ -64,7 +64,7 @@ export function createConnectionResolver(deps: {
         ? { ...error, details: { ...error.details, integration, setup_url: setupUrl() } }
         : error;
     const refreshed = async (force: boolean, signal: AbortSignal | undefined, onRequest: (() => void) | undefined): Promise<Result<string>> => {
-      const answer = await refresher.refresh(entry.record, { force, signal: signal ?? AbortSignal.timeout(deps.deadlineMs), ...(onRequest ? { onRequest } : {}) });
+      const answer = await refresher.refresh(entry.record, { force, signal: signal ?? AbortSignal.timeout(deps.deadlineMs), onRequest });
       if (!answer.ok) {
         // The row changed state (expired, gone): the next lookup must see that, not this cached record.
         if (answer.error.code === 'INTEGRATION_EXPIRED' || answer.error.code === 'INTEGRATION_NOT_CONNECTED') cache.invalidate(caller.customerId, integration);
@@ -123,20 +123,8 @@ export function createConnectionResolver(deps: {
           }),
         );
       }
-      const missing = missingScopes(record.scopes, tool.requiredScopes);
-      if (missing.length > 0) {
-        return fail(
-          hubError('INTEGRATION_PERMISSION_DENIED', `${name} was connected without the permissions ${tool.name} needs`, {
-            details: {
-              integration,
-              required_scopes: tool.requiredScopes.map(shortScope),
-              granted_scopes: record.scopes.map(shortScope),
-              missing_scopes: missing.map(shortScope),
-              setup_url: setupUrl(),
-            },
-          }),
-        );
-      }
+      const denied = missingScopesError({ integration, granted: record.scopes, required: tool.requiredScopes, what: `${tool.name} needs`, setupUrl });
+      if (denied) return fail(denied);
       return ok(connection(entry, caller, integration, setupUrl));
     },
   };

@@ -1,3 +1,5 @@
+import { type HubError, hubError } from '../errors';
+import { INTEGRATIONS, type IntegrationId, shortScope } from './integrations';
 import { SCOPE_IMPLICATIONS } from './scope-implications.generated';
 
 /**
@@ -11,4 +13,30 @@ export function grants(granted: readonly string[], required: string): boolean {
 
 export function missingScopes(granted: readonly string[], required: readonly string[]): string[] {
   return required.filter((scope) => !grants(granted, scope));
+}
+
+/**
+ * INTEGRATION_PERMISSION_DENIED when `granted` does not cover `required` — what was required, granted and is
+ * missing (short form) and where a person reconnects — else null. The one answer for a missing scope, whether
+ * the connection check finds it before a tool runs or a tool finds it for an input that needs more.
+ */
+export function missingScopesError(args: {
+  integration: IntegrationId;
+  granted: readonly string[];
+  required: readonly string[];
+  /** Completes "… was connected without the permissions …", e.g. "email_send needs". */
+  what: string;
+  setupUrl: () => string;
+}): HubError | null {
+  const missing = missingScopes(args.granted, args.required);
+  if (missing.length === 0) return null;
+  return hubError('INTEGRATION_PERMISSION_DENIED', `${INTEGRATIONS[args.integration].displayName} was connected without the permissions ${args.what}`, {
+    details: {
+      integration: args.integration,
+      required_scopes: args.required.map(shortScope),
+      granted_scopes: args.granted.map(shortScope),
+      missing_scopes: missing.map(shortScope),
+      setup_url: args.setupUrl(),
+    },
+  });
 }

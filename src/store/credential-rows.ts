@@ -55,10 +55,10 @@ export interface Row {
 export const COLUMNS = `id, customer_id, user_id, integration, account_email, scopes, status, key_id, access_token_enc,
   refresh_token_enc, token_expires_at, last_refreshed_at, last_error, last_error_at, working_hours, created_at, updated_at`;
 
-/** Only what the schema accepts is used; a hand-edited row that does not parse falls back to the default. */
+/** Both drivers hand jsonb over parsed. Only what the schema accepts is used; a hand-edited row falls back to the default. */
 const workingHoursOf = (raw: unknown): WorkingHours | null => {
   if (raw === null || raw === undefined) return null;
-  const parsed = workingHoursSchema.safeParse(typeof raw === 'string' ? JSON.parse(raw) : raw);
+  const parsed = workingHoursSchema.safeParse(raw);
   return parsed.success ? parsed.data : null;
 };
 

@@ -1,4 +1,5 @@
 import type { Result } from '../errors';
+import type { Connection } from './types';
 
 /**
  * A small per-process memo for facts tools look up from Google that rarely change (a mailbox's own address, a
@@ -11,6 +12,13 @@ export interface ToolCache {
   /** Forgets one key (e.g. after Google contradicted the cached fact). */
   forget(key: string): void;
 }
+
+/**
+ * The key of a fact about one connection. A reconnect keeps the row (and its id) but may bring another Google
+ * account, so the connected account is part of the key: a fact about the old account is never served for the new.
+ */
+export const connectionFactKey = (connection: Pick<Connection, 'credentialId' | 'accountEmail'>, fact: string): string =>
+  `${fact}\u0000${connection.credentialId}\u0000${connection.accountEmail ?? ''}`;
 
 interface Slot {
   value: unknown;

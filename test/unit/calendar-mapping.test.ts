@@ -1,5 +1,6 @@
 import { base32hex, deriveEventId, isGoogleEventId } from '../../src/tools/calendar/event-id';
-import { busyByCalendar, googleEventSchema, mergeIntervals, parseGoogle, subtractIntervals, toEventResult } from '../../src/tools/calendar/mapping';
+import { busyByCalendar, googleEventSchema, mergeIntervals, subtractIntervals, toEventResult } from '../../src/tools/calendar/mapping';
+import { parseGoogle } from '../../src/tools/google-answer';
 import { firmnessOf, organizerTime } from '../../src/tools/calendar/organizer-events';
 
 const t = (s: string) => Date.parse(s);

@@ -14,7 +14,8 @@ import {
   sendUpdatesOf,
   titleInput,
 } from './inputs';
-import { type EventResult, type GoogleEvent, eventResultSchema, eventTimeMs, googleEventSchema, parseGoogle, toEventResult } from './mapping';
+import { parseGoogle } from '../google-answer';
+import { type EventResult, type GoogleEvent, eventResultSchema, eventTimeMs, googleEventSchema, toEventResult } from './mapping';
 import { offsetDateTimeMs } from './time';
 
 const input = z

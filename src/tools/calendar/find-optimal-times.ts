@@ -8,7 +8,7 @@ import { accountZone, listPrimaryEvents, queryFreeBusy } from './google';
 import { MAX_RANGE_DAYS, dateOrDateTime, emailInput, hhmmInput, timezoneInput } from './inputs';
 import { organizerTime } from './organizer-events';
 import { type AttendeeBusy, findSlots } from './slots';
-import { checkRangeEarly, resolveRange, zoneFormatter } from './time';
+import { resolveRange, resolveRangeEarly, zoneFormatter } from './time';
 import { workingWindows } from './windows';
 
 const MAX_ATTENDEES = 49; // freeBusy takes 50 calendars: the organizer's and these
@@ -67,15 +67,15 @@ export const calendarFindOptimalTimes = defineTool({
     const paths = { start: 'inputs.date_range.start', end: 'inputs.date_range.end' };
     const invalid = (issues: { path: string; message: string }[]) => fail(validationError('Invalid inputs for calendar_find_optimal_times', issues));
     const { start, end } = args.date_range;
-    const early = checkRangeEarly(start, end, args.timezone, paths, MAX_RANGE_DAYS);
-    if (early.length > 0) return invalid(early);
+    const early = resolveRangeEarly(start, end, args.timezone, paths, MAX_RANGE_DAYS);
+    if (early && !early.ok) return invalid(early.issues);
     let zone = args.timezone;
     if (zone === undefined) {
       const found = await accountZone(ctx);
       if (!found.ok) return found;
       zone = found.value;
     }
-    const resolved = resolveRange(start, end, zone, paths, MAX_RANGE_DAYS);
+    const resolved = early ?? resolveRange(start, end, zone, paths, MAX_RANGE_DAYS);
     if (!resolved.ok) return invalid(resolved.issues);
 
     const now = ctx.now();

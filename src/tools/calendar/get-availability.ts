@@ -6,7 +6,7 @@ import { DEFAULT_WORKING_HOURS, WEEKDAYS } from '../../integrations/working-hour
 import { defineTool } from '../types';
 import { accountZone, queryFreeBusy } from './google';
 import { MAX_RANGE_DAYS, calendarIdInput, dateOrDateTime, timezoneInput } from './inputs';
-import { checkRangeEarly, resolveRange, zoneFormatter } from './time';
+import { resolveRange, resolveRangeEarly, zoneFormatter } from './time';
 
 const MAX_CALENDARS = 50;
 
@@ -52,12 +52,12 @@ export const calendarGetAvailability = defineTool({
   run: async (ctx, args) => {
     const paths = { start: 'inputs.start_date', end: 'inputs.end_date' };
     const invalid = (issues: { path: string; message: string }[]) => fail(validationError('Invalid inputs for calendar_get_availability', issues));
-    const early = checkRangeEarly(args.start_date, args.end_date, args.timezone, paths, MAX_RANGE_DAYS);
-    if (early.length > 0) return invalid(early);
+    const early = resolveRangeEarly(args.start_date, args.end_date, args.timezone, paths, MAX_RANGE_DAYS);
+    if (early && !early.ok) return invalid(early.issues);
     const calendarZone = await accountZone(ctx);
     if (!calendarZone.ok) return calendarZone;
     const zone = args.timezone ?? calendarZone.value;
-    const resolved = resolveRange(args.start_date, args.end_date, zone, paths, MAX_RANGE_DAYS);
+    const resolved = early ?? resolveRange(args.start_date, args.end_date, zone, paths, MAX_RANGE_DAYS);
     if (!resolved.ok) return invalid(resolved.issues);
     const range = { start: resolved.range.startMs, end: resolved.range.endMs };
 

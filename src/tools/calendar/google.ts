@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { type Result, fail, ok } from '../../errors';
+import { connectionFactKey } from '../tool-cache';
 import type { ToolContext } from '../types';
-import { type CalendarBusy, type Interval, freeBusySchema, busyByCalendar, googleEventSchema, parseGoogle, unexpectedAnswer } from './mapping';
+import { parseGoogle, unexpectedAnswer } from '../google-answer';
+import { type CalendarBusy, type Interval, freeBusySchema, busyByCalendar, googleEventSchema } from './mapping';
 import { isIanaZone } from './time';
 
 /**
@@ -16,8 +18,7 @@ const ZONE_TTL_MS = 10 * 60_000;
 
 /** The connected account's time zone (Calendar settings), memoised per connection. */
 export async function accountZone(ctx: ToolContext): Promise<Result<string>> {
-  const key = `calendar:timezone:${ctx.connection?.credentialId ?? 'none'}`;
-  return ctx.cache.memo(key, ZONE_TTL_MS, async () => {
+  return ctx.cache.memo(connectionFactKey(ctx.connection!, 'calendar:timezone'), ZONE_TTL_MS, async () => {
     const answer = await ctx.callGoogle(op('calendar.settings.get'), (signal, auth) =>
       ctx.google.calendar(auth).settings.get({ setting: 'timezone' }, { signal, retry: false }),
     );

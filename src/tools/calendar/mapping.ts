@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Logger } from '../../logger';
-import { type HubError, type Result, hubError, ok } from '../../errors';
+import { type Result, ok } from '../../errors';
+import { unexpectedAnswer } from '../google-answer';
 import { offsetDateTimeMs } from './time';
 
 /**
@@ -32,21 +32,6 @@ export const eventResultSchema = z.object({
   attendees: z.array(z.object({ email: z.string(), response_status: z.enum(RESPONSE_STATUSES) })),
 });
 export type EventResult = z.infer<typeof eventResultSchema>;
-
-/** Google answered 2xx with something the tool cannot read. */
-export const unexpectedAnswer = (operation: string): HubError =>
-  hubError('EXTERNAL_API_ERROR', `Google answered ${operation} with an unexpected response`, {
-    retryable: false,
-    details: { reason: 'unexpected_response', operation },
-  });
-
-/** Google's answer as the tools rely on it, or EXTERNAL_API_ERROR — logged with the failing paths, never the data (a customer's calendar). */
-export function parseGoogle<T>(schema: z.ZodType<T>, data: unknown, operation: string, logger: Pick<Logger, 'warn'>): Result<T> {
-  const parsed = schema.safeParse(data);
-  if (parsed.success) return ok(parsed.data);
-  logger.warn({ operation, issues: parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.join('.'), code: i.code })) }, 'unexpected Google Calendar response');
-  return { ok: false, error: unexpectedAnswer(operation) };
-}
 
 export const toEventResult = (event: GoogleEvent): EventResult => ({
   event_id: event.id,

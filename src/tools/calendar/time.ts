@@ -106,11 +106,10 @@ export function resolveRange(
 export const needsZone = (start: Bound, end: Bound): boolean => isCivilDate(start) || isCivilDate(end);
 
 /**
- * What can be checked before any Google call, so bad input costs no request: the whole range when its zone is
- * given or not needed (date-times only); otherwise nothing yet — civil dates wait for the calendar's own zone.
+ * The range resolved before any Google call, so bad input costs no request: when its zone is given or not needed
+ * (date-times only) the answer is final; null when civil dates must wait for the calendar's own zone.
  */
-export function checkRangeEarly(start: Bound, end: Bound, zone: string | undefined, paths: { start: string; end: string }, maxDays: number): ValidationIssue[] {
-  if (zone === undefined && needsZone(start, end)) return [];
-  const early = resolveRange(start, end, zone ?? 'UTC', paths, maxDays);
-  return early.ok ? [] : early.issues;
+export function resolveRangeEarly(start: Bound, end: Bound, zone: string | undefined, paths: { start: string; end: string }, maxDays: number): ReturnType<typeof resolveRange> | null {
+  if (zone === undefined && needsZone(start, end)) return null;
+  return resolveRange(start, end, zone ?? 'UTC', paths, maxDays);
 }

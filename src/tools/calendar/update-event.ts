@@ -16,7 +16,8 @@ import {
   sendUpdatesOf,
   titleInput,
 } from './inputs';
-import { eventResultSchema, googleEventSchema, parseGoogle, toEventResult } from './mapping';
+import { parseGoogle } from '../google-answer';
+import { eventResultSchema, googleEventSchema, toEventResult } from './mapping';
 
 const updates = z
   .strictObject({

@@ -5,7 +5,7 @@ import { defineTool } from '../types';
 import { callGmail, notFoundAs, ownAddress } from './gmail';
 import { threadSchema } from './gmail-schemas';
 import { inputId } from './inputs';
-import { repliesSince } from './map';
+import { dateField, messageFields, repliesSince } from './map';
 
 /** threads.get(format=metadata) and getProfile both accept gmail.metadata: no message content is read. */
 const SCOPES = [googleScope('gmail.metadata')];
@@ -27,10 +27,10 @@ const output = z.object({
   has_new_replies: z.boolean(),
   replies: z.array(
     z.object({
-      message_id: z.string(),
-      from: z.string().describe('Sender address.'),
+      message_id: messageFields.message_id,
+      from: messageFields.from,
       snippet: z.string(),
-      date: z.string().describe('When Gmail received it, ISO 8601 UTC.'),
+      date: dateField,
     }),
   ),
 });

@@ -1,8 +1,9 @@
 import type { gmail_v1 } from 'googleapis/build/src/apis/gmail';
 import type { z } from 'zod';
-import { type HubError, type Result, fail, hubError, ok } from '../../errors';
-import { shortScope } from '../../integrations/integrations';
-import { missingScopes } from '../../integrations/scopes';
+import { type HubError, type Result, hubError, ok } from '../../errors';
+import { missingScopesError } from '../../integrations/scopes';
+import { parseGoogle } from '../google-answer';
+import { connectionFactKey } from '../tool-cache';
 import type { ToolContext } from '../types';
 import { profileSchema } from './gmail-schemas';
 
@@ -28,17 +29,7 @@ export async function callGmail<S extends z.ZodType>(
   fn: (api: gmail_v1.Gmail, options: Options) => Promise<{ data: unknown }>,
 ): Promise<Result<z.output<S>>> {
   const answer = await ctx.callGoogle({ integration: 'google_gmail', ...op }, (signal, auth) => fn(ctx.google.gmail(auth), { signal, retry: false }));
-  if (!answer.ok) return answer;
-  const parsed = schema.safeParse(answer.value.data);
-  if (parsed.success) return ok(parsed.data);
-  // Never the body itself: it is a customer's mail.
-  ctx.logger.warn({ operation: op.operation, issues: parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.join('.'), code: i.code })) }, 'unexpected Gmail response');
-  return fail(
-    hubError('EXTERNAL_API_ERROR', `Gmail answered ${op.operation} with a response the Hub could not read`, {
-      retryable: false,
-      details: { reason: 'unexpected_response', operation: op.operation },
-    }),
-  );
+  return answer.ok ? parseGoogle(schema, answer.value.data, op.operation, ctx.logger) : answer;
 }
 
 /**
@@ -56,30 +47,16 @@ export function notFoundAs(error: HubError, what: string, id: string): HubError 
  * requiredScopes cannot say it, so it is checked here, before any Google call, with the same answer the
  * connection check gives.
  */
-export function checkExtraScopes(ctx: ToolContext, toolScopes: readonly string[], extra: readonly string[], because: string): HubError | undefined {
-  const connection = ctx.connection!;
-  const missing = missingScopes(connection.scopes, extra);
-  if (!missing.length) return undefined;
-  return hubError('INTEGRATION_PERMISSION_DENIED', `Gmail was connected without the permissions needed ${because}`, {
-    details: {
-      integration: connection.integration,
-      required_scopes: [...toolScopes, ...extra].map(shortScope),
-      granted_scopes: connection.scopes.map(shortScope),
-      missing_scopes: missing.map(shortScope),
-      setup_url: connection.setupUrl(),
-    },
-  });
+export function checkExtraScopes(ctx: ToolContext, toolScopes: readonly string[], extra: readonly string[], because: string): HubError | null {
+  const { integration, scopes, setupUrl } = ctx.connection!;
+  return missingScopesError({ integration, granted: scopes, required: [...toolScopes, ...extra], what: `needed ${because}`, setupUrl });
 }
 
-/**
- * A mailbox's own address changes only if the account is replaced: remember it for an hour per connection. A
- * reconnect keeps the row (and its id) but may bring another account, so the connected email is in the key too.
- */
+/** A mailbox's own address changes only if the account is replaced: remember it for an hour per connection. */
 const PROFILE_TTL_MS = 3_600_000;
 
 export function ownAddress(ctx: ToolContext): Promise<Result<string>> {
-  const connection = ctx.connection!;
-  return ctx.cache.memo(`gmail:own-address:${connection.credentialId}:${connection.accountEmail ?? ''}`, PROFILE_TTL_MS, async () => {
+  return ctx.cache.memo(connectionFactKey(ctx.connection!, 'gmail:own-address'), PROFILE_TTL_MS, async () => {
     const profile = await callGmail(ctx, { operation: 'gmail.users.getProfile', idempotent: true }, profileSchema, (api, options) =>
       api.users.getProfile({ userId: 'me' }, options),
     );
