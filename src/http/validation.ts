@@ -28,6 +28,9 @@ export function validationError(message: string, issues: ValidationIssue[]): Hub
   return hubError('VALIDATION_ERROR', message, { details: { issues } });
 }
 
+/** A tool's inputs are wrong: from its schema at the edge, or found by the tool itself (paths start `inputs.`). */
+export const invalidInputs = (tool: string, issues: ValidationIssue[]): HubError => validationError(`Invalid inputs for ${tool}`, issues);
+
 /**
  * A route's path parameters and query string, checked together so one answer lists every problem: the parsed
  * values, or the VALIDATION_ERROR to send (query issues are prefixed `query.`).

@@ -1,5 +1,5 @@
 import { type HubError, type Result, fail, hubError } from '../errors';
-import { toIssues, validationError } from '../http/validation';
+import { invalidInputs, toIssues, validationError } from '../http/validation';
 import type { ConnectionResolver } from '../integrations/connections';
 import { shortScope } from '../integrations/integrations';
 import type { GoogleClients } from '../integrations/google-clients';
@@ -96,7 +96,7 @@ export async function executeTool(
 
   const input = tool.input.safeParse(request.inputs);
   if (!input.success) {
-    return done(fail(validationError(`Invalid inputs for ${tool.name}`, toIssues(input.error, 'inputs'))));
+    return done(fail(invalidInputs(tool.name, toIssues(input.error, 'inputs'))));
   }
 
   let connection: Connection | null = null;

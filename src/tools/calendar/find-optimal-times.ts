@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { fail, hubError, ok } from '../../errors';
-import { validationError } from '../../http/validation';
+import { type ValidationIssue, invalidInputs } from '../../http/validation';
 import { googleScope } from '../../integrations/integrations';
 import { DEFAULT_WORKING_HOURS, minutesOf } from '../../integrations/working-hours';
 import { defineTool } from '../types';
@@ -65,7 +65,7 @@ export const calendarFindOptimalTimes = defineTool({
   output,
   run: async (ctx, args) => {
     const paths = { start: 'inputs.date_range.start', end: 'inputs.date_range.end' };
-    const invalid = (issues: { path: string; message: string }[]) => fail(validationError('Invalid inputs for calendar_find_optimal_times', issues));
+    const invalid = (issues: ValidationIssue[]) => fail(invalidInputs('calendar_find_optimal_times', issues));
     const { start, end } = args.date_range;
     const early = resolveRangeEarly(start, end, args.timezone, paths, MAX_RANGE_DAYS);
     if (early && !early.ok) return invalid(early.issues);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { fail, ok } from '../../errors';
-import { validationError } from '../../http/validation';
+import { type ValidationIssue, invalidInputs } from '../../http/validation';
 import { googleScope } from '../../integrations/integrations';
 import { DEFAULT_WORKING_HOURS, WEEKDAYS } from '../../integrations/working-hours';
 import { defineTool } from '../types';
@@ -51,7 +51,7 @@ export const calendarGetAvailability = defineTool({
   output,
   run: async (ctx, args) => {
     const paths = { start: 'inputs.start_date', end: 'inputs.end_date' };
-    const invalid = (issues: { path: string; message: string }[]) => fail(validationError('Invalid inputs for calendar_get_availability', issues));
+    const invalid = (issues: ValidationIssue[]) => fail(invalidInputs('calendar_get_availability', issues));
     const early = resolveRangeEarly(args.start_date, args.end_date, args.timezone, paths, MAX_RANGE_DAYS);
     if (early && !early.ok) return invalid(early.issues);
     const calendarZone = await accountZone(ctx);

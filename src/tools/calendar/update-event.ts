@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { fail, ok } from '../../errors';
-import { validationError } from '../../http/validation';
+import { invalidInputs } from '../../http/validation';
 import { googleScope } from '../../integrations/integrations';
 import { defineTool } from '../types';
 import { checkTimes, toGoogleEventBody } from './event-input';
@@ -69,7 +69,7 @@ export const calendarUpdateEvent = defineTool({
       // Only one of start/end given, and with the other one as stored the event would end before it starts.
       if (error.code === 'EXTERNAL_API_ERROR' && error.details?.upstream_status === 400 && error.details.reason === 'timeRangeEmpty') {
         return fail(
-          validationError('Invalid inputs for calendar_update_event', [
+          invalidInputs('calendar_update_event', [
             { path: 'inputs.updates', message: 'with this change the event would end before it starts; give both start and end' },
           ]),
         );
