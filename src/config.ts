@@ -229,7 +229,19 @@ const envSchema = z.object({
   HUB_ADMIN_JWT_PUBLIC_KEY: publicKeyPem,
   HUB_ADMIN_JWT_ISSUER: optionalString.transform((s) => s ?? 'hub-admin'),
   HUB_ADMIN_JWT_AUDIENCE: optionalString.transform((s) => s ?? 'hub-admin-api'),
+  HUB_ADMIN_JWT_MAX_TTL_S: integer(30 * 86_400, 60, 366 * 86_400).describe(
+    'Longest lifetime (exp - iat, seconds) an admin token may declare; tokens without iat, or claiming more, are refused.',
+  ),
   HUB_CONNECT_LINK_TTL_S: integer(3600, 60, 7 * 86_400),
+  HUB_SETUP_URL_TTL_S: integer(900, 60, 86_400).describe(
+    'Lifetime (seconds) of the connect links the Hub hands to agents as setup_url; shorter than admin links because they travel through agents, transcripts and chats.',
+  ),
+  HUB_CONNECT_ATTEMPTS_PER_LINK: integer(10, 1, 1000).describe(
+    'Sign-in attempts one connect link may have pending at once (each open of the link starts one, valid 10 minutes); more are refused with 429.',
+  ),
+  HUB_CONNECT_ATTEMPTS_PER_ADDRESS: integer(100, 1, 100_000).describe(
+    'Sign-in attempts one client address may have pending at once, across all links; more are refused with 429.',
+  ),
   HUB_CONNECT_RETURN_URLS: returnUrlPrefixes,
   HUB_GOOGLE_REDIRECT_URI: httpUrl('http(s)'),
   HUB_TOKEN_REFRESH_SKEW_S: integer(300, 0, 3000),
@@ -315,11 +327,18 @@ export interface AdminAuthConfig {
   key: { algorithm: 'HS256'; secret: string } | { algorithm: 'RS256'; publicKey: string } | null;
   issuer: string;
   audience: string;
+  /** Longest `exp - iat` a token may declare (seconds); `iat` is required. */
+  maxTtlS: number;
 }
 
 export interface ConnectConfig {
-  /** Lifetime of a signed connect link (setup_url). */
+  /** Lifetime of a connect link an admin makes (POST /api/admin/connect-links). */
   linkTtlS: number;
+  /** Lifetime of a connect link handed to agents as `setup_url` (errors, status): shorter, it travels further. */
+  setupUrlTtlS: number;
+  /** Pending sign-in attempts (oauth_states rows) allowed per link, and per client address across links. */
+  maxAttemptsPerLink: number;
+  maxAttemptsPerAddress: number;
   /** The OAuth redirect URI registered with Google, matched exactly. */
   redirectUri: string;
   /** URL prefixes a connect link's return_url must start with; empty = no redirects, the Hub's own page. */
@@ -342,7 +361,7 @@ export class ConfigError extends Error {
   }
 }
 
-type AdminEnv = Pick<Env, 'HUB_ADMIN_JWT_SECRET' | 'HUB_ADMIN_JWT_PUBLIC_KEY' | 'HUB_ADMIN_JWT_ISSUER' | 'HUB_ADMIN_JWT_AUDIENCE'>;
+type AdminEnv = Pick<Env, 'HUB_ADMIN_JWT_SECRET' | 'HUB_ADMIN_JWT_PUBLIC_KEY' | 'HUB_ADMIN_JWT_ISSUER' | 'HUB_ADMIN_JWT_AUDIENCE' | 'HUB_ADMIN_JWT_MAX_TTL_S'>;
 
 function adminAuth(e: AdminEnv): AdminAuthConfig {
   if (e.HUB_ADMIN_JWT_SECRET && e.HUB_ADMIN_JWT_PUBLIC_KEY) {
@@ -357,6 +376,7 @@ function adminAuth(e: AdminEnv): AdminAuthConfig {
         : null,
     issuer: e.HUB_ADMIN_JWT_ISSUER,
     audience: e.HUB_ADMIN_JWT_AUDIENCE,
+    maxTtlS: e.HUB_ADMIN_JWT_MAX_TTL_S,
   };
 }
 
@@ -365,6 +385,7 @@ const adminEnvSchema = envSchema.pick({
   HUB_ADMIN_JWT_PUBLIC_KEY: true,
   HUB_ADMIN_JWT_ISSUER: true,
   HUB_ADMIN_JWT_AUDIENCE: true,
+  HUB_ADMIN_JWT_MAX_TTL_S: true,
   HUB_DATA_DIR: true,
 });
 
@@ -422,6 +443,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     admin,
     connect: {
       linkTtlS: e.HUB_CONNECT_LINK_TTL_S,
+      setupUrlTtlS: e.HUB_SETUP_URL_TTL_S,
+      maxAttemptsPerLink: e.HUB_CONNECT_ATTEMPTS_PER_LINK,
+      maxAttemptsPerAddress: e.HUB_CONNECT_ATTEMPTS_PER_ADDRESS,
       redirectUri: e.HUB_GOOGLE_REDIRECT_URI ?? `${e.HUB_PUBLIC_URL}/integrations/google/callback`,
       returnUrlPrefixes: e.HUB_CONNECT_RETURN_URLS,
     },
