@@ -15,6 +15,7 @@ import { createConnectFlow } from './integrations/connect-flow';
 import type { CredentialChange, CredentialEvents } from './integrations/credential-events';
 import { createGoogleOAuth } from './integrations/google-oauth';
 import { createOAuthStates } from './integrations/oauth-states';
+import { createConnectCompletions } from './integrations/connect-completions';
 import { connectCallbackRoute } from './routes/connect/callback';
 import { connectStartRoute } from './routes/connect/start';
 import type { Logger } from './logger';
@@ -75,7 +76,11 @@ export function createApp(deps: AppDeps): HubApp {
   const lifecycle = deps.lifecycle ?? { shuttingDown: false };
   const cipher = createTokenCipher(config.encryptionKeys);
   const store = createCredentialStore(db, cipher);
-  const connectLinks = createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: config.connect.linkTtlS });
+  const connectLinks = createConnectLinks({
+    publicUrl: config.publicUrl,
+    encryptionKeys: config.encryptionKeys,
+    ttlS: { admin: config.connect.linkTtlS, setup: config.connect.setupUrlTtlS },
+  });
   const setupUrlFor = createSetupUrlFor(connectLinks);
   const tools = createToolRegistry(deps.tools ?? BUILT_IN_TOOLS);
   const refresher = tokenRefresherFor(config, store, deps.redis ?? null, logger);
@@ -113,7 +118,7 @@ export function createApp(deps: AppDeps): HubApp {
   // The admin API (Bearer JWT): connect links, and every connection of a customer, listed or disconnected.
   const adminAuth = adminJwtAuth(config.admin);
   const disconnect = createDisconnect({ store, google, timeoutMs: config.upstream.attemptTimeoutMs, onCredentialChanged: credentialChanged });
-  app.post('/api/admin/connect-links', adminAuth, jsonBody, createConnectLinkRoute({ connectLinks, returnUrlPrefixes: config.connect.returnUrlPrefixes }));
+  app.post('/api/admin/connect-links', adminAuth, jsonBody, createConnectLinkRoute({ connectLinks, returnUrlPrefixes: config.connect.returnUrlPrefixes, logger }));
   app.get('/api/admin/customers/:customer_id/integrations', adminAuth, listIntegrationsRoute({ store, tools, setupUrlFor, logger }));
   app.delete('/api/admin/customers/:customer_id/integrations/:integration', adminAuth, deleteIntegrationRoute({ disconnect, logger }));
   const workingHours = { store, onCredentialChanged: credentialChanged, logger };
@@ -124,7 +129,8 @@ export function createApp(deps: AppDeps): HubApp {
   // The browser side of connecting Google: a signed connect link in, Google's consent, the callback back.
   const connectFlow = createConnectFlow({
     links: connectLinks,
-    states: createOAuthStates(db, cipher),
+    states: createOAuthStates(db, cipher, { perLink: config.connect.maxAttemptsPerLink, perAddress: config.connect.maxAttemptsPerAddress }),
+    completions: createConnectCompletions(db),
     oauth: createGoogleOAuth({ config, google, logger }),
     store,
     tools,

@@ -141,8 +141,8 @@ describe('admin API', () => {
       const customerId = randomUUID();
       const before = Date.now();
       const res = await createLink({ customer_id: customerId.toUpperCase(), user_id: 'user-42', integration: 'google_gmail' }).expect(201);
-      expect(res.body).toEqual({ url: expect.any(String), expires_at: expect.any(String) });
-      expect(readConnectLink(res.body.url)).toMatchObject({ customerId, userId: 'user-42', integration: 'google_gmail', returnUrl: null });
+      expect(res.body).toEqual({ url: expect.any(String), expires_at: expect.any(String), intent: 'connect' });
+      expect(readConnectLink(res.body.url)).toMatchObject({ customerId, userId: 'user-42', integration: 'google_gmail', returnUrl: null, origin: 'admin', replace: false });
       const ttlMs = Date.parse(res.body.expires_at) - before;
       expect(ttlMs).toBeGreaterThan(3590_000);
       expect(ttlMs).toBeLessThanOrEqual(3601_000);
@@ -155,10 +155,19 @@ describe('admin API', () => {
       expect(readConnectLink(res.body.url)).toMatchObject({ customerId, userId: null, integration: 'google_calendar', returnUrl });
     });
 
+    it('when the intent is "replace", then the link says so; any other intent is a VALIDATION_ERROR', async () => {
+      const customerId = randomUUID();
+      const res = await createLink({ customer_id: customerId, integration: 'google_calendar', intent: 'replace' }).expect(201);
+      expect(res.body.intent).toBe('replace');
+      expect(readConnectLink(res.body.url)).toMatchObject({ customerId, origin: 'admin', replace: true });
+      const bad = await createLink({ customer_id: customerId, integration: 'google_calendar', intent: 'overwrite' }).expect(400);
+      expect(bad.body.error.details.issues).toEqual([{ path: 'intent', message: 'must be connect or replace' }]);
+    });
+
     it('when a customer token asks for its own customer, then 201', async () => {
       const customerId = randomUUID();
       const res = await createLink({ customer_id: customerId, integration: 'google_calendar' }, asCustomer(customerId.toUpperCase())).expect(201);
-      expect(res.body.url).toEqual(aSetupUrl(customerId, 'google_calendar'));
+      expect(readConnectLink(res.body.url)).toMatchObject({ customerId, userId: null, integration: 'google_calendar', origin: 'admin' });
     });
 
     it.each([

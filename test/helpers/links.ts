@@ -4,7 +4,7 @@ import { testConfig } from './env';
 /** Reads a connect link (setup_url) the way the Hub does, with the test configuration's keys. */
 export function readConnectLink(url: string): ConnectLink | null {
   const config = testConfig();
-  const links = createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: config.connect.linkTtlS });
+  const links = createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: { admin: config.connect.linkTtlS, setup: config.connect.setupUrlTtlS } });
   const parsed = new URL(url);
   if (parsed.origin + parsed.pathname !== `${config.publicUrl}/integrations/google/connect`) return null;
   const verified = links.verify(parsed.searchParams.get('token') ?? '');
@@ -13,14 +13,16 @@ export function readConnectLink(url: string): ConnectLink | null {
 
 /**
  * An asymmetric matcher for a `setup_url`: a valid signed connect link for exactly this customer, end user and
- * integration (links carry a fresh id and expiry each time, so equality with a fixed string cannot work).
+ * integration, made for an agent (so never able to replace the connected account). Links carry a fresh id and
+ * expiry each time, so equality with a fixed string cannot work.
  */
 export function aSetupUrl(customerId: string, integration: string, userId: string | null = null) {
   return {
     asymmetricMatch(actual: unknown): boolean {
       if (typeof actual !== 'string') return false;
       const link = readConnectLink(actual);
-      return link !== null && link.customerId === customerId.toLowerCase() && link.integration === integration && link.userId === userId && link.returnUrl === null;
+      if (link === null || link.origin !== 'setup' || link.replace || link.returnUrl !== null) return false;
+      return link.customerId === customerId.toLowerCase() && link.integration === integration && link.userId === userId;
     },
     toString: () => `aSetupUrl(${customerId}, ${integration}, ${userId})`,
     toAsymmetricMatcher: () => `aSetupUrl(${customerId}, ${integration}, ${userId})`,
