@@ -38,7 +38,9 @@ import { openApiRoute } from './routes/openapi';
 import { type CredentialStore, createCredentialStore } from './store/credential-store';
 import type { Db } from './store/db';
 import { type KeyRotation, createKeyRotation } from './store/key-rotation';
+import { createHubSecrets } from './store/hub-secrets';
 import { createTokenCipher } from './store/token-cipher';
+import { createEventIds, type EventIds } from './tools/calendar/event-id';
 import { buildCatalog } from './tools/catalog';
 import { BUILT_IN_TOOLS } from './tools';
 import { type ToolRegistry, createToolRegistry } from './tools/registry';
@@ -68,6 +70,8 @@ export interface HubApp {
   lifecycle: Lifecycle;
   /** Credential lookups for tool calls (cached briefly); `invalidate` after a connection changes. */
   connections: ConnectionResolver;
+  /** The event ids calendar creates derive (benchmarks and tests re-create a crash with them). */
+  eventIds: EventIds;
 }
 
 /** Builds the whole Hub from its parsed configuration and open connections — the only place things are wired. */
@@ -101,6 +105,7 @@ export function createApp(deps: AppDeps): HubApp {
   const google = createGoogleClients(config.google);
   const upstream = createUpstream(config.upstream, logger);
   const auth = serviceSecretAuth(config.serviceSecrets);
+  const eventIds = createEventIds(createHubSecrets(db, cipher, logger), logger);
 
   const app = express();
   app.disable('x-powered-by');
@@ -110,7 +115,7 @@ export function createApp(deps: AppDeps): HubApp {
   app.use(requestContext({ logger, lifecycle, securityHeaders: apiSecurityHeaders() }));
 
   // Routes are flat (no nested routers): the execute call is the hot path and passes the fewest layers first.
-  app.post('/api/internal/tools/execute', auth, jsonBody, executeRoute({ tools, connections, logger, rateLimiter, idempotency, google, upstream, deadlineMs: config.upstream.toolDeadlineMs, settings: config.tools, cache: createToolCache(), ...(deps.now ? { now: deps.now } : {}) }));
+  app.post('/api/internal/tools/execute', auth, jsonBody, executeRoute({ tools, connections, logger, rateLimiter, idempotency, google, upstream, deadlineMs: config.upstream.toolDeadlineMs, settings: { ...config.tools, eventIds }, cache: createToolCache(), ...(deps.now ? { now: deps.now } : {}) }));
   app.get('/api/internal/tools', auth, (_req, res) => sendJson(res, 200, catalog));
   app.get('/api/internal/integrations/status/:customer_id', auth, integrationStatusRoute({ store, tools, setupUrlFor, logger }));
   app.use('/api/internal', auth); // unknown internal paths: authenticate first, so probing learns nothing
@@ -148,5 +153,5 @@ export function createApp(deps: AppDeps): HubApp {
 
   app.use(notFound);
   app.use(errorHandler(logger));
-  return { app, store, keys: createKeyRotation(db, cipher), tools, lifecycle, connections };
+  return { app, store, keys: createKeyRotation(db, cipher), tools, lifecycle, connections, eventIds };
 }

@@ -6,6 +6,7 @@ import type { IntegrationId } from '../integrations/integrations';
 import type { Logger } from '../logger';
 import type { WorkingHours } from '../integrations/working-hours';
 import type { UpstreamOp } from '../upstream';
+import type { EventIds } from './calendar/event-id';
 import type { ToolCache } from './tool-cache';
 
 export type SideEffects = 'reads' | 'writes';
@@ -54,7 +55,7 @@ export interface ToolContext {
   readonly deadline: AbortSignal;
   /** The current time (ms since the epoch) — injectable, so what "from now on" means is testable. */
   now(): number;
-  /** Limits from configuration that shape tool results. */
+  /** Limits from configuration that shape tool results, and the Hub-wide services tools share. */
   settings: ToolSettings;
   /** Per-process memo for slow-changing facts (a mailbox's address, a calendar's zone); key by credential id. */
   cache: ToolCache;
@@ -74,6 +75,8 @@ export interface ToolContext {
 export interface ToolSettings {
   /** Longest text body (characters) a tool returns per message; longer ones are cut and flagged `truncated`. */
   maxBodyChars: number;
+  /** Keyed, rotation-stable Google event ids for creates carrying a request_id (calendar/event-id.ts). */
+  eventIds: EventIds;
 }
 
 export interface ToolDefinition<I = unknown, O = unknown> {
