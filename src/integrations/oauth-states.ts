@@ -62,6 +62,13 @@ const aad = (stateHash: Buffer) => `hub-pkce-v1:${stateHash.toString('hex')}`;
 /** The seal's associated data for a stored state, as key rotation re-seals it (it only knows the digest). */
 export const stateAad = aad;
 
+interface AttemptCount {
+  per_link: number;
+  per_address: number;
+  used: boolean;
+  inserted: number;
+}
+
 interface StateRow {
   browser_hash: Uint8Array;
   link_id: string;
@@ -77,17 +84,26 @@ interface StateRow {
   link_used: boolean;
 }
 
-// One round trip: count the live attempts of this link and this address, check the link is unused, and insert
-// only if all three allow it. Concurrent opens may overshoot a limit by the few racing at that instant.
-const BEGIN = `
-WITH live AS (
-  SELECT count(*) FILTER (WHERE link_id = $3::uuid)::int AS per_link,
-         count(*) FILTER (WHERE client_hash = $11::bytea)::int AS per_address
+/** CTEs: the live attempts of a link and of a client address at a time (placeholders given), and whether the link was used. */
+const liveAttempts = (link: string, client: string, at: string) => `
+live AS (
+  SELECT count(*) FILTER (WHERE link_id = ${link}::uuid)::int AS per_link,
+         count(*) FILTER (WHERE client_hash = ${client}::bytea)::int AS per_address
     FROM oauth_states
-   WHERE expires_at > $14::timestamptz AND (link_id = $3::uuid OR client_hash = $11::bytea)
+   WHERE expires_at > ${at}::timestamptz AND (link_id = ${link}::uuid OR client_hash = ${client}::bytea)
 ), used AS (
-  SELECT EXISTS (SELECT 1 FROM connect_link_uses WHERE link_id = $3::uuid) AS used
-), inserted AS (
+  SELECT EXISTS (SELECT 1 FROM connect_link_uses WHERE link_id = ${link}::uuid) AS used
+)`;
+
+// A cheap read first: an open that is refused anyway (the flood case) costs one query and takes no lock.
+const CHECK = `WITH ${liveAttempts('$1', '$2', '$3')} SELECT live.per_link, live.per_address, used.used, 0 AS inserted FROM live, used`;
+
+// Then one statement counts again and inserts only if the limits and the link allow it, under transaction-scoped
+// advisory locks on the link and on the address (always in that order, so two opens cannot deadlock): concurrent
+// opens cannot overshoot a limit.
+const LOCK_SPACE = 0x0c0e; // first key of the two-key advisory locks; the migration lock uses the one-key form
+const BEGIN = `
+WITH ${liveAttempts('$3', '$11', '$14')}, inserted AS (
   INSERT INTO oauth_states (state_hash, browser_hash, link_id, customer_id, user_id, integration, return_url,
     key_id, code_verifier_enc, expires_at, client_hash, replace_account, link_expires_at)
   SELECT $1::bytea, $2::bytea, $3::uuid, $4::uuid, $5::text, $6::text, $7::text, $8::text, $9::bytea,
@@ -116,34 +132,49 @@ export function createOAuthStates(db: Db, cipher: TokenCipher, limits: AttemptLi
     await db.query(`DELETE FROM connect_completions WHERE lease_until < $1`, [at]);
   };
 
+  const refusal = (row: AttemptCount): BeginResult | null => {
+    if (row.used) return { ok: false, problem: 'link_used' };
+    if (row.per_link >= limits.perLink) return { ok: false, problem: 'too_many_for_link' };
+    if (row.per_address >= limits.perAddress) return { ok: false, problem: 'too_many_for_address' };
+    return null;
+  };
+
   return {
     async begin(link, clientAddress) {
+      if (++inserts % 50 === 1) await sweep();
+      // A digest, not the address: enough to count attempts per client, without keeping addresses around.
+      const clientHash = digest(`hub-client-v1:${clientAddress}`);
+      const [checked] = await db.query<AttemptCount>(CHECK, [link.linkId, clientHash, new Date(now())]);
+      const early = refusal(checked!);
+      if (early) return early;
+
       const state = token();
       const codeVerifier = token(); // 43 characters of base64url: RFC 7636's minimum length, 256 bits
       const browserNonce = token();
       const stateHash = digest(state);
-      if (++inserts % 50 === 1) await sweep();
-      const [row] = await db.query<{ per_link: number; per_address: number; used: boolean; inserted: number }>(BEGIN, [
-        stateHash,
-        digest(browserNonce),
-        link.linkId,
-        link.customerId,
-        link.userId,
-        link.integration,
-        link.returnUrl,
-        cipher.currentKeyId,
-        cipher.encrypt(codeVerifier, aad(stateHash)),
-        new Date(now() + STATE_LIFETIME_MS),
-        // A digest, not the address: enough to count attempts per client, without keeping addresses around.
-        digest(`hub-client-v1:${clientAddress}`),
-        link.replace,
-        link.expiresAt,
-        new Date(now()),
-        limits.perLink,
-        limits.perAddress,
-      ]);
-      if (row!.used) return { ok: false, problem: 'link_used' };
-      if (row!.inserted === 0) return { ok: false, problem: row!.per_link >= limits.perLink ? 'too_many_for_link' : 'too_many_for_address' };
+      const [row] = await db.transaction(async (tx) => {
+        await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_SPACE, link.linkId]);
+        await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_SPACE, clientHash.toString('hex')]);
+        return tx.query<AttemptCount>(BEGIN, [
+          stateHash,
+          digest(browserNonce),
+          link.linkId,
+          link.customerId,
+          link.userId,
+          link.integration,
+          link.returnUrl,
+          cipher.currentKeyId,
+          cipher.encrypt(codeVerifier, aad(stateHash)),
+          new Date(now() + STATE_LIFETIME_MS),
+          clientHash,
+          link.replace,
+          link.expiresAt,
+          new Date(now()),
+          limits.perLink,
+          limits.perAddress,
+        ]);
+      });
+      if (row!.inserted === 0) return refusal(row!) ?? { ok: false, problem: 'too_many_for_link' };
       return { ok: true, begun: { state, codeVerifier, codeChallenge: digest(codeVerifier).toString('base64url'), browserNonce } };
     },
 
