@@ -86,6 +86,8 @@ export function createConnectFlow(deps: {
     url.searchParams.set('integration', integration);
     return { kind: 'redirect', url: url.toString() };
   };
+  /** Another attempt of the same link connected first: this one changes nothing. */
+  const usedMeanwhile = (p: PendingConnect) => finish(p.returnUrl, p.integration, 'link_used', callbackPages.linkUsedMeanwhile());
 
   /**
    * Stores the grant unless it would silently re-point the connection to another Google account. The link's
@@ -98,7 +100,7 @@ export function createConnectFlow(deps: {
   ): Promise<{ ok: true; change: AccountChange; previous: string | null } | { ok: false; outcome: ConnectOutcome }> {
     const name = INTEGRATIONS[pending.integration].displayName;
     const reserved = await completions.reserve(pending);
-    if (reserved === 'link_used') return { ok: false, outcome: callbackPages.linkUsedMeanwhile() };
+    if (reserved === 'link_used') return { ok: false, outcome: usedMeanwhile(pending) };
     if (reserved === 'busy') return { ok: false, outcome: callbackPages.busy() };
     try {
       const existing = await store.findExact(pending.customerId, pending.userId, pending.integration);
@@ -174,6 +176,7 @@ export function createConnectFlow(deps: {
       if (!sameBrowser) {
         return page(400, 'error', 'This sign-in was started in another browser', 'Finish it in the browser where you opened the connect link.', OPEN_AGAIN);
       }
+      if (pending.linkUsed) return usedMeanwhile(pending); // before Google is asked for anything
 
       const error = single(query.error);
       if (error !== undefined) {

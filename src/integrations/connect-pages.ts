@@ -56,8 +56,6 @@ export const callbackPages = {
     switch (problem) {
       case 'expired':
         return page(400, 'error', 'This sign-in took too long', 'Sign-in attempts are valid for 10 minutes.', OPEN_AGAIN);
-      case 'link_used':
-        return callbackPages.linkUsedMeanwhile();
       case 'unreadable':
         return page(400, 'error', 'This sign-in can no longer be completed', "The Hub's encryption keys were changed while you were signing in. Nothing was connected.", OPEN_AGAIN);
       case 'unknown':

@@ -9,7 +9,8 @@ import type { IntegrationId } from './integrations';
  * and browser nonce — unless the link was already used, or it (or the client's address) already has as many
  * live attempts as allowed: opening one link 3,000 times must not make 3,000 rows. `consume` hands a state's
  * attempt back exactly once (DELETE … RETURNING: two callbacks racing with the same state cannot both win), or
- * says why it cannot — including when its link connected an account meanwhile (links are single-use).
+ * says why it cannot; it also says whether the attempt's link connected an account meanwhile (links are
+ * single-use, so such an attempt must not finish).
  */
 
 export const STATE_LIFETIME_MS = 10 * 60_000;
@@ -24,6 +25,8 @@ export interface PendingConnect {
   replace: boolean;
   /** When the link itself expires (null for attempts begun before this was recorded). */
   linkExpiresAt: Date | null;
+  /** Another attempt of the same link has connected an account since this one began: it must not finish. */
+  linkUsed: boolean;
   codeVerifier: string;
   /** The browser nonce's digest, compared with the cookie the callback arrives with. */
   browserHash: Buffer;
@@ -42,7 +45,7 @@ export type BeginResult =
   | { ok: false; problem: 'link_used' | 'too_many_for_link' | 'too_many_for_address' };
 
 /** `unreadable`: sealed with an encryption key that is no longer configured (removed mid-attempt). */
-export type ConsumeResult = { ok: true; pending: PendingConnect } | { ok: false; problem: 'unknown' | 'expired' | 'link_used' | 'unreadable' };
+export type ConsumeResult = { ok: true; pending: PendingConnect } | { ok: false; problem: 'unknown' | 'expired' | 'unreadable' };
 
 export interface OAuthStates {
   begin(link: ConnectLink, clientAddress: string): Promise<BeginResult>;
@@ -183,7 +186,6 @@ export function createOAuthStates(db: Db, cipher: TokenCipher, limits: AttemptLi
       const [row] = await db.query<StateRow>(CONSUME, [stateHash]);
       if (!row) return { ok: false, problem: 'unknown' };
       if (row.expires_at.getTime() < now()) return { ok: false, problem: 'expired' };
-      if (row.link_used) return { ok: false, problem: 'link_used' };
       let codeVerifier: string;
       try {
         codeVerifier = cipher.decrypt(row.key_id, row.code_verifier_enc, aad(stateHash));
@@ -201,6 +203,7 @@ export function createOAuthStates(db: Db, cipher: TokenCipher, limits: AttemptLi
           returnUrl: row.return_url,
           replace: row.replace_account,
           linkExpiresAt: row.link_expires_at,
+          linkUsed: row.link_used,
           codeVerifier,
           browserHash: Buffer.from(row.browser_hash),
         },

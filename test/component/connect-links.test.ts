@@ -82,6 +82,15 @@ describe('a connect link connects once', () => {
     expect(await connectedEmail(customerId)).toBe(ana);
   });
 
+  test('when the link carries a return_url, then the late attempt is sent back there with hub_connect=link_used', async () => {
+    const link = connectLinkFor({ customerId: randomUUID(), integration: 'google_gmail', returnUrl: RETURN_PREFIX });
+    await consentAs(ana);
+    const [first, second] = [await throughGoogle(link), await throughGoogle(link)];
+    const outcome = async (j: typeof first) => new URL((await finish(j).expect(302)).headers.location as string).searchParams.get('hub_connect');
+    expect(await outcome(first)).toBe('connected');
+    expect(await outcome(second)).toBe('link_used');
+  });
+
   test('when two attempts of one link finish at the same moment, then exactly one connects', async () => {
     const customerId = randomUUID();
     const link = await setupUrl(customerId);
