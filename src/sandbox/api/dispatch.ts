@@ -92,6 +92,7 @@ export function apiDispatcher(options: DispatchOptions): RequestHandler {
 
     const handler = options.handlers[method.id];
     if (!handler) return sendResult(res, errors.notImplemented(method.id));
+    const ifMatch = req.get('if-match');
     const result = handler({
       world,
       methodId: method.id,
@@ -103,6 +104,7 @@ export function apiDispatcher(options: DispatchOptions): RequestHandler {
       account,
       scopes: record.scopes,
       now: world.clock.now(),
+      ...(ifMatch !== undefined ? { ifMatch } : {}),
     });
     if (options.checkResponses && method.response && result.status < 300 && result.body !== undefined) {
       const problems = checkResponseBody(doc, method.response.$ref, result.body);

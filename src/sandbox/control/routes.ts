@@ -1,5 +1,6 @@
 import express, { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
+import { applyCalendarSettings, calendarSettingsFields, describeCalendarSettings } from '../calendar/settings';
 import { addFault, describeFault, faultSpecSchema } from '../faults';
 import { mintOfflineGrant, mintTestToken, revokeGrant } from '../oauth/tokens';
 import { parseScopeParam } from '../oauth/scopes';
@@ -49,6 +50,8 @@ const consentSchema = z.strictObject({
 const settingsSchema = z.strictObject({
   access_token_lifetime_s: z.number().int().min(1).max(86_400).optional(),
   rotate_refresh_tokens: z.boolean().optional(),
+  // Calendar
+  ...calendarSettingsFields,
 });
 const tokenSchema = z
   .strictObject({
@@ -126,7 +129,12 @@ export function controlRoutes(deps: ControlDeps): Router {
     if (!s) return;
     if (s.access_token_lifetime_s !== undefined) w().oauth.accessTokenLifetimeS = s.access_token_lifetime_s;
     if (s.rotate_refresh_tokens !== undefined) w().oauth.rotateRefreshTokens = s.rotate_refresh_tokens;
-    res.json({ access_token_lifetime_s: w().oauth.accessTokenLifetimeS, rotate_refresh_tokens: w().oauth.rotateRefreshTokens });
+    applyCalendarSettings(w(), s);
+    res.json({
+      access_token_lifetime_s: w().oauth.accessTokenLifetimeS,
+      rotate_refresh_tokens: w().oauth.rotateRefreshTokens,
+      ...describeCalendarSettings(w()),
+    });
   });
   router.post('/tokens', (req, res) => {
     const t = parse(tokenSchema, req, res);
