@@ -1,3 +1,4 @@
+import type { Config } from '../config';
 import { type HubError, hubError } from '../errors';
 import type { CredentialRecord } from '../store/credential-rows';
 import { INTEGRATIONS, type IntegrationId } from './integrations';
@@ -41,6 +42,8 @@ export interface GrantPolicy {
   /** The Hub's OAuth app is in Google's "Testing" publishing status. */
   testingMode: boolean;
 }
+
+export const grantPolicyFor = (google: Pick<Config['google'], 'publishingStatus'>): GrantPolicy => ({ testingMode: google.publishingStatus === 'testing' });
 
 export interface GrantView {
   /** When the grant stops (or stopped) working at the latest, as far as the Hub knows; null = no known limit. */

@@ -5,7 +5,7 @@ import { type HubError, type Result, fail, hubError, ok } from '../errors';
 import type { Logger } from '../logger';
 import type { CredentialRecord, CredentialStore } from '../store/credential-store';
 import { storeUnavailable } from './connections';
-import { type GrantPolicy, grantExpiredError, refusalReason } from './grant-health';
+import { type GrantPolicy, grantExpiredError, grantPolicyFor, refusalReason } from './grant-health';
 import { INTEGRATIONS } from './integrations';
 import { type RefreshLock, createRedisRefreshLock, localRefreshLock } from './refresh-lock';
 import { type RefreshOutcome, type TokenEndpoint, createTokenEndpoint } from './token-endpoint';
@@ -192,7 +192,7 @@ export function tokenRefresherFor(config: Pick<Config, 'google' | 'tokens' | 'up
     lock,
     logger,
     tokens: config.tokens,
-    grants: { testingMode: config.google.publishingStatus === 'testing' },
+    grants: grantPolicyFor(config.google),
     budgetMs: config.upstream.toolDeadlineMs,
   });
 }

@@ -37,7 +37,7 @@ const works = async (refreshToken: string) => expect((await refresh(refreshToken
 const INVALID_GRANT = { status: 400, body: { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' } };
 
 /** The authorization-code flow with auto-consent as `email`: the token endpoint's answer to the exchange. */
-async function consentAndExchange(email = ANA, prompt: 'consent' | null = 'consent') {
+async function consentAndExchange(email = ANA, prompt: 'consent' | null = 'consent'): Promise<{ page: Response; exchange?: { status: number; body: any } }> {
   await sb.control('PUT', '/consent', { mode: 'auto', account: email });
   const oauth = sb.google.oauth2({ redirectUri: TEST_CLIENT.redirectUri });
   const pkce = await oauth.generateCodeVerifierAsync();
