@@ -235,6 +235,12 @@ const envSchema = z.object({
   HUB_TOKEN_REFRESH_SKEW_S: integer(300, 0, 3000),
   HUB_REFRESH_LOCK_TTL_MS: integer(15_000, 1000, 120_000),
   HUB_CREDENTIAL_CACHE_TTL_MS: integer(5_000, 0, 300_000),
+  HUB_GOOGLE_PUBLISHING_STATUS: optionalString
+    .pipe(z.enum(['production', 'testing']).optional())
+    .transform((s) => s ?? 'production')
+    .describe(
+      'Publishing status of the Hub’s OAuth app in Google Cloud: "testing" tells the Hub that Google ends every grant 7 days after consent, so connections show as expiring before they break.',
+    ),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -280,6 +286,8 @@ export interface Config {
     endpoints: GoogleEndpoints;
     /** True when the endpoints point at the project's Google sandbox rather than Google. */
     sandbox: boolean;
+    /** The OAuth app's publishing status at Google: in "testing" every grant ends 7 days after consent. */
+    publishingStatus: 'production' | 'testing';
   };
 }
 
@@ -435,6 +443,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       clientSecret: e.HUB_GOOGLE_CLIENT_SECRET,
       endpoints: googleEndpoints(e),
       sandbox: e.HUB_GOOGLE_SANDBOX_URL !== undefined,
+      publishingStatus: e.HUB_GOOGLE_PUBLISHING_STATUS,
     },
   };
 }

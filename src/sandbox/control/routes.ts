@@ -8,6 +8,7 @@ import type { World } from '../world';
 import { findAccount } from '../world';
 import { accountSpecSchema, addEvents, addMessages, createAccount, eventsSpecSchema, messagesSpecSchema, type Outcome } from './accounts';
 import { describeAccount } from './describe';
+import { mountOAuthLifetimes } from './oauth-lifetimes';
 
 /**
  * The control API (`/_sandbox/...`), for tests and demos only — mounted only in sandbox mode. Bodies are strict
@@ -184,6 +185,9 @@ export function controlRoutes(deps: ControlDeps): Router {
     res.json({ now: new Date(w().clock.now()).toISOString() });
   });
   router.get('/violations', (_req, res) => res.json({ violations: w().violations }));
+
+  // How refresh tokens die (Testing mode, the 100-token limit, time-based access, Workspace policies).
+  mountOAuthLifetimes(router, w, { parse, fail });
 
   router.use((_req: Request, res: Response) => fail(res, 404, 'unknown control endpoint; see the README (Google sandbox)'));
   return router;
