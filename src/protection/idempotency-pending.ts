@@ -18,8 +18,6 @@ export interface PendingOutcome {
 export interface PendingOutcomes {
   add(lease: Lease, outcome: StoredOutcome): void;
   get(key: string): PendingOutcome | undefined;
-  size(): number;
-  close(): void;
 }
 
 export function createPendingOutcomes(
@@ -33,10 +31,9 @@ export function createPendingOutcomes(
   let timer: NodeJS.Timeout | undefined;
   let flushing = false;
   let waitMs = firstRetryMs;
-  let closed = false;
 
   const schedule = () => {
-    if (closed || timer || flushing || entries.size === 0) return;
+    if (timer || flushing || entries.size === 0) return;
     timer = setTimeout(() => void flush(), waitMs);
     timer.unref(); // never keeps a process alive that is otherwise done
   };
@@ -80,11 +77,5 @@ export function createPendingOutcomes(
       schedule();
     },
     get: (key) => entries.get(key),
-    size: () => entries.size,
-    close() {
-      closed = true;
-      clearTimeout(timer);
-      timer = undefined;
-    },
   };
 }

@@ -1,7 +1,7 @@
 import { type HubError, type Result, hubError } from '../errors';
 import type { Logger } from '../logger';
 import { type EarlierAttempt, type IdempotencyKey, type IdempotencyStore, fingerprintOf, storageKey } from './idempotency-store';
-import { type PendingOutcomes, createPendingOutcomes } from './idempotency-pending';
+import { createPendingOutcomes } from './idempotency-pending';
 
 /**
  * At most once per (customer, tool, request_id) for tools with side effects. The first answer is kept (success,
@@ -27,10 +27,6 @@ export interface WriteAttempt {
 
 export interface IdempotencyGuard {
   run<T>(key: IdempotencyKey, inputs: unknown, userId: string | null, work: (attempt: WriteAttempt) => Promise<Result<T>>): Promise<Guarded<T>>;
-  /** Outcomes waiting to be stored (the store was unreachable when their write finished). */
-  pendingCount(): number;
-  /** Stops the background retries (what is still pending stays unrecorded: a later retry verifies). */
-  close(): void;
 }
 
 export type Stored = { ok: true; value: unknown } | { ok: false; error: HubError };
@@ -56,14 +52,11 @@ const mismatch = <T>(requestId: string) =>
 
 export function createIdempotencyGuard(
   store: IdempotencyStore,
-  options: { leaseMs: number; ttlS: number; logger: Logger; pending?: { maxEntries?: number; firstRetryMs?: number; maxRetryMs?: number } },
+  options: { leaseMs: number; ttlS: number; logger: Logger },
 ): IdempotencyGuard {
-  const pending: PendingOutcomes = createPendingOutcomes(store, { ttlMs: options.ttlS * 1000, logger: options.logger, ...options.pending });
+  const pending = createPendingOutcomes(store, { ttlMs: options.ttlS * 1000, logger: options.logger });
 
   return {
-    pendingCount: () => pending.size(),
-    close: () => pending.close(),
-
     async run(key, inputs, userId, work) {
       const fingerprint = fingerprintOf(inputs, userId);
       // This replica finished the write but could not record it yet: answer from that, store or no store.
