@@ -10,7 +10,7 @@ import { ANA, BEN, mailboxAt, twoConnectedMailboxes } from '../helpers/email';
 import { services, testConfig } from '../helpers/env';
 import { type TestHub, buildTestHub } from '../helpers/hub';
 import { type CapturedLogs, captureLogs } from '../helpers/logs';
-import { cuttableDb, cuttableProxy, privateRedis } from '../helpers/outages';
+import { type PrivateRedis, cuttableDb, cuttableProxy, privateRedis } from '../helpers/outages';
 import { useTestSandbox } from '../helpers/sandbox';
 
 /**
@@ -146,13 +146,21 @@ describe.each([
 
 describe('when Redis loses its records (restart without persistence)', () => {
   const maybe = redisUrl ? test : test.skip;
-
-  maybe('and it restarts while a send runs, then the send re-creates its record and a retry replays it', async () => {
+  /** A replica on a Redis server of the test's own, which it may restart or flush; Ana connected. */
+  const onPrivateRedis = async (body: (a: Replica, ana: Connected, server: PrivateRedis, client: Redis) => Promise<void>) => {
     const server = await privateRedis();
     const client = await openRedis(server.url, captureLogs().logger);
     try {
-      const a = replica(hub.testDb.db, client);
       const { ana } = await twoConnectedMailboxes(hub, sb);
+      await body(replica(hub.testDb.db, client), ana, server, client);
+    } finally {
+      client.disconnect();
+      await server.stop();
+    }
+  };
+
+  maybe('and it restarts while a send runs, then the send re-creates its record and a retry replays it', () =>
+    onPrivateRedis(async (a, ana, server, client) => {
       await slowSend();
       const requestId = `send-${randomUUID()}`;
       const first = send(a, ana, requestId).then((r) => r);
@@ -167,18 +175,10 @@ describe('when Redis loses its records (restart without persistence)', () => {
       });
       expect(retry.body).toMatchObject({ result: answered.body.result, metadata: { idempotent_replay: true } });
       expect(sentBy(ANA.email)).toHaveLength(1);
-    } finally {
-      client.disconnect();
-      await server.stop();
-    }
-  }, 20_000);
+    }), 20_000);
 
-  maybe('and the record is gone by the time the retry comes, then the retry is told the store was reset and finds the mail in Sent', async () => {
-    const server = await privateRedis();
-    const client = await openRedis(server.url, captureLogs().logger);
-    try {
-      const a = replica(hub.testDb.db, client);
-      const { ana } = await twoConnectedMailboxes(hub, sb);
+  maybe('and the record is gone by the time the retry comes, then the retry is told the store was reset and finds the mail in Sent', () =>
+    onPrivateRedis(async (a, ana, _server, client) => {
       const requestId = `send-${randomUUID()}`;
       const first = await send(a, ana, requestId).expect(200);
       await client.flushall(); // this test's own server: every record and the epoch are gone
@@ -187,9 +187,5 @@ describe('when Redis loses its records (restart without persistence)', () => {
       expect(retry.body.result).toEqual(first.body.result);
       expect((await requests()).map((r) => r.operation)).toEqual(['gmail.users.messages.list', 'gmail.users.messages.get']);
       expect(sentBy(ANA.email)).toHaveLength(1);
-    } finally {
-      client.disconnect();
-      await server.stop();
-    }
-  }, 20_000);
+    }), 20_000);
 });
