@@ -22,7 +22,8 @@ import {
  *
  * A Redis that restarts empty (no persistence, FLUSHALL, failover to a replica that missed writes) forgets
  * records without a trace. An epoch key, written the first time a begin finds none, makes that visible: while
- * the epoch is younger than `resetSuspectMs`, every acquisition reports `earlier: store_reset`.
+ * the epoch is younger than `resetSuspectMs`, every acquisition reports `earlier: store_reset` (an attempt up to
+ * `resetSuspectMs` before the reset may have written). A first start looks the same, and costs the same check.
  */
 
 // KEYS[1] record, KEYS[2] epoch; ARGV fingerprint, new owner, lease ms, ttl ms.
@@ -117,8 +118,9 @@ export function createRedisIdempotencyStore(redis: Redis, options: { ttlS: numbe
 
   const earlierAttempt = (takenOver: boolean, since: number, epoch: number, now: number): EarlierAttempt | null => {
     if (takenOver) return { reason: 'taken_over', since };
-    // Records written before the epoch may be gone: any of them could have been this key's.
-    return now - epoch < resetSuspectMs ? { reason: 'store_reset', since: epoch - ttlMs } : null;
+    // Records written before the epoch may be gone, and this key's could be one of them. Retries come soon after
+    // the attempt they repeat, so only attempts up to the same window before the reset are looked for.
+    return now - epoch < resetSuspectMs ? { reason: 'store_reset', since: epoch - resetSuspectMs } : null;
   };
 
   return {

@@ -22,7 +22,9 @@ const field = (name: string, value: string): RawField => ({ name, raw: `${name}:
  * when absent, and the Message-ID is always Gmail's own — a client-set one does not survive messages.send
  * (gauteh/lieer#198: "sending with smtp preserves message-IDs and sending via the API creates new ones";
  * huacnlee/omamail#85: "Gmail rewrites the Message-ID on its own path"), so nothing may rely on finding it,
- * e.g. with `rfc822msgid:`. Other headers, custom X- ones included, are kept as sent. Line ends become CRLF.
+ * e.g. with `rfc822msgid:`. Other headers, custom X- ones included, are kept as sent: no report of Gmail
+ * dropping one was found, and senders rely on X- headers reaching Gmail (Resend's docs: X-Entity-Ref-ID to stop
+ * Gmail threading). Line ends become CRLF.
  */
 export function prepareOutgoing(raw: Buffer, account: Account, now: number, random: SandboxRandom): Outgoing | ApiResult {
   const { fields, body } = splitHeaders(toCrlf(raw.toString('latin1')));

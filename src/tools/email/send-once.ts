@@ -9,10 +9,11 @@ import { SEND_ID_HEADER, type SentLookup, findSent } from './sent-lookup';
  * messages.send at most once per request_id, across every failure window Gmail and the Hub have:
  * - an earlier attempt under this request_id may have sent it (it died after Gmail accepted, its record was
  *   lost, it could not tell): look in Sent first, and answer with the message found rather than send again;
- * - Gmail answers 5xx, or the connection drops or times out after the request left: the mail may have gone out
+ * - Gmail answers 5xx ("An unexpected error occurred while processing the request", Gmail API guide "Resolve
+ *   errors"), or the connection drops or times out after the request left: the mail may have gone out
  *   (googleapis/google-api-python-client#1474) — look in Sent, and never send it again from here.
- * Gmail's 429 and 403 rate-limit answers refuse the request before it is carried out ("Resolve errors" in the
- * Gmail API guide: back off and retry), and other 4xx reject it: those are final answers, not uncertain ones.
+ * Gmail's 429 and 403 rate-limit answers are admission refusals (the same guide prescribes retrying them with
+ * backoff, which it could not if they might have sent), and other 4xx reject the request: final, not uncertain.
  * Where the lookup cannot tell (no read scope, too many newer sent messages), the answer is EXTERNAL_API_ERROR
  * with `details.outcome: "unknown"`, not retryable — recorded, so retries replay it instead of sending.
  */

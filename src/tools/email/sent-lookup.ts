@@ -39,8 +39,7 @@ export type SentLookup =
 /**
  * The token of one send: for a request_id, the same for every attempt with the same inputs (sha256 over
  * length-prefixed customer, request_id and the idempotency fingerprint of inputs and end user — only the digest
- * leaves the Hub);
- * without one, random (still found by a lookup within the same call).
+ * leaves the Hub); without one, random (still found by a lookup within the same call).
  */
 export function sendToken(ctx: Pick<ToolContext, 'customerId' | 'userId' | 'idempotencyKey'>, inputs: unknown): string {
   if (ctx.idempotencyKey === null) return randomBytes(16).toString('hex');
