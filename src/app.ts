@@ -94,7 +94,7 @@ export function createApp(deps: AppDeps): HubApp {
   const idempotencyStore = deps.redis
     ? createRedisIdempotencyStore(deps.redis, { ttlS: config.idempotency.ttlS })
     : createPostgresIdempotencyStore(db, { ttlS: config.idempotency.ttlS });
-  const idempotency = createIdempotencyGuard(idempotencyStore, { leaseMs: config.upstream.toolDeadlineMs + 2_000, logger });
+  const idempotency = createIdempotencyGuard(idempotencyStore, { leaseMs: config.upstream.toolDeadlineMs + 2_000, ttlS: config.idempotency.ttlS, logger });
   const google = createGoogleClients(config.google);
   const upstream = createUpstream(config.upstream, logger);
   const auth = serviceSecretAuth(config.serviceSecrets);

@@ -225,6 +225,9 @@ const envSchema = z.object({
   HUB_BREAKER_HALF_OPEN_MS: integer(30_000, 100, 3_600_000),
   HUB_IDEMPOTENCY_TTL_S: integer(86_400, 60, 30 * 86_400),
   HUB_MAX_BODY_CHARS: integer(100_000, 1_000, 10_000_000),
+  HUB_SEND_VERIFY_MAX_MESSAGES: integer(50, 1, 500).describe(
+    'Most sent messages email_send reads back (newest first) when it checks whether an uncertain earlier send went out; past it the outcome is reported unknown.',
+  ),
   HUB_ADMIN_JWT_SECRET: adminSecret,
   HUB_ADMIN_JWT_PUBLIC_KEY: publicKeyPem,
   HUB_ADMIN_JWT_ISSUER: optionalString.transform((s) => s ?? 'hub-admin'),
@@ -276,7 +279,7 @@ export interface Config {
   upstream: UpstreamConfig;
   idempotency: { ttlS: number };
   /** What shapes tool results: the longest message body returned (characters; longer is cut, flagged truncated). */
-  tools: { maxBodyChars: number };
+  tools: { maxBodyChars: number; sendVerifyMaxMessages: number };
   admin: AdminAuthConfig;
   connect: ConnectConfig;
   tokens: TokenLifecycleConfig;
@@ -426,7 +429,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       breakerHalfOpenMs: e.HUB_BREAKER_HALF_OPEN_MS,
     },
     idempotency: { ttlS: e.HUB_IDEMPOTENCY_TTL_S },
-    tools: { maxBodyChars: e.HUB_MAX_BODY_CHARS },
+    tools: { maxBodyChars: e.HUB_MAX_BODY_CHARS, sendVerifyMaxMessages: e.HUB_SEND_VERIFY_MAX_MESSAGES },
     admin,
     connect: {
       linkTtlS: e.HUB_CONNECT_LINK_TTL_S,

@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { DiscoveryDocument, DiscoveryMethod } from '../discovery/documents';
 import { type ApiRoute, matchRoute } from '../discovery/routes';
 import { checkQuery, checkRequestBody, checkResponseBody } from '../discovery/schema-check';
+import { faultAfterApply } from '../faults';
 import { type ApiFamily, type ApiResult, errors } from '../google-errors';
 import { resolveAccessToken } from '../oauth/tokens';
 import { findAccount, type World } from '../world';
@@ -110,6 +111,8 @@ export function apiDispatcher(options: DispatchOptions): RequestHandler {
       const problems = checkResponseBody(doc, method.response.$ref, result.body);
       if (problems.length) world.violations.push({ operation: method.id, problems });
     }
-    sendResult(res, result);
+    const fault = faultAfterApply(req, res, fam);
+    if (fault === true) return; // dropped after the method ran: its effects stay, the client hears nothing
+    sendResult(res, fault ?? result);
   };
 }
