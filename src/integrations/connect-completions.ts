@@ -7,10 +7,9 @@ import type { PendingConnect } from './oauth-states';
  * one" (which would let a second account slip in unseen). `reserve` takes both at once — the link's single use
  * (connect_link_uses) and a short lease on the connection (connect_completions) — in one transaction; `done`
  * keeps the use and ends the lease; `abandon` gives both back, so a refused or failed attempt leaves the link
- * usable. A lease left by a crashed process lapses after LEASE_MS.
+ * usable. A lease left by a crashed process lapses after `leaseMs` — longer than the slowest step it covers
+ * (checking a kept grant with Google, bounded by the tool deadline).
  */
-
-const LEASE_MS = 30_000;
 
 export type Reservation = 'reserved' | 'link_used' | 'busy';
 
@@ -28,7 +27,7 @@ export interface ConnectCompletions {
 /** One text key per connection (customer, end user or customer-wide, integration). */
 const connectionKey = (p: PendingConnect) => JSON.stringify([p.customerId, p.userId, p.integration]);
 
-export function createConnectCompletions(db: Db, now: () => number = Date.now): ConnectCompletions {
+export function createConnectCompletions(db: Db, options: { leaseMs: number }, now: () => number = Date.now): ConnectCompletions {
   const release = (p: PendingConnect) => db.query('DELETE FROM connect_completions WHERE connection = $1 AND link_id = $2', [connectionKey(p), p.linkId]);
 
   return {
@@ -47,7 +46,7 @@ export function createConnectCompletions(db: Db, now: () => number = Date.now): 
         const leased = await tx.query(
           `INSERT INTO connect_completions (connection, link_id, lease_until) VALUES ($1, $2, $3)
            ON CONFLICT (connection) DO NOTHING RETURNING link_id`,
-          [connectionKey(p), p.linkId, new Date(now() + LEASE_MS)],
+          [connectionKey(p), p.linkId, new Date(now() + options.leaseMs)],
         );
         if (leased.length === 0) {
           await tx.query('DELETE FROM connect_link_uses WHERE link_id = $1', [p.linkId]);

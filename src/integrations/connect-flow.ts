@@ -7,6 +7,7 @@ import type { ConnectCompletions } from './connect-completions';
 import type { ConnectLinks } from './connect-links';
 import { OPEN_AGAIN, type Page, type PageOutcome, TRY_LATER, callbackPages, linkPages, page } from './connect-pages';
 import type { GoogleOAuth, GrantedTokens } from './google-oauth';
+import type { ConsentPlan, GrantReuse } from './grant-reuse';
 import { INTEGRATIONS, type IntegrationId, shortScope } from './integrations';
 import { type OAuthStates, type PendingConnect, digest } from './oauth-states';
 import { isAllowedReturnUrl } from './return-urls';
@@ -22,8 +23,9 @@ export type { Page } from './connect-pages';
  *             nonce) → Google's consent page
  *   complete: state consumed once, same browser, link still unused → code exchanged with the verifier →
  *             identity verified → the link's single use and the connection reserved → the same Google account
- *             as the one connected (or none, or an admin's `replace` link) → tokens sealed and stored → a
- *             page, or the link's return_url
+ *             as the one connected (or none, or an admin's `replace` link) → a new refresh token, or the
+ *             stored one proven to carry on (grant-reuse.ts) → tokens sealed and stored → a page, or the
+ *             link's return_url
  *
  * Every way it can end is a value the route renders; nothing here writes HTTP, and no page or redirect ever
  * carries a token, a code or an internal error.
@@ -62,6 +64,8 @@ export function createConnectFlow(deps: {
   states: OAuthStates;
   completions: ConnectCompletions;
   oauth: GoogleOAuth;
+  /** Whether a reconnect needs a fresh consent, and whether the stored grant may carry on without one. */
+  reuse: GrantReuse;
   store: CredentialStore;
   tools: ToolRegistry;
   returnUrlPrefixes: readonly string[];
@@ -94,10 +98,7 @@ export function createConnectFlow(deps: {
    * use and the connection are reserved first, so a second attempt can neither reuse the link nor slip
    * another account in between the comparison and the write.
    */
-  async function storeGrant(
-    pending: PendingConnect,
-    tokens: GrantedTokens & { refreshToken: string },
-  ): Promise<{ ok: true; change: AccountChange; previous: string | null } | { ok: false; outcome: ConnectOutcome }> {
+  async function storeGrant(pending: PendingConnect, tokens: GrantedTokens): Promise<{ ok: true; change: AccountChange; previous: string | null } | { ok: false; outcome: ConnectOutcome }> {
     const name = INTEGRATIONS[pending.integration].displayName;
     const reserved = await completions.reserve(pending);
     if (reserved === 'link_used') return { ok: false, outcome: usedMeanwhile(pending) };
@@ -114,6 +115,15 @@ export function createConnectFlow(deps: {
         );
         return { ok: false, outcome: finish(pending.returnUrl, pending.integration, 'account_mismatch', callbackPages.accountMismatch(name, previous, tokens.email)) };
       }
+      // No refresh token: a returning account (no fresh consent asked) keeps the stored grant, if it still works.
+      if (tokens.refreshToken === null && !(await deps.reuse.mayKeep(pending, tokens.email))) {
+        await completions.abandon(pending);
+        logger.warn({ integration: pending.integration }, 'Google granted no refresh token and the stored grant cannot carry on');
+        return {
+          ok: false,
+          outcome: page(502, 'error', 'Google did not grant lasting access', 'Without it the Hub could act for an hour at most, so nothing was stored.', OPEN_AGAIN),
+        };
+      }
       await store.save({
         customerId: pending.customerId,
         userId: pending.userId,
@@ -121,7 +131,8 @@ export function createConnectFlow(deps: {
         accountEmail: tokens.email,
         scopes: tokens.scopes,
         accessToken: tokens.accessToken,
-        refreshToken: tokens.refreshToken,
+        refreshToken: tokens.refreshToken ?? undefined, // undefined: the stored one (and its dates) is kept
+        refreshTokenExpiresAt: tokens.refreshTokenExpiresAt,
         tokenExpiresAt: tokens.expiresAt,
         lastRefreshedAt: new Date(),
       });
@@ -156,7 +167,14 @@ export function createConnectFlow(deps: {
         logger.warn({ link_id: link.linkId, customer_id: link.customerId, reason: begun.problem }, 'connect link: too many sign-in attempts');
         return begun.problem === 'too_many_for_link' ? linkPages.tooManyForLink() : linkPages.tooManyForAddress();
       }
-      const url = oauth.consentUrl({ scopes: INTEGRATIONS[link.integration].scopes, state: begun.begun.state, codeChallenge: begun.begun.codeChallenge });
+      let plan: ConsentPlan;
+      try {
+        // A replace link is meant for another account: always a fresh consent (and so a refresh token for it).
+        plan = link.replace ? { freshConsent: true } : await deps.reuse.plan(link);
+      } catch (err) {
+        return unavailable(err);
+      }
+      const url = oauth.consentUrl({ scopes: INTEGRATIONS[link.integration].scopes, state: begun.begun.state, codeChallenge: begun.begun.codeChallenge, ...plan });
       return { kind: 'redirect', url, browser: { state: begun.begun.state, nonce: begun.begun.browserNonce } };
     },
 
@@ -196,13 +214,7 @@ export function createConnectFlow(deps: {
       const exchanged = await oauth.exchange(code, pending.codeVerifier);
       if (!exchanged.ok) return callbackPages.exchangeFailed(exchanged.failure);
       const tokens = exchanged.tokens;
-      const { refreshToken } = tokens;
-      if (refreshToken === null) {
-        logger.warn({ integration: pending.integration }, 'Google granted no refresh token despite access_type=offline and prompt=consent');
-        return page(502, 'error', 'Google did not grant lasting access', 'Without it the Hub could act for an hour at most, so nothing was stored.', OPEN_AGAIN);
-      }
-
-      const stored = await storeGrant(pending, { ...tokens, refreshToken });
+      const stored = await storeGrant(pending, tokens);
       if (!stored.ok) return stored.outcome;
       deps.onCredentialChanged({ customerId: pending.customerId, userId: pending.userId, integration: pending.integration });
       if (stored.change === 'replaced') {

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { connectBrowser, connectLinkFor, cookieOf, onHub } from '../helpers/connect';
+import { connectBrowser, cookieOf, onHub } from '../helpers/connect';
 import { anExecuteBody } from '../helpers/factories';
 import { client, serviceAuth } from '../helpers/http';
 import { type TestHub, buildTestHub } from '../helpers/hub';
+import { connectLinkFor } from '../helpers/links';
 import { SCOPES, TEST_CLIENT, type TestSandbox, startTestSandbox } from '../helpers/sandbox';
 
 /**
@@ -43,7 +44,7 @@ const timezone = (customerId: string, userId: string | null = null) =>
     .set('Authorization', serviceAuth())
     .send(anExecuteBody({ tool: 'test_calendar_timezone', customer_id: customerId, user_id: userId, inputs: {} }));
 
-const { throughGoogle, finish } = connectBrowser(() => hub.app);
+const { throughGoogle, finish } = connectBrowser(() => hub);
 
 /** A connect link as an admin would make one (works whatever the current status is). */
 const linkFor = (customerId: string, integration: 'google_calendar' | 'google_gmail', userId: string | null = null, returnUrl: string | null = null) =>
@@ -97,7 +98,7 @@ describe('connecting Google through a setup_url', () => {
     }
   });
 
-  test('when connected for one end user, then only that user is connected, and re-connecting replaces the tokens', async () => {
+  test('when connected for one end user, then only that user is connected, and re-connecting replaces the access token and keeps the working grant', async () => {
     const customerId = randomUUID();
     await finish(await throughGoogle(await setupUrlFor(customerId, 'google_calendar', 'u-42'))).expect(200);
     expect((await status(customerId, 'u-42')).body.integrations.google_calendar).toMatchObject({ connected: true, source: 'user' });
@@ -105,10 +106,15 @@ describe('connecting Google through a setup_url', () => {
     await timezone(customerId, 'u-42').expect(200);
 
     const [first] = await hub.store.listForCustomer(customerId);
-    await finish(await throughGoogle(linkFor(customerId, 'google_calendar', 'u-42'))).expect(200);
+    const again = await throughGoogle(linkFor(customerId, 'google_calendar', 'u-42'));
+    // The same account, still connected: no fresh consent, so Google mints no new refresh token (grant-reuse.ts).
+    expect(new URL(again.start.location).searchParams.get('prompt')).toBeNull();
+    expect(new URL(again.start.location).searchParams.get('login_hint')).toBe(ALICE);
+    await finish(again).expect(200);
     const rows = await hub.store.listForCustomer(customerId);
     expect(rows).toHaveLength(1);
-    expect(hub.store.openTokens(rows[0]!).refreshToken).not.toBe(hub.store.openTokens(first!).refreshToken);
+    expect(hub.store.openTokens(rows[0]!).refreshToken).toBe(hub.store.openTokens(first!).refreshToken);
+    expect(hub.store.openTokens(rows[0]!).accessToken).not.toBe(hub.store.openTokens(first!).accessToken);
     await timezone(customerId, 'u-42').expect(200);
   });
 

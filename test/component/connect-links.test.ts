@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { asAdmin } from '../helpers/admin';
-import { connectBrowser, connectLinkFor, onHub } from '../helpers/connect';
+import { connectBrowser, onHub } from '../helpers/connect';
 import { KEY_2 } from '../helpers/env';
 import { anExecuteBody } from '../helpers/factories';
 import { client, serviceAuth } from '../helpers/http';
 import { type TestHub, buildTestHub } from '../helpers/hub';
-import { readConnectLink } from '../helpers/links';
+import { connectLinkFor, readConnectLink } from '../helpers/links';
 import { TEST_CLIENT, type TestSandbox, startTestSandbox } from '../helpers/sandbox';
 
 /**
@@ -40,7 +40,7 @@ afterAll(async () => {
   await hub.close();
 });
 
-const { throughGoogle, finish } = connectBrowser(() => hub.app);
+const { throughGoogle, finish } = connectBrowser(() => hub);
 const consentAs = (account: string) => sandbox.control('PUT', '/consent', { mode: 'auto', account });
 const status = async (customerId: string) =>
   (await client(hub.app).get(`/api/internal/integrations/status/${customerId}/`).set('Authorization', serviceAuth()).expect(200)).body.integrations.google_calendar;
@@ -145,7 +145,10 @@ describe('a link never silently re-points a connection to another Google account
     expect(made.body.intent).toBe('replace');
     expect(logged('connect link created').at(-1)).toMatchObject({ customer_id: customerId, intent: 'replace', principal: 'admin' });
     await consentAs(ben);
-    const done = await finish(await throughGoogle(made.body.url)).expect(200);
+    const journey = await throughGoogle(made.body.url);
+    // Ana's grant could be reused, but a replace link is for another account: Google is asked for a fresh consent.
+    expect(new URL(journey.start.location).searchParams.get('prompt')).toBe('consent');
+    const done = await finish(journey).expect(200);
     expect(done.text).toContain(`The Hub can now act for ${ben} instead of ${ana}.`);
     expect(await connectedEmail(customerId)).toBe(ben);
     expect((await timezone(customerId).expect(200)).body.result).toEqual({ time_zone: 'America/Chicago' });
@@ -208,7 +211,7 @@ describe('an encryption key removed while a person is signing in (rotate-keys)',
     const journey = await throughGoogle(link);
     // The same database, restarted with only the new key (as if k1 had been removed too early).
     const rotated = await buildTestHub({ db: hub.testDb.db, env: { ...sandboxEnv(), HUB_ENCRYPTION_KEYS: `k2:${KEY_2}` } });
-    const browser = connectBrowser(() => rotated.app);
+    const browser = connectBrowser(() => rotated);
     const done = await browser.finish(journey).expect(400);
     expect(done.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(done.text).toContain('encryption keys were changed while you were signing in.');

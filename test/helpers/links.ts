@@ -1,4 +1,5 @@
-import { type ConnectLink, createConnectLinks } from '../../src/integrations/connect-links';
+import { type ConnectLink, type LinkOrigin, createConnectLinks } from '../../src/integrations/connect-links';
+import type { IntegrationId } from '../../src/integrations/integrations';
 import { testConfig } from './env';
 
 /** Reads a connect link (setup_url) the way the Hub does, with the test configuration's keys. */
@@ -27,4 +28,21 @@ export function aSetupUrl(customerId: string, integration: string, userId: strin
     toString: () => `aSetupUrl(${customerId}, ${integration}, ${userId})`,
     toAsymmetricMatcher: () => `aSetupUrl(${customerId}, ${integration}, ${userId})`,
   };
+}
+
+/** A connect link made directly (as the admin API, or with origin "setup" as a setup_url), whatever the connection's state. */
+export function connectLinkFor(
+  target: { customerId: string; integration: IntegrationId; userId?: string | null; returnUrl?: string | null },
+  options: { origin?: LinkOrigin; replace?: boolean; now?: () => number } = {},
+): string {
+  const config = testConfig();
+  const links = createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: { admin: 600, setup: 600 }, ...(options.now ? { now: options.now } : {}) });
+  return links.create({
+    customerId: target.customerId,
+    userId: target.userId ?? null,
+    integration: target.integration,
+    returnUrl: target.returnUrl ?? null,
+    origin: options.origin ?? 'admin',
+    replace: options.replace ?? false,
+  }).url;
 }
