@@ -68,7 +68,11 @@ interface IdempotencyCommands {
   hubIdemRelease(key: string, owner: string): Promise<number>;
 }
 
-export function createRedisIdempotencyStore(redis: Redis, options: { ttlS: number; prefix?: string }): IdempotencyStore {
+export function createRedisIdempotencyStore(
+  redis: Redis,
+  /** `available`: the Redis breaker's verdict (src/store/redis-health.ts); false → begin() fails at once, no waiting. */
+  options: { ttlS: number; prefix?: string; available?: () => boolean },
+): IdempotencyStore {
   const ttlMs = checkTtlS(options.ttlS) * 1000;
   const prefix = options.prefix ?? 'hub:';
   // defineCommand sends EVALSHA and falls back to EVAL once per script; redefining (a second store) is harmless.
@@ -81,6 +85,7 @@ export function createRedisIdempotencyStore(redis: Redis, options: { ttlS: numbe
     kind: 'redis',
 
     async begin(key, fingerprint, leaseMs): Promise<BeginResult> {
+      if (options.available?.() === false) throw new Error('redis is not answering (breaker open)');
       const lease: Lease = { key: storageKey(key), owner: randomUUID() };
       const [state, detail] = await commands.hubIdemBegin(prefix + lease.key, fingerprint, lease.owner, checkLeaseMs(leaseMs), ttlMs);
       switch (state) {
