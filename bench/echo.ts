@@ -108,6 +108,7 @@ async function main() {
     HUB_PORT: '0',
     HUB_HOST: '127.0.0.1',
     LOG_LEVEL: 'info',
+    HUB_SHUTDOWN_GRACE_MS: '0', // no load balancer to drain: stop at once when the bench ends
     // The measured hubs must never limit: one customer sends everything.
     HUB_RATE_LIMIT_CUSTOMER_POINTS: '10000000',
     HUB_RATE_LIMIT_AGENT_POINTS: '10000000',

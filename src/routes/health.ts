@@ -7,7 +7,7 @@ import { withTimeout } from '../store/db';
 /** What readiness needs of Redis: a PING, and the breaker's verdict (no PING into a Redis known to be stalled). */
 export interface RedisCheck {
   client: { ping(): Promise<string> };
-  health: { available(): boolean };
+  health: { available(): boolean; state(): 'closed' | 'suspect' | 'open' };
 }
 
 const CHECK_TIMEOUT_MS = 1_000;
@@ -27,7 +27,8 @@ async function check(run: () => Promise<unknown>): Promise<{ ok: boolean; latenc
 }
 
 async function pingRedis(redis: RedisCheck): Promise<unknown> {
-  if (!redis.health.available()) throw new Error('redis is not answering (breaker open)');
+  if (redis.health.state() !== 'closed') throw new Error('redis timed out (the breaker is open)');
+  if (!redis.health.available()) throw new Error('redis is not connected');
   return withTimeout(redis.client.ping(), CHECK_TIMEOUT_MS, 'redis ping timed out');
 }
 
