@@ -11,9 +11,9 @@ import { createRedisLimits } from './rate-limit-redis';
  * Per-customer and per-(customer, agent) limits, so one runaway agent cannot starve its siblings, and a bound on
  * the distinct agent ids one customer may use per window, so rotating the self-asserted agent_id does not
  * multiply the agent limit without end. With Redis the counters are shared by every replica (one Lua script,
- * one round trip); when Redis is not available — disconnected, or suspected by the breaker after one slow
- * answer — an in-memory insurance limiter sized for this replica's share decides at once, and a charge never
- * waits on Redis longer than `redisTimeoutMs`. Without Redis, memory only.
+ * one round trip); when Redis is not available — disconnected, or its breaker open — an in-memory insurance
+ * limiter sized for this replica's share decides at once, and a charge never waits on Redis longer than
+ * `redisTimeoutMs` (past it, the insurance decides that call). Without Redis, memory only.
  * Rejections cost no Google call and no database query: this runs before credentials are looked up.
  */
 

@@ -27,7 +27,7 @@ async function check(run: () => Promise<unknown>): Promise<{ ok: boolean; latenc
 }
 
 async function pingRedis(redis: RedisCheck): Promise<unknown> {
-  if (redis.health.state() !== 'closed') throw new Error('redis timed out (the breaker is open)');
+  if (redis.health.state() === 'open') throw new Error('redis timed out (the breaker is open)');
   if (!redis.health.available()) throw new Error('redis is not connected');
   return withTimeout(redis.client.ping(), CHECK_TIMEOUT_MS, 'redis ping timed out');
 }

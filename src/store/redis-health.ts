@@ -5,8 +5,9 @@ import type { Logger } from '../logger';
  * A breaker around Redis. ioredis' commandTimeout fails one command but keeps the connection "ready", so a Redis
  * that stops answering (a partition, a stalled proxy, a paused VM) would cost every caller the whole timeout for
  * as long as it lasts. Here:
- * - hot-path callers give Redis a short budget (`call(fn, timeoutMs)`); the first overrun makes the breaker
- *   suspect Redis (callers stop waiting on it at once) and sends one PING;
+ * - hot-path callers give Redis a short budget (`call(fn, timeoutMs)`) and, past it, go on without Redis; the
+ *   first overrun makes the breaker suspect Redis and send one PING. Suspicion alone changes nothing for other
+ *   callers: one slow answer on a busy machine must not move every replica's limits into memory;
  * - a PING unanswered within PROBE_TIMEOUT_MS opens the breaker and drops the connection: every command then
  *   fails at once (no offline queue), and late replies cannot be paired with the wrong command on a stream that
  *   may have lost bytes. ioredis reconnects on its own; once it is ready again, the next PING closes the breaker;
@@ -17,7 +18,7 @@ import type { Logger } from '../logger';
 export type RedisHealthState = 'closed' | 'suspect' | 'open';
 
 export interface RedisHealth {
-  /** True when Redis may be given a request's time: connected, and not suspected or known to be stalled. */
+  /** True when Redis may be given a request's time: connected, and the breaker is not open. */
   available(): boolean;
   state(): RedisHealthState;
   /**
@@ -40,7 +41,7 @@ export function createRedisHealth(client: Redis, options: { logger: Logger; prob
   const { logger } = options;
   let state: RedisHealthState = 'closed';
   let probing = false;
-  const available = () => state === 'closed' && client.status === 'ready';
+  const available = () => state !== 'open' && client.status === 'ready';
 
   const ping = () =>
     within(client.ping(), PROBE_TIMEOUT_MS).then(

@@ -167,8 +167,8 @@ const { redisUrl } = services();
     proxy.resume();
     phase = 'after';
     let recovered = false;
-    for (let i = 0; i < 60 && !recovered; i++) {
-      await sleep(250);
+    for (let i = 0; i < 30 && !recovered; i++) {
+      await sleep(500);
       recovered = (await fetch(`${url}/readyz`).then((r) => r.json()) as { status: string }).status === 'ready';
     }
     expect(recovered).toBe(true);
