@@ -26,8 +26,6 @@ export interface RedisHealth {
    * available, and with it after `timeoutMs` (starting a probe); other errors pass through.
    */
   call<T>(command: () => Promise<T>, timeoutMs: number): Promise<T>;
-  /** Stops the heartbeat (it also stops once the client has ended). */
-  close(): void;
 }
 
 export class RedisUnavailableError extends Error {
@@ -77,12 +75,10 @@ export function createRedisHealth(client: Redis, options: { logger: Logger; prob
     else void probe();
   }, options.probeIntervalMs);
   heartbeat.unref();
-  const close = () => clearInterval(heartbeat);
 
   return {
     available,
     state: () => state,
-    close,
     async call(command, timeoutMs) {
       if (!available()) throw new RedisUnavailableError('redis is not available');
       const answer = await within(command(), timeoutMs);

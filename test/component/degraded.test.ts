@@ -123,6 +123,22 @@ const { redisUrl } = services();
     await testDb.drop();
   });
 
+  test('when Redis is only slow (160 ms round trips), then calls past the 50 ms budget are limited in memory, but the breaker stays closed and writes still use Redis', async () => {
+    await timedPost(url, anExecuteBody()).then((warm) => expect(warm.status).toBe(200));
+    proxy.delay(80); // each way
+    try {
+      const echo = await timedPost(url, anExecuteBody());
+      expect(echo.status).toBe(200);
+      expect(echo.ms).toBeLessThan(150); // it did not wait for Redis' answer
+      await sleep(400); // the PING the overrun sent has been answered (in 160 ms, within the 250 ms probe)
+      const write = await timedPost(url, anExecuteBody({ tool: 'test_write', inputs: { tag: randomUUID() }, context: { request_id: randomUUID() } }));
+      expect(write.status).toBe(200); // the idempotency store was not given up on
+      expect(logs.entries().some((e) => e.msg === 'redis stopped answering; dropping the connection, limits run in memory until it answers')).toBe(false);
+    } finally {
+      proxy.delay(0);
+    }
+  });
+
   test('then hub_echo p99 stays under 50 ms throughout, writes with a request_id answer 503 at once, the refresh lock does not wait, and Redis is used again once it answers', async () => {
     const echoes: number[] = [];
     let phase: 'warm-up' | 'before' | 'stalled' | 'after' | 'done' = 'warm-up';

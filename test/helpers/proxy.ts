@@ -5,11 +5,13 @@ import { type Server, type Socket, connect, createServer } from 'node:net';
  * `cut()` drops every connection and refuses new ones (a crash, a restart); `blackhole()` keeps every
  * connection open and accepts new ones but forwards nothing, in either direction (a partition, a stalled
  * proxy, a paused VM) — bytes sent meanwhile are lost, as they would be. `resume()` forwards again.
+ * `delay(ms)` forwards everything late (a slow link or a busy server), in order.
  */
 export class TcpProxy {
   private server: Server | undefined;
   private sockets = new Set<Socket>();
   private stalled = false;
+  private delayMs = 0;
   port = 0;
   constructor(private readonly target: { host: string; port: number }) {}
 
@@ -53,9 +55,16 @@ export class TcpProxy {
     this.stalled = false;
   }
 
+  delay(ms: number): void {
+    this.delayMs = ms;
+  }
+
   private forward(from: Socket, to: Socket): void {
     from.on('data', (chunk: Buffer) => {
-      if (!this.stalled && !to.destroyed) to.write(chunk);
+      if (this.stalled) return;
+      const write = () => !to.destroyed && to.write(chunk);
+      if (this.delayMs > 0) setTimeout(write, this.delayMs); // equal delays fire in order
+      else write();
     });
   }
 }
