@@ -122,6 +122,7 @@ async function roundTrips(): Promise<string[]> {
       HUB_PORT: '0',
       HUB_HOST: '127.0.0.1',
       HUB_DATA_DIR: 'memory://',
+      HUB_SHUTDOWN_GRACE_MS: '0',
       LOG_LEVEL: 'silent',
       HUB_GOOGLE_SANDBOX_URL: sb.url,
       HUB_GOOGLE_CLIENT_ID: CLIENT.clientId,

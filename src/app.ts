@@ -28,6 +28,7 @@ import { createIdempotencyGuard } from './protection/idempotency';
 import { createPostgresIdempotencyStore } from './protection/idempotency-postgres';
 import { createRedisIdempotencyStore } from './protection/idempotency-redis';
 import { createRateLimiter } from './protection/rate-limit';
+import { createRedisHealth } from './store/redis-health';
 import { healthz, readyz } from './routes/health';
 import { createUpstream } from './upstream';
 import { integrationStatusRoute } from './routes/integration-status';
@@ -98,10 +99,12 @@ export function createApp(deps: AppDeps): HubApp {
   };
   deps.credentialEvents?.onRemoteChange((change) => connections.invalidate(change));
   const catalog = buildCatalog(tools);
-  const rateLimiter = createRateLimiter(config.rateLimit, deps.redis ?? null);
+  // A breaker around the client: a Redis that stops answering is noticed within one short charge (or a heartbeat).
+  const redis = deps.redis ? { client: deps.redis, health: createRedisHealth(deps.redis, { logger, probeIntervalMs: config.redisProbeIntervalMs }) } : null;
+  const rateLimiter = createRateLimiter(config.rateLimit, redis, logger);
   // Redis when configured, so every replica sees the same records; else the database every replica shares.
-  const idempotencyStore = deps.redis
-    ? createRedisIdempotencyStore(deps.redis, { ttlS: config.idempotency.ttlS })
+  const idempotencyStore = redis
+    ? createRedisIdempotencyStore(redis.client, { ttlS: config.idempotency.ttlS, available: redis.health.available })
     : createPostgresIdempotencyStore(db, { ttlS: config.idempotency.ttlS });
   const idempotency = createIdempotencyGuard(idempotencyStore, { leaseMs: config.upstream.toolDeadlineMs + 2_000, ttlS: config.idempotency.ttlS, logger });
   const google = createGoogleClients(config.google);
@@ -151,7 +154,7 @@ export function createApp(deps: AppDeps): HubApp {
   app.get('/integrations/google/callback', connectCallbackRoute({ flow: connectFlow, secureCookies }));
 
   app.get('/healthz', healthz);
-  app.get('/readyz', readyz({ db, redis: deps.redis ?? null, lifecycle }));
+  app.get('/readyz', readyz({ db, redis, lifecycle }));
   app.get('/openapi.yaml', openApiRoute());
 
   app.use(notFound);

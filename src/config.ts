@@ -21,11 +21,12 @@ const optionalString = z
   .optional()
   .transform((s) => (s === '' ? undefined : s));
 
-const integer = (def: number, min: number, max: number) =>
+/** An integer variable in [min, max]; unset → `def` (pass undefined when the default depends on other variables). */
+const integer = <D extends number | undefined>(def: D, min: number, max: number) =>
   z
     .string()
     .optional()
-    .transform((s, ctx) => {
+    .transform((s, ctx): number | D => {
       if (s === undefined || s.trim() === '') return def;
       const n = Number(s);
       if (!Number.isInteger(n) || n < min || n > max) {
@@ -190,7 +191,15 @@ const envSchema = z.object({
   HUB_DB_POOL_MAX: integer(10, 1, 500),
   REDIS_URL: optionalString.pipe(url(['redis:', 'rediss:'], 'redis').optional()),
   LOG_LEVEL: optionalString.pipe(z.enum(LOG_LEVELS).optional()).transform((s) => s ?? 'info'),
-  HUB_SHUTDOWN_TIMEOUT_MS: integer(10_000, 0, 600_000),
+  HUB_SHUTDOWN_TIMEOUT_MS: integer(undefined, 0, 600_000).describe(
+    'After SIGTERM/SIGINT and the grace period: how long in-flight calls may finish before connections are cut (ms); at least HUB_TOOL_DEADLINE_MS, default HUB_TOOL_DEADLINE_MS + 2000.',
+  ),
+  HUB_SHUTDOWN_GRACE_MS: integer(5_000, 0, 120_000).describe(
+    'After SIGTERM/SIGINT: how long /readyz answers 503 while the Hub still accepts and serves connections, so a load balancer drains it first (ms).',
+  ),
+  HUB_REDIS_PROBE_INTERVAL_MS: integer(1_000, 100, 60_000).describe(
+    'How often Redis is PINGed: a heartbeat while it answers, a reconnection check while it does not (ms).',
+  ),
   HUB_TRUST_PROXY: trustProxy,
   HUB_GOOGLE_CLIENT_ID: optionalString,
   HUB_GOOGLE_CLIENT_SECRET: optionalString,
@@ -204,6 +213,12 @@ const envSchema = z.object({
   HUB_RATE_LIMIT_WINDOW_S: integer(60, 1, 3600),
   HUB_RATE_LIMIT_CUSTOMER_POINTS: integer(600, 1, 10_000_000),
   HUB_RATE_LIMIT_AGENT_POINTS: integer(300, 1, 10_000_000),
+  HUB_RATE_LIMIT_AGENTS_PER_CUSTOMER: integer(50, 1, 100_000).describe(
+    'Distinct agent_ids one customer may use per window; a further new agent_id gets 429 RATE_LIMITED (scope distinct_agents).',
+  ),
+  HUB_RATE_LIMIT_REDIS_TIMEOUT_MS: integer(50, 1, 5_000).describe(
+    'How long a rate-limit charge waits for Redis before this call is limited in memory and Redis is probed (ms).',
+  ),
   HUB_RATE_LIMIT_READ_COST: integer(1, 1, 1000),
   HUB_RATE_LIMIT_WRITE_COST: integer(5, 1, 1000),
   HUB_RATE_LIMIT_TOOL_COSTS: optionalString.transform((s, ctx) => {
@@ -284,8 +299,13 @@ export interface Config {
   encryptionKeys: EncryptionKey[];
   database: { kind: 'postgres'; url: string; poolMax: number } | { kind: 'pglite'; dataDir: string };
   redisUrl: string | undefined;
+  /** Heartbeat and reconnection check of the Redis breaker. */
+  redisProbeIntervalMs: number;
   logLevel: (typeof LOG_LEVELS)[number];
+  /** How long in-flight calls may finish once the listener has closed; never below the tool deadline. */
   shutdownTimeoutMs: number;
+  /** How long readiness fails before the listener closes, so load balancers stop sending first. */
+  shutdownGraceMs: number;
   trustProxy: boolean | number | string;
   rateLimit: RateLimitConfig;
   upstream: UpstreamConfig;
@@ -312,6 +332,10 @@ export interface RateLimitConfig {
   customerPoints: number;
   /** Points per window for one (customer, agent) pair, so one runaway agent cannot starve its siblings. */
   agentPoints: number;
+  /** Distinct agent ids one customer may use per window (agent_id is self-asserted: this bounds rotating it). */
+  agentsPerCustomer: number;
+  /** The longest a charge waits for Redis before the in-memory insurance decides. */
+  redisTimeoutMs: number;
   readCost: number;
   writeCost: number;
   /** Per-tool overrides of the read/write cost. */
@@ -410,6 +434,20 @@ export function loadAdminTokenConfig(env: Record<string, string | undefined>): {
   return { admin: adminAuth(parsed.data), dataDir: parsed.data.HUB_DATA_DIR };
 }
 
+/**
+ * A call may run for the whole tool deadline and then needs a moment to answer: a shutdown that cuts
+ * connections sooner loses answers (a sent email whose reply never arrives), so it is refused.
+ */
+function lifecycleTimes(e: Pick<Env, 'HUB_SHUTDOWN_TIMEOUT_MS' | 'HUB_SHUTDOWN_GRACE_MS' | 'HUB_TOOL_DEADLINE_MS'>) {
+  const shutdownTimeoutMs = e.HUB_SHUTDOWN_TIMEOUT_MS ?? e.HUB_TOOL_DEADLINE_MS + 2_000;
+  if (shutdownTimeoutMs < e.HUB_TOOL_DEADLINE_MS) {
+    throw new ConfigError([
+      `HUB_SHUTDOWN_TIMEOUT_MS: ${shutdownTimeoutMs} is below HUB_TOOL_DEADLINE_MS (${e.HUB_TOOL_DEADLINE_MS}); a call in flight at shutdown could be cut off — use at least ${e.HUB_TOOL_DEADLINE_MS} (unset: deadline + 2000)`,
+    ]);
+  }
+  return { shutdownTimeoutMs, shutdownGraceMs: e.HUB_SHUTDOWN_GRACE_MS };
+}
+
 /** Parses an environment-like record. Throws ConfigError naming every missing or invalid variable. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const parsed = envSchema.safeParse(env);
@@ -419,6 +457,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const e = parsed.data;
   const admin = adminAuth(e);
   return {
+    ...lifecycleTimes(e),
     port: e.HUB_PORT,
     host: e.HUB_HOST,
     publicUrl: e.HUB_PUBLIC_URL,
@@ -428,13 +467,15 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       ? { kind: 'postgres', url: e.DATABASE_URL, poolMax: e.HUB_DB_POOL_MAX }
       : { kind: 'pglite', dataDir: e.HUB_DATA_DIR },
     redisUrl: e.REDIS_URL,
+    redisProbeIntervalMs: e.HUB_REDIS_PROBE_INTERVAL_MS,
     logLevel: e.LOG_LEVEL,
-    shutdownTimeoutMs: e.HUB_SHUTDOWN_TIMEOUT_MS,
     trustProxy: e.HUB_TRUST_PROXY,
     rateLimit: {
       windowS: e.HUB_RATE_LIMIT_WINDOW_S,
       customerPoints: e.HUB_RATE_LIMIT_CUSTOMER_POINTS,
       agentPoints: e.HUB_RATE_LIMIT_AGENT_POINTS,
+      agentsPerCustomer: e.HUB_RATE_LIMIT_AGENTS_PER_CUSTOMER,
+      redisTimeoutMs: e.HUB_RATE_LIMIT_REDIS_TIMEOUT_MS,
       readCost: e.HUB_RATE_LIMIT_READ_COST,
       writeCost: e.HUB_RATE_LIMIT_WRITE_COST,
       toolCosts: e.HUB_RATE_LIMIT_TOOL_COSTS,

@@ -47,6 +47,7 @@ function demoEnvironment(env: Record<string, string | undefined>) {
     HUB_GOOGLE_CLIENT_SECRET: SANDBOX_DEFAULT_CLIENT.clientSecret,
     HUB_DATA_DIR: dataDir,
     HUB_PORT: port,
+    HUB_SHUTDOWN_GRACE_MS: env.HUB_SHUTDOWN_GRACE_MS?.trim() || '0', // a local demo has no load balancer to drain
     HUB_PUBLIC_URL: env.HUB_PUBLIC_URL?.trim() || `http://localhost:${port}`,
     HUB_SERVICE_SECRETS: fill('HUB_SERVICE_SECRETS', () => randomBytes(32).toString('hex')),
     HUB_ENCRYPTION_KEYS: fill('HUB_ENCRYPTION_KEYS', () => `demo1:${randomBytes(32).toString('base64')}`),
