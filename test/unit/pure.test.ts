@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { redactUrl } from '../../src/http/request-context';
+import { MAX_LOGGED_URL_CHARS, loggedUrl, redactUrl } from '../../src/http/request-context';
 import { inspectJson } from '../../src/http/json-body';
 import { formatPath, toIssues } from '../../src/http/validation';
 import { googleScope } from '../../src/integrations/integrations';
@@ -70,6 +70,16 @@ describe('access log URLs', () => {
       '/integrations/google/callback?code=%5BRedacted%5D&state=%5BRedacted%5D&scope=email',
     );
     expect(redactUrl('/api/internal/tools')).toBe('/api/internal/tools');
+  });
+
+  it('when a URL is longer than the log keeps, then it is redacted first and then cut, saying how much was cut', () => {
+    const url = `/integrations/google/connect?token=${'s'.repeat(5000)}&x=${'a'.repeat(3000)}`;
+    const logged = loggedUrl(url);
+    expect(logged).not.toContain('sss');
+    expect(logged.startsWith('/integrations/google/connect?token=%5BRedacted%5D&x=aaa')).toBe(true);
+    expect(logged).toMatch(/…\[\d+ more characters\]$/);
+    expect(logged.length).toBeLessThan(MAX_LOGGED_URL_CHARS + 40);
+    expect(loggedUrl('/healthz')).toBe('/healthz');
   });
 });
 
