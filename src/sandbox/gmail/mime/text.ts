@@ -24,14 +24,56 @@ export function decodeEntities(text: string): string {
 }
 
 const BLOCK_TAG = /^\/?(p|div|br|li|ul|ol|tr|td|th|table|h[1-6]|blockquote|hr|section|article|header|footer)\b/i;
+/** Elements whose content is never visible text. */
+const INVISIBLE = new Set(['script', 'style', 'head', 'title']);
 
-/** Visible text of an HTML body: invisible elements dropped, block tags become spaces, entities decoded. */
+const tagName = (inner: string) => /^[a-z][a-z0-9]{0,15}/i.exec(inner)?.[0].toLowerCase() ?? '';
+
+/**
+ * Visible text of an HTML body: comments and invisible elements dropped, block tags become spaces, entities
+ * decoded. One forward pass with indexOf — hostile mail (thousands of unclosed `<script` or `<!--`, a `<` with
+ * no `>`) cannot make it quadratic, as the regexes it replaces could: a search that found no closing tag is
+ * remembered, so it is never repeated from a later position.
+ */
 export function htmlToText(html: string): string {
-  const stripped = html
-    .replace(/<!--[\s\S]*?-->/g, '')
-    .replace(/<(script|style|head|title)\b[\s\S]*?<\/\1\s*>/gi, ' ')
-    .replace(/<([^>]*)>/g, (_m, inner: string) => (BLOCK_TAG.test(inner.trim()) ? ' ' : ''));
-  return decodeEntities(stripped);
+  const out: string[] = [];
+  const unclosed = new Set<string>();
+  let i = 0;
+  while (i < html.length) {
+    const lt = html.indexOf('<', i);
+    if (lt === -1) break;
+    out.push(html.slice(i, lt));
+    if (html.startsWith('<!--', lt) && !unclosed.has('--')) {
+      const end = html.indexOf('-->', lt + 4);
+      if (end !== -1) {
+        i = end + 3;
+        continue;
+      }
+      unclosed.add('--');
+    }
+    const gt = html.indexOf('>', lt + 1);
+    if (gt === -1) {
+      i = lt;
+      break;
+    }
+    const inner = html.slice(lt + 1, gt);
+    const name = tagName(inner);
+    i = gt + 1;
+    if (INVISIBLE.has(name) && !unclosed.has(name)) {
+      const closing = new RegExp(`</${name}\\s*>`, 'gi');
+      closing.lastIndex = i;
+      const found = closing.exec(html);
+      if (found) {
+        out.push(' ');
+        i = closing.lastIndex;
+        continue;
+      }
+      unclosed.add(name);
+    }
+    out.push(BLOCK_TAG.test(inner.trim()) ? ' ' : '');
+  }
+  out.push(html.slice(i));
+  return decodeEntities(out.join(''));
 }
 
 /** The readable text parts of a message (attachments excluded): plain ones, then HTML ones as text. */
