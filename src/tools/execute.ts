@@ -10,6 +10,7 @@ import { type Upstream, deadlineSignal } from '../upstream';
 import { executeRequestSchema, readChargeKey, readableRequestId, readableToolName } from './execute-request';
 import type { ToolRegistry } from './registry';
 import type { ToolCache } from './tool-cache';
+import type { HtmlConverter, HtmlToText } from './email/html-text';
 import type { Connection, ToolContext, ToolSettings } from './types';
 
 export interface ExecuteDeps {
@@ -26,6 +27,8 @@ export interface ExecuteDeps {
   deadlineMs: number;
   settings: ToolSettings;
   cache: ToolCache;
+  /** HTML mail → text off the event loop. */
+  html: HtmlConverter;
   /** Defaults to Date.now. */
   now?: () => number;
 }
@@ -118,6 +121,7 @@ export async function executeTool(
   let logger: Logger | undefined; // made on first use: most calls never log
   const log = () => (logger ??= deps.logger.child({ req_id: ids.reqId, request_id: requestId, tool: tool.name }));
   let deadline: AbortSignal | undefined; // a timer only for tools that look at it (those calling Google)
+  let htmlToText: HtmlToText | undefined; // made on first use: most calls convert no HTML
   const deadlineAt = performance.now() + deps.deadlineMs;
   const ctx: ToolContext = {
     ...caller,
@@ -126,6 +130,9 @@ export async function executeTool(
       return (deadline ??= deadlineSignal(Math.max(1, Math.round(deadlineAt - performance.now()))));
     },
     google: deps.google,
+    get htmlToText() {
+      return (htmlToText ??= deps.html.forCall({ key: caller.customerId, deadline: () => ctx.deadline, logger: log }));
+    },
     callGoogle: async (op, fn) => {
       if (connection === null) throw new Error(`${tool.name} calls Google but declares no integration`);
       const failed = (error: HubError) => fail(withSetupUrl(error, connection, tool.requiredScopes));

@@ -2,14 +2,14 @@ import { headerAddresses, headerValueProblem, parseRecipient } from '../../src/t
 import { bodySource, charsetOf, decodeCharset, hasAttachments, listAttachments, partText, truncate } from '../../src/tools/email/body';
 import { mapBounded } from '../../src/tools/email/concurrency';
 import { fail, hubError, ok } from '../../src/errors';
-import { htmlToText } from '../../src/tools/email/html-text';
+import { htmlToText } from '../../src/workers/html-to-text';
 import { snippetText } from '../../src/tools/email/map';
 import { gmailRendered, rfc822 } from '../helpers/email';
 
 const textOf = (raw: string) => {
   const source = bodySource(gmailRendered(raw).payload)!;
   const content = partText(source.part)!;
-  return source.kind === 'html' ? htmlToText(content) : content;
+  return source.kind === 'html' ? htmlToText({ html: content, maxChars: 100_000 }).text : content;
 };
 
 describe('body decoding (charset after Gmail undid the transfer encoding)', () => {
@@ -174,6 +174,18 @@ describe('bounded concurrency', () => {
     });
     expect(out.ok).toBe(false);
     expect(started.length).toBeLessThanOrEqual(3);
+  });
+
+  it('when one item fails, then the signal handed to the work still running aborts (its answer is decided)', async () => {
+    let slowSignal: AbortSignal | undefined;
+    const out = await mapBounded([1, 2], 2, async (n, signal) => {
+      if (n === 2) return fail(hubError('EXTERNAL_API_ERROR', 'x'));
+      slowSignal = signal;
+      await new Promise((r) => setTimeout(r, 20));
+      return ok(signal.aborted ? 'stopped early' : 'finished');
+    });
+    expect(out.ok).toBe(false);
+    expect(slowSignal?.aborted).toBe(true);
   });
 });
 

@@ -117,7 +117,7 @@ export const emailSend = defineTool({
       inReplyTo: threading.inReplyTo,
       references: threading.references,
       messageIdDomain: ctx.connection?.accountEmail?.split('@')[1] ?? 'hub.invalid',
-    });
+    }, ctx.htmlToText);
     const requestBody = { raw: toGmailRaw(raw), ...(threading.threadId ? { threadId: threading.threadId } : {}) };
     // Not idempotent: Gmail has no request id of its own, so a send is never repeated by the upstream layer.
     const sent = await callGmail(ctx, { operation: 'gmail.users.messages.send', idempotent: false }, messageRefSchema, (api, options) =>
