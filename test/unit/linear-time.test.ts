@@ -2,7 +2,7 @@ import { headerAddresses } from '../../src/tools/email/addresses';
 import { charsetOf } from '../../src/tools/email/body';
 import { snippetText } from '../../src/tools/email/map';
 import { baseSubject, messageIds } from '../../src/tools/email/threading';
-import { decodeEntities, htmlToText as sandboxHtmlToText } from '../../src/sandbox/gmail/mime/text';
+import { htmlToText as sandboxHtmlToText } from '../../src/sandbox/gmail/mime/text';
 import { normalizeSubject } from '../../src/sandbox/gmail/threading';
 
 /**
@@ -33,7 +33,7 @@ const cases: [string, () => unknown][] = [
   ['sandbox HTML: < without >', () => sandboxHtmlToText('<a'.repeat(100_000))],
   ['sandbox HTML: closers without openers', () => sandboxHtmlToText('</script'.repeat(25_000))],
   ['sandbox HTML: deep nesting', () => sandboxHtmlToText('<div>x'.repeat(40_000))],
-  ['sandbox entities without semicolons', () => decodeEntities(`&${'a'.repeat(200_000)}&#${'1'.repeat(50_000)}`)],
+  ['sandbox entities without semicolons', () => sandboxHtmlToText(`&${'a'.repeat(200_000)}&#${'1'.repeat(50_000)}`)],
   ['snippet entities without semicolons', () => snippetText(`&${'a'.repeat(200_000)}${'&#x1'.repeat(20_000)}`)],
   ['charset parameter noise', () => charsetOf({ headers: [{ name: 'Content-Type', value: `text/html${'; charset'.repeat(20_000)}${' '.repeat(50_000)}` }] })],
   ['message ids: < without >', () => messageIds('<a'.repeat(100_000))],

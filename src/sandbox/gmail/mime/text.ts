@@ -1,5 +1,6 @@
 /// <reference path="../libmime.d.ts" />
 import charset from 'libmime/lib/charset';
+import { stripTags } from '../../../workers/html-to-text';
 import { type MimeNode, isAttachment, walkParts } from './parse';
 
 /** A text part's content as a string, per its charset parameter (US-ASCII is read as its superset UTF-8). */
@@ -8,73 +9,12 @@ export function partText(node: MimeNode): string {
   return charset.decode(Buffer.from(node.body, 'latin1'), cs);
 }
 
-const NAMED_ENTITIES: Record<string, string> = {
-  nbsp: ' ', amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", copy: '©', reg: '®', hellip: '…', mdash: '—',
-  ndash: '–', lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', euro: '€', zwnj: '', zwj: '',
-};
-
-export function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
-    if (e[0] === '#') {
-      const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : m;
-    }
-    return NAMED_ENTITIES[e.toLowerCase()] ?? m;
-  });
-}
-
-const BLOCK_TAG = /^\/?(p|div|br|li|ul|ol|tr|td|th|table|h[1-6]|blockquote|hr|section|article|header|footer)\b/i;
-/** Elements whose content is never visible text. */
-const INVISIBLE = new Set(['script', 'style', 'head', 'title']);
-
-const tagName = (inner: string) => /^[a-z][a-z0-9]{0,15}/i.exec(inner)?.[0].toLowerCase() ?? '';
-
 /**
- * Visible text of an HTML body: comments and invisible elements dropped, block tags become spaces, entities
- * decoded. One forward pass with indexOf — hostile mail (thousands of unclosed `<script` or `<!--`, a `<` with
- * no `>`) cannot make it quadratic, as the regexes it replaces could: a search that found no closing tag is
- * remembered, so it is never repeated from a later position.
+ * Visible text of an HTML body, for snippets and search: the Hub's own linear tag stripper (comments and
+ * invisible elements dropped, block tags as line breaks, entities decoded) — one forward pass that hostile mail
+ * (thousands of unclosed `<script` or `<!--`, a `<` with no `>`) cannot make quadratic.
  */
-export function htmlToText(html: string): string {
-  const out: string[] = [];
-  const unclosed = new Set<string>();
-  let i = 0;
-  while (i < html.length) {
-    const lt = html.indexOf('<', i);
-    if (lt === -1) break;
-    out.push(html.slice(i, lt));
-    if (html.startsWith('<!--', lt) && !unclosed.has('--')) {
-      const end = html.indexOf('-->', lt + 4);
-      if (end !== -1) {
-        i = end + 3;
-        continue;
-      }
-      unclosed.add('--');
-    }
-    const gt = html.indexOf('>', lt + 1);
-    if (gt === -1) {
-      i = lt;
-      break;
-    }
-    const inner = html.slice(lt + 1, gt);
-    const name = tagName(inner);
-    i = gt + 1;
-    if (INVISIBLE.has(name) && !unclosed.has(name)) {
-      const closing = new RegExp(`</${name}\\s*>`, 'gi');
-      closing.lastIndex = i;
-      const found = closing.exec(html);
-      if (found) {
-        out.push(' ');
-        i = closing.lastIndex;
-        continue;
-      }
-      unclosed.add(name);
-    }
-    out.push(BLOCK_TAG.test(inner.trim()) ? ' ' : '');
-  }
-  out.push(html.slice(i));
-  return decodeEntities(out.join(''));
-}
+export const htmlToText = (html: string): string => stripTags(html, Number.MAX_SAFE_INTEGER).text;
 
 /** The readable text parts of a message (attachments excluded): plain ones, then HTML ones as text. */
 export function bodyTexts(root: MimeNode): { plain: string[]; html: string[] } {
