@@ -235,16 +235,37 @@ const envSchema = z.object({
   HUB_HTML_BUDGET_MS: integer(5_000, 100, 300_000).describe(
     'Longest all HTML conversions of one tool call may take together, queue wait included; bodies not converted by then are tag-stripped (body_degraded).',
   ),
+  HUB_SEND_VERIFY_MAX_MESSAGES: integer(50, 1, 500).describe(
+    'Most sent messages email_send reads back (newest first) when it checks whether an uncertain earlier send went out; past it the outcome is reported unknown.',
+  ),
   HUB_ADMIN_JWT_SECRET: adminSecret,
   HUB_ADMIN_JWT_PUBLIC_KEY: publicKeyPem,
   HUB_ADMIN_JWT_ISSUER: optionalString.transform((s) => s ?? 'hub-admin'),
   HUB_ADMIN_JWT_AUDIENCE: optionalString.transform((s) => s ?? 'hub-admin-api'),
+  HUB_ADMIN_JWT_MAX_TTL_S: integer(30 * 86_400, 60, 366 * 86_400).describe(
+    'Longest lifetime (exp - iat, seconds) an admin token may declare; tokens without iat, or claiming more, are refused.',
+  ),
   HUB_CONNECT_LINK_TTL_S: integer(3600, 60, 7 * 86_400),
+  HUB_SETUP_URL_TTL_S: integer(900, 60, 86_400).describe(
+    'Lifetime (seconds) of the connect links the Hub hands to agents as setup_url; shorter than admin links because they travel through agents, transcripts and chats.',
+  ),
+  HUB_CONNECT_ATTEMPTS_PER_LINK: integer(10, 1, 1000).describe(
+    'Sign-in attempts one connect link may have pending at once (each open of the link starts one, valid 10 minutes); more are refused with 429.',
+  ),
+  HUB_CONNECT_ATTEMPTS_PER_ADDRESS: integer(100, 1, 100_000).describe(
+    'Sign-in attempts one client address may have pending at once, across all links; more are refused with 429.',
+  ),
   HUB_CONNECT_RETURN_URLS: returnUrlPrefixes,
   HUB_GOOGLE_REDIRECT_URI: httpUrl('http(s)'),
   HUB_TOKEN_REFRESH_SKEW_S: integer(300, 0, 3000),
   HUB_REFRESH_LOCK_TTL_MS: integer(15_000, 1000, 120_000),
   HUB_CREDENTIAL_CACHE_TTL_MS: integer(5_000, 0, 300_000),
+  HUB_GOOGLE_PUBLISHING_STATUS: optionalString
+    .pipe(z.enum(['production', 'testing']).optional())
+    .transform((s) => s ?? 'production')
+    .describe(
+      'Publishing status of the Hub’s OAuth app in Google Cloud: "testing" tells the Hub that Google ends every grant 7 days after consent, so connections show as expiring before they break.',
+    ),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -280,7 +301,7 @@ export interface Config {
   upstream: UpstreamConfig;
   idempotency: { ttlS: number };
   /** What shapes tool results: the longest message body returned (characters; longer is cut, flagged truncated). */
-  tools: { maxBodyChars: number };
+  tools: { maxBodyChars: number; sendVerifyMaxMessages: number };
   /** HTML mail → text in worker threads, within a time budget. */
   html: HtmlConversionConfig;
   admin: AdminAuthConfig;
@@ -292,6 +313,8 @@ export interface Config {
     endpoints: GoogleEndpoints;
     /** True when the endpoints point at the project's Google sandbox rather than Google. */
     sandbox: boolean;
+    /** The OAuth app's publishing status at Google: in "testing" every grant ends 7 days after consent. */
+    publishingStatus: 'production' | 'testing';
   };
 }
 
@@ -336,11 +359,18 @@ export interface AdminAuthConfig {
   key: { algorithm: 'HS256'; secret: string } | { algorithm: 'RS256'; publicKey: string } | null;
   issuer: string;
   audience: string;
+  /** Longest `exp - iat` a token may declare (seconds); `iat` is required. */
+  maxTtlS: number;
 }
 
 export interface ConnectConfig {
-  /** Lifetime of a signed connect link (setup_url). */
+  /** Lifetime of a connect link an admin makes (POST /api/admin/connect-links). */
   linkTtlS: number;
+  /** Lifetime of a connect link handed to agents as `setup_url` (errors, status): shorter, it travels further. */
+  setupUrlTtlS: number;
+  /** Pending sign-in attempts (oauth_states rows) allowed per link, and per client address across links. */
+  maxAttemptsPerLink: number;
+  maxAttemptsPerAddress: number;
   /** The OAuth redirect URI registered with Google, matched exactly. */
   redirectUri: string;
   /** URL prefixes a connect link's return_url must start with; empty = no redirects, the Hub's own page. */
@@ -363,7 +393,7 @@ export class ConfigError extends Error {
   }
 }
 
-type AdminEnv = Pick<Env, 'HUB_ADMIN_JWT_SECRET' | 'HUB_ADMIN_JWT_PUBLIC_KEY' | 'HUB_ADMIN_JWT_ISSUER' | 'HUB_ADMIN_JWT_AUDIENCE'>;
+type AdminEnv = Pick<Env, 'HUB_ADMIN_JWT_SECRET' | 'HUB_ADMIN_JWT_PUBLIC_KEY' | 'HUB_ADMIN_JWT_ISSUER' | 'HUB_ADMIN_JWT_AUDIENCE' | 'HUB_ADMIN_JWT_MAX_TTL_S'>;
 
 function adminAuth(e: AdminEnv): AdminAuthConfig {
   if (e.HUB_ADMIN_JWT_SECRET && e.HUB_ADMIN_JWT_PUBLIC_KEY) {
@@ -378,6 +408,7 @@ function adminAuth(e: AdminEnv): AdminAuthConfig {
         : null,
     issuer: e.HUB_ADMIN_JWT_ISSUER,
     audience: e.HUB_ADMIN_JWT_AUDIENCE,
+    maxTtlS: e.HUB_ADMIN_JWT_MAX_TTL_S,
   };
 }
 
@@ -386,6 +417,7 @@ const adminEnvSchema = envSchema.pick({
   HUB_ADMIN_JWT_PUBLIC_KEY: true,
   HUB_ADMIN_JWT_ISSUER: true,
   HUB_ADMIN_JWT_AUDIENCE: true,
+  HUB_ADMIN_JWT_MAX_TTL_S: true,
   HUB_DATA_DIR: true,
 });
 
@@ -439,11 +471,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       breakerHalfOpenMs: e.HUB_BREAKER_HALF_OPEN_MS,
     },
     idempotency: { ttlS: e.HUB_IDEMPOTENCY_TTL_S },
-    tools: { maxBodyChars: e.HUB_MAX_BODY_CHARS },
+    tools: { maxBodyChars: e.HUB_MAX_BODY_CHARS, sendVerifyMaxMessages: e.HUB_SEND_VERIFY_MAX_MESSAGES },
     html: { workers: e.HUB_HTML_WORKERS, taskTimeoutMs: e.HUB_HTML_TIMEOUT_MS, callBudgetMs: e.HUB_HTML_BUDGET_MS },
     admin,
     connect: {
       linkTtlS: e.HUB_CONNECT_LINK_TTL_S,
+      setupUrlTtlS: e.HUB_SETUP_URL_TTL_S,
+      maxAttemptsPerLink: e.HUB_CONNECT_ATTEMPTS_PER_LINK,
+      maxAttemptsPerAddress: e.HUB_CONNECT_ATTEMPTS_PER_ADDRESS,
       redirectUri: e.HUB_GOOGLE_REDIRECT_URI ?? `${e.HUB_PUBLIC_URL}/integrations/google/callback`,
       returnUrlPrefixes: e.HUB_CONNECT_RETURN_URLS,
     },
@@ -457,6 +492,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       clientSecret: e.HUB_GOOGLE_CLIENT_SECRET,
       endpoints: googleEndpoints(e),
       sandbox: e.HUB_GOOGLE_SANDBOX_URL !== undefined,
+      publishingStatus: e.HUB_GOOGLE_PUBLISHING_STATUS,
     },
   };
 }

@@ -105,7 +105,8 @@ describe('setup URLs (signed connect links)', () => {
   const key = (id: string) => ({ id, key: randomBytes(32) });
   const [k1, k2] = [key('k1'), key('k2')];
   let clock = Date.parse('2026-11-22T10:00:00Z');
-  const links = (keys = [k1]) => createConnectLinks({ publicUrl: 'https://hub.example.com/base', encryptionKeys: keys, ttlS: 600, now: () => clock });
+  const links = (keys = [k1]) => createConnectLinks({ publicUrl: 'https://hub.example.com/base', encryptionKeys: keys, ttlS: { setup: 600, admin: 3600 }, now: () => clock });
+  const target = { customerId: CUSTOMER, userId: null, integration: 'google_calendar' as const, returnUrl: null };
   const tokenOf = (url: string) => new URL(url).searchParams.get('token')!;
 
   it('when built, then they point at the public URL (path prefix kept) and open to exactly this customer, user and integration', () => {
@@ -114,17 +115,30 @@ describe('setup URLs (signed connect links)', () => {
     expect([...url.searchParams.keys()]).toEqual(['token']);
     expect(links().verify(url.searchParams.get('token')!)).toMatchObject({
       ok: true,
-      link: { customerId: CUSTOMER, userId: 'u 1', integration: 'google_gmail', returnUrl: null },
+      link: { customerId: CUSTOMER, userId: 'u 1', integration: 'google_gmail', returnUrl: null, origin: 'setup', replace: false },
     });
   });
 
+  it('when made for an agent (setup) or by an admin, then each lives its own lifetime, and only an admin link can carry replace', () => {
+    const setup = links().create({ ...target, origin: 'setup', replace: false });
+    const admin = links().create({ ...target, origin: 'admin', replace: true });
+    expect(setup.expiresAt.getTime() - clock).toBe(600_000);
+    expect(admin.expiresAt.getTime() - clock).toBe(3_600_000);
+    expect(links().verify(tokenOf(admin.url))).toMatchObject({ ok: true, link: { origin: 'admin', replace: true, linkId: admin.linkId } });
+    expect(() => links().create({ ...target, origin: 'setup', replace: true })).toThrow('only admin links may replace');
+    clock += 601_000;
+    expect(links().verify(tokenOf(setup.url))).toEqual({ ok: false, problem: 'expired' });
+    expect(links().verify(tokenOf(admin.url))).toMatchObject({ ok: true });
+    clock -= 601_000;
+  });
+
   it('when a link is tampered with, signed with an unknown key or past its expiry, then it does not open', () => {
-    const made = links().create({ customerId: CUSTOMER, userId: null, integration: 'google_calendar', returnUrl: null });
+    const made = links().create({ ...target, origin: 'setup', replace: false });
     const [h, p, sig] = tokenOf(made.url).split('.');
     const payload = JSON.parse(Buffer.from(p!, 'base64url').toString());
     const forged = `${h}.${Buffer.from(JSON.stringify({ ...payload, sub: randomUUID() })).toString('base64url')}.${sig}`;
     expect(links().verify(forged)).toEqual({ ok: false, problem: 'invalid' });
-    expect(links([k2]).verify(tokenOf(made.url))).toEqual({ ok: false, problem: 'invalid' });
+    expect(links([k2]).verify(tokenOf(made.url))).toEqual({ ok: false, problem: 'unknown_key' }); // k1 removed after a rotation
     expect(links().verify('not-a-jwt')).toEqual({ ok: false, problem: 'invalid' });
     const none = `${Buffer.from('{"alg":"none","kid":"k1"}').toString('base64url')}.${p}.`;
     expect(links().verify(none)).toEqual({ ok: false, problem: 'invalid' });
@@ -134,7 +148,7 @@ describe('setup URLs (signed connect links)', () => {
   });
 
   it('when the encryption keys rotate, then links made under the previous key still open until they expire', () => {
-    const made = links([k1]).create({ customerId: CUSTOMER, userId: null, integration: 'google_calendar', returnUrl: 'https://app.example.com/done' });
+    const made = links([k1]).create({ ...target, returnUrl: 'https://app.example.com/done', origin: 'admin', replace: false });
     expect(links([k2, k1]).verify(tokenOf(made.url))).toMatchObject({ ok: true, link: { returnUrl: 'https://app.example.com/done' } });
   });
 });
