@@ -48,6 +48,7 @@ import { buildCatalog } from './tools/catalog';
 import { BUILT_IN_TOOLS } from './tools';
 import { type ToolRegistry, createToolRegistry } from './tools/registry';
 import { createToolCache } from './tools/tool-cache';
+import { type HtmlConverter, createHtmlConverter } from './tools/email/html-text';
 import type { AnyTool } from './tools/types';
 
 export interface AppDeps {
@@ -73,6 +74,8 @@ export interface HubApp {
   lifecycle: Lifecycle;
   /** Credential lookups for tool calls (cached briefly); `invalidate` after a connection changes. */
   connections: ConnectionResolver;
+  /** The HTML conversion worker pool: `close()` it when the Hub stops. */
+  html: HtmlConverter;
   /** The event ids calendar creates derive (benchmarks and tests re-create a crash with them). */
   eventIds: EventIds;
 }
@@ -109,6 +112,7 @@ export function createApp(deps: AppDeps): HubApp {
   const idempotency = createIdempotencyGuard(idempotencyStore, { leaseMs: config.upstream.toolDeadlineMs + 2_000, ttlS: config.idempotency.ttlS, logger });
   const google = createGoogleClients(config.google);
   const upstream = createUpstream(config.upstream, logger);
+  const html = createHtmlConverter(config.html); // its workers start on the first HTML mail
   const auth = serviceSecretAuth(config.serviceSecrets);
   const eventIds = createEventIds(createHubSecrets(db, cipher, logger), logger);
 
@@ -120,7 +124,7 @@ export function createApp(deps: AppDeps): HubApp {
   app.use(requestContext({ logger, lifecycle, securityHeaders: apiSecurityHeaders() }));
 
   // Routes are flat (no nested routers): the execute call is the hot path and passes the fewest layers first.
-  app.post('/api/internal/tools/execute', auth, jsonBody, executeRoute({ tools, connections, logger, rateLimiter, idempotency, google, upstream, deadlineMs: config.upstream.toolDeadlineMs, settings: { ...config.tools, eventIds }, cache: createToolCache(), ...(deps.now ? { now: deps.now } : {}) }));
+  app.post('/api/internal/tools/execute', auth, jsonBody, executeRoute({ tools, connections, logger, rateLimiter, idempotency, google, upstream, deadlineMs: config.upstream.toolDeadlineMs, settings: { ...config.tools, eventIds }, cache: createToolCache(), html, ...(deps.now ? { now: deps.now } : {}) }));
   app.get('/api/internal/tools', auth, (_req, res) => sendJson(res, 200, catalog));
   app.get('/api/internal/integrations/status/:customer_id', auth, integrationStatusRoute({ store, tools, setupUrlFor, grants: grantPolicyFor(config.google), logger }));
   app.use('/api/internal', auth); // unknown internal paths: authenticate first, so probing learns nothing
@@ -159,5 +163,5 @@ export function createApp(deps: AppDeps): HubApp {
 
   app.use(notFound);
   app.use(errorHandler(logger));
-  return { app, store, keys: createKeyRotation(db, cipher), tools, lifecycle, connections, eventIds };
+  return { app, store, keys: createKeyRotation(db, cipher), tools, lifecycle, connections, eventIds, html };
 }

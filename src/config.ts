@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 /**
@@ -240,6 +241,15 @@ const envSchema = z.object({
   HUB_BREAKER_HALF_OPEN_MS: integer(30_000, 100, 3_600_000),
   HUB_IDEMPOTENCY_TTL_S: integer(86_400, 60, 30 * 86_400),
   HUB_MAX_BODY_CHARS: integer(100_000, 1_000, 10_000_000),
+  HUB_HTML_WORKERS: integer(Math.max(1, Math.min(4, availableParallelism() - 1)), 1, 64).describe(
+    'Worker threads converting HTML mail to text off the event loop (default: one per core beyond the first, 1–4).',
+  ),
+  HUB_HTML_TIMEOUT_MS: integer(1_000, 50, 60_000).describe(
+    'Longest one message\'s HTML-to-text conversion may run; past it the worker is stopped and the body is the tag-stripped text (body_degraded).',
+  ),
+  HUB_HTML_BUDGET_MS: integer(5_000, 100, 300_000).describe(
+    'Longest all HTML conversions of one tool call may take together, queue wait included; bodies not converted by then are tag-stripped (body_degraded).',
+  ),
   HUB_SEND_VERIFY_MAX_MESSAGES: integer(50, 1, 500).describe(
     'Most sent messages email_send reads back (newest first) when it checks whether an uncertain earlier send went out; past it the outcome is reported unknown.',
   ),
@@ -312,6 +322,8 @@ export interface Config {
   idempotency: { ttlS: number };
   /** What shapes tool results: the longest message body returned (characters; longer is cut, flagged truncated). */
   tools: { maxBodyChars: number; sendVerifyMaxMessages: number };
+  /** HTML mail → text in worker threads, within a time budget. */
+  html: HtmlConversionConfig;
   admin: AdminAuthConfig;
   connect: ConnectConfig;
   tokens: TokenLifecycleConfig;
@@ -324,6 +336,15 @@ export interface Config {
     /** The OAuth app's publishing status at Google: in "testing" every grant ends 7 days after consent. */
     publishingStatus: 'production' | 'testing';
   };
+}
+
+export interface HtmlConversionConfig {
+  /** Worker threads converting HTML. */
+  workers: number;
+  /** Longest one message's conversion may run. */
+  taskTimeoutMs: number;
+  /** Longest all conversions of one tool call may take together, waiting included. */
+  callBudgetMs: number;
 }
 
 export interface RateLimitConfig {
@@ -492,6 +513,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     idempotency: { ttlS: e.HUB_IDEMPOTENCY_TTL_S },
     tools: { maxBodyChars: e.HUB_MAX_BODY_CHARS, sendVerifyMaxMessages: e.HUB_SEND_VERIFY_MAX_MESSAGES },
+    html: { workers: e.HUB_HTML_WORKERS, taskTimeoutMs: e.HUB_HTML_TIMEOUT_MS, callBudgetMs: e.HUB_HTML_BUDGET_MS },
     admin,
     connect: {
       linkTtlS: e.HUB_CONNECT_LINK_TTL_S,

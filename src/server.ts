@@ -92,6 +92,7 @@ export async function startHub(config: Config, options: StartOptions = {}): Prom
         await drained;
       }
       clearTimeout(timer);
+      await hub.html.close();
       await releasePools();
       logger.info('hub stopped');
       logger.flush();

@@ -8,6 +8,7 @@ import type { EarlierAttempt } from '../protection/idempotency-store';
 import type { WorkingHours } from '../integrations/working-hours';
 import type { UpstreamOp } from '../upstream';
 import type { EventIds } from './calendar/event-id';
+import type { HtmlToText } from './email/html-text';
 import type { ToolCache } from './tool-cache';
 
 export type SideEffects = 'reads' | 'writes';
@@ -72,6 +73,11 @@ export interface ToolContext {
   cache: ToolCache;
   /** googleapis / OAuth clients configured for Google or the sandbox. */
   google: GoogleClients;
+  /**
+   * Untrusted HTML to text in a worker pool, within this call's time budget and deadline; degrades to
+   * tag-stripped text (`degraded`) rather than failing. Pass `signal` to give up on a conversion early.
+   */
+  htmlToText: HtmlToText;
   /**
    * Runs one Google call (`fn` must pass `signal` and `retry: false` to googleapis) within the deadline, with
    * per-attempt timeouts, retries where `op` says repeating is safe, and the integration's circuit breaker.

@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { redactUrl } from '../../src/http/request-context';
+import { MAX_LOGGED_URL_CHARS, loggedUrl, redactUrl } from '../../src/http/request-context';
 import { inspectJson } from '../../src/http/json-body';
-import { formatPath, toIssues } from '../../src/http/validation';
+import { MAX_ISSUES, formatPath, toIssues } from '../../src/http/validation';
 import { googleScope } from '../../src/integrations/integrations';
 import { grants, missingScopes } from '../../src/integrations/scopes';
 import { createConnectLinks } from '../../src/integrations/connect-links';
@@ -55,12 +55,29 @@ describe('validation issue paths', () => {
     const schema = z.strictObject({ attendees: z.array(z.string()), when: z.strictObject({ start: z.string() }) });
     const result = schema.safeParse({ attendees: ['a', 3], when: { start: 'x', zone: 'y' }, extra: 1 });
     expect(result.success).toBe(false);
-    expect(toIssues(result.error!, 'inputs')).toEqual([
-      { path: 'inputs.attendees[1]', message: 'Invalid input: expected string, received number' },
-      { path: 'inputs.when.zone', message: 'unknown field' },
-      { path: 'inputs.extra', message: 'unknown field' },
-    ]);
+    expect(toIssues(result.error!, 'inputs')).toEqual({
+      issues: [
+        { path: 'inputs.attendees[1]', message: 'Invalid input: expected string, received number' },
+        { path: 'inputs.when.zone', message: 'unknown field' },
+        { path: 'inputs.extra', message: 'unknown field' },
+      ],
+      truncated: false,
+    });
     expect(formatPath([])).toBe('(root)');
+  });
+
+  it('when there are more issues than an answer lists, then the first ones are kept, long names cut, and truncated is set', () => {
+    const unknown = Object.fromEntries(Array.from({ length: 125_000 }, (_, i) => [`k${i}`, 1]));
+    const result = z.strictObject({ a: z.string() }).safeParse({ ...unknown, [`long${'x'.repeat(5000)}`]: 1 });
+    const list = toIssues(result.error!, 'inputs');
+    expect(list.truncated).toBe(true);
+    expect(list.issues).toHaveLength(MAX_ISSUES);
+    expect(list.issues[0]).toEqual({ path: 'inputs.a', message: 'Invalid input: expected string, received undefined' });
+    expect(list.issues[1]).toEqual({ path: 'inputs.k0', message: 'unknown field' });
+    const exact = z.strictObject({}).safeParse(Object.fromEntries(Array.from({ length: MAX_ISSUES }, (_, i) => [`k${i}`, 1])));
+    expect(toIssues(exact.error!).truncated).toBe(false);
+    const long = z.strictObject({}).safeParse({ [`${'y'.repeat(5000)}`]: 1 });
+    expect(toIssues(long.error!).issues[0]!.path.length).toBeLessThanOrEqual(201);
   });
 });
 
@@ -70,6 +87,16 @@ describe('access log URLs', () => {
       '/integrations/google/callback?code=%5BRedacted%5D&state=%5BRedacted%5D&scope=email',
     );
     expect(redactUrl('/api/internal/tools')).toBe('/api/internal/tools');
+  });
+
+  it('when a URL is longer than the log keeps, then it is redacted first and then cut, saying how much was cut', () => {
+    const url = `/integrations/google/connect?token=${'s'.repeat(5000)}&x=${'a'.repeat(3000)}`;
+    const logged = loggedUrl(url);
+    expect(logged).not.toContain('sss');
+    expect(logged.startsWith('/integrations/google/connect?token=%5BRedacted%5D&x=aaa')).toBe(true);
+    expect(logged).toMatch(/…\[\d+ more characters\]$/);
+    expect(logged.length).toBeLessThan(MAX_LOGGED_URL_CHARS + 40);
+    expect(loggedUrl('/healthz')).toBe('/healthz');
   });
 });
 
