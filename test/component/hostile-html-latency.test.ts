@@ -28,12 +28,15 @@ beforeAll(async () => {
 });
 afterAll(() => spawned?.stop());
 
+const agentOf = new Map<string, string>(); // one agent per customer, as in production
 async function execute(customerId: string, tool: string, inputs: Record<string, unknown>) {
+  const agentId = agentOf.get(customerId) ?? randomUUID();
+  agentOf.set(customerId, agentId);
   const t0 = performance.now();
   const res = await fetch(`${spawned.hubUrl}/api/internal/tools/execute/`, {
     method: 'POST',
     headers: { authorization: `ServiceSecret ${spawned.secret}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ tool, agent_id: randomUUID(), customer_id: customerId, inputs }),
+    body: JSON.stringify({ tool, agent_id: agentId, customer_id: customerId, inputs }),
   });
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const body: any = await res.json();
