@@ -94,7 +94,7 @@ export function createApp(deps: AppDeps): HubApp {
     : createPostgresIdempotencyStore(db, { ttlS: config.idempotency.ttlS });
   const idempotency = createIdempotencyGuard(idempotencyStore, { leaseMs: config.upstream.toolDeadlineMs + 2_000, logger });
   const google = createGoogleClients(config.google);
-  const upstream = createUpstream(config.upstream, logger);
+  const upstream = createUpstream(config.upstream, logger, { redis: deps.redis ?? null });
   const auth = serviceSecretAuth(config.serviceSecrets);
 
   const app = express();

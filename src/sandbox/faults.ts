@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { familyOf, sendResult } from './api/dispatch';
 import { type ApiRoute, matchRoute } from './discovery/routes';
 import { type ApiFamily, type ApiResult, errors, googleError } from './google-errors';
+import { usageLimitErrors } from './quotas';
 import type { World } from './world';
 
 /**
@@ -11,7 +12,21 @@ import type { World } from './world';
  * source, so a seeded run fails the same way twice).
  */
 
-export const PRESETS = ['rateLimitExceeded', 'userRateLimitExceeded', 'tooManyRequests', 'backendError', 'unavailable'] as const;
+export const PRESETS = [
+  'rateLimitExceeded',
+  'userRateLimitExceeded',
+  'tooManyRequests',
+  'backendError',
+  'unavailable',
+  // Usage limits (quotas.ts): Calendar's read-only account, Gmail's limits that name when they lift.
+  'quotaExceeded',
+  'userRateLimitRetryAfter',
+  'mailSendingLimit',
+  'tooManyConcurrentRequests',
+] as const;
+
+/** When `retry_after_s` is not given: Gmail's per-user limit is typically ~15 min out (twentyhq/twenty#17850), sending limits hours. */
+const DEFAULT_LIFTS_AFTER_S = { userRateLimitRetryAfter: 900, mailSendingLimit: 3600 } as const;
 
 export const faultSpecSchema = z
   .strictObject({
@@ -26,7 +41,8 @@ export const faultSpecSchema = z
     /** A Google error body to send with `status`; a Google-shaped one is generated when absent. */
     body: z.unknown().optional(),
     headers: z.record(z.string(), z.string()).optional(),
-    retry_after_s: z.number().int().min(0).max(3600).optional(),
+    /** Retry-After for status faults and tooManyRequests; for the usage-limit presets, when the limit lifts. */
+    retry_after_s: z.number().int().min(0).max(86_400).optional(),
     latency_ms: z.number().int().min(0).max(120_000).optional(),
     /** Destroy the socket without answering (a network failure, as the client sees it). */
     drop: z.boolean().optional(),
@@ -68,7 +84,8 @@ export function addFault(world: World, spec: FaultSpec): FaultRule {
 export const describeFault = ({ pattern: _pattern, ...rule }: FaultRule) => rule;
 
 /** Presets answer in the API's own shape (Calendar's legacy errors carry no `status`). */
-function response(rule: FaultRule, family: ApiFamily | undefined): ApiResult | undefined {
+function response(rule: FaultRule, family: ApiFamily | undefined, now: number): ApiResult | undefined {
+  const liftsAt = (preset: keyof typeof DEFAULT_LIFTS_AFTER_S) => now + (rule.retry_after_s ?? DEFAULT_LIFTS_AFTER_S[preset]) * 1000;
   switch (rule.preset) {
     case 'rateLimitExceeded':
       return errors.rateLimitExceeded(family);
@@ -80,6 +97,14 @@ function response(rule: FaultRule, family: ApiFamily | undefined): ApiResult | u
       return errors.backendError(500);
     case 'unavailable':
       return errors.backendError(503);
+    case 'quotaExceeded':
+      return usageLimitErrors.calendarQuotaExceeded();
+    case 'userRateLimitRetryAfter':
+      return usageLimitErrors.userRateLimitRetryAfter(liftsAt('userRateLimitRetryAfter'));
+    case 'mailSendingLimit':
+      return usageLimitErrors.mailSendingLimit(liftsAt('mailSendingLimit'));
+    case 'tooManyConcurrentRequests':
+      return usageLimitErrors.tooManyConcurrent();
     case undefined:
       break;
   }
@@ -122,7 +147,7 @@ export function faultInjector(getWorld: () => World, routes: ApiRoute[]): Reques
       req.socket.destroy();
       return;
     }
-    const result = response(rule, family);
+    const result = response(rule, family, world.clock.now());
     if (!result) return next(); // latency only: then answer normally
     if (res.headersSent || req.socket.destroyed) return;
     sendResult(res, result);

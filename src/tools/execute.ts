@@ -124,9 +124,11 @@ export async function executeTool(
       const countRequest = () => apiCalls++; // a token refresh this call made is a request to Google too
       const token = await connection.accessToken(ctx.deadline, countRequest);
       if (!token.ok) return failed(token.error);
+      // Whose call it is: the connection's own circuit, and the Google account's quotas and cool-downs.
+      const tenant = { connectionId: connection.credentialId, account: connection.accountEmail, customerId: caller.customerId };
       const attempt = (accessToken: string) => {
         const auth = deps.google.withAccessToken(accessToken);
-        return deps.upstream.call(op, (signal) => fn(signal, auth), { deadline: ctx.deadline, onAttempt: () => apiCalls++ });
+        return deps.upstream.call(op, (signal) => fn(signal, auth), { deadline: ctx.deadline, onAttempt: () => apiCalls++, tenant });
       };
       let answer = await attempt(token.value);
       if (!answer.ok && tokenRejected(answer.error)) {

@@ -32,3 +32,15 @@ export function jitteredBackoffMs(retryIndex: number, settings: BackoffSettings)
 export function retryWaitMs(retryIndex: number, retryAfterMs: number | undefined, settings: BackoffSettings): number {
   return Math.max(jitteredBackoffMs(retryIndex, settings), retryAfterMs ?? 0);
 }
+
+/**
+ * Google's rate-limit answers (429, 403 rate limits) ask for "1 + random_number_milliseconds seconds" before the
+ * first retry — at least one second ("Exponential backoff" in Google Workspace's usage-limit guides, e.g.
+ * https://developers.google.com/workspace/gmail/api/guides/handle-errors#exponential-backoff).
+ */
+export const RATE_LIMIT_MIN_WAIT_MS = 1000;
+
+/** The wait before retrying a rate-limited request: at least a second plus the jittered backoff, or Google's own wait. */
+export function rateLimitWaitMs(retryIndex: number, retryAfterMs: number | undefined, settings: BackoffSettings): number {
+  return Math.max(RATE_LIMIT_MIN_WAIT_MS + jitteredBackoffMs(retryIndex, settings), retryAfterMs ?? 0);
+}

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { addFault, describeFault, faultSpecSchema } from '../faults';
 import { mintOfflineGrant, mintTestToken, revokeGrant } from '../oauth/tokens';
 import { parseScopeParam } from '../oauth/scopes';
+import { quotaControl } from '../quotas';
 import type { World } from '../world';
 import { findAccount } from '../world';
 import { accountSpecSchema, addEvents, addMessages, createAccount, eventsSpecSchema, messagesSpecSchema, type Outcome } from './accounts';
@@ -128,6 +129,7 @@ export function controlRoutes(deps: ControlDeps): Router {
     if (s.rotate_refresh_tokens !== undefined) w().oauth.rotateRefreshTokens = s.rotate_refresh_tokens;
     res.json({ access_token_lifetime_s: w().oauth.accessTokenLifetimeS, rotate_refresh_tokens: w().oauth.rotateRefreshTokens });
   });
+  quotaControl(router, w, (res, message) => fail(res, 400, message));
   router.post('/tokens', (req, res) => {
     const t = parse(tokenSchema, req, res);
     if (!t) return;

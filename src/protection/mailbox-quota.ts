@@ -1,0 +1,120 @@
+import type { Redis } from 'ioredis';
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Logger } from '../logger';
+
+/**
+ * Gmail's per-user quota, kept by the Hub before it calls Google: every request costs the units Google's quota
+ * page lists for its method, and one connected account (mailbox) may spend `units` per `windowS`, whichever
+ * customers share it. With Redis the budget is shared by every replica; without Redis — or while Redis is down,
+ * slow or black-holed — each replica keeps `1/replicas` of it in memory, and a call never waits on Redis longer
+ * than REDIS_TIMEOUT_MS (after a failure Redis is skipped for REDIS_RETRY_MS, then tried again).
+ *
+ * Windows are fixed (they start at a mailbox's first request), so in any sliding minute a mailbox can spend up
+ * to twice the budget: the default (3,000 per 60 s) is therefore half of Google's per-user figure (6,000 units
+ * per minute per user, Gmail "Usage limits", https://developers.google.com/workspace/gmail/api/reference/quota),
+ * which Google measures over a sliding window.
+ */
+
+export interface QuotaSettings {
+  units: number;
+  windowS: number;
+  replicas: number;
+}
+
+export type Charge = { ok: true } | { ok: false; retryAfterMs: number; limit: number; windowS: number };
+
+export interface MailboxQuota {
+  charge(mailbox: string, units: number): Promise<Charge>;
+}
+
+const REDIS_TIMEOUT_MS = 100;
+const REDIS_RETRY_MS = 5_000;
+
+/** Google's per-method costs (Gmail "Usage limits", per-method quota usage), by method id without `gmail.users.`. */
+export const GMAIL_QUOTA_COSTS: Readonly<Record<string, number>> = {
+  getProfile: 1,
+  'labels.get': 1,
+  'labels.list': 1,
+  'history.list': 2,
+  'messages.get': 5,
+  'messages.list': 5,
+  'messages.modify': 5,
+  'messages.trash': 5,
+  'messages.untrash': 5,
+  'messages.attachments.get': 5,
+  'messages.delete': 10,
+  'messages.insert': 25,
+  'messages.import': 25,
+  'messages.batchModify': 50,
+  'messages.batchDelete': 50,
+  'messages.send': 100,
+  'drafts.get': 5,
+  'drafts.list': 5,
+  'drafts.create': 10,
+  'drafts.update': 15,
+  'drafts.send': 100,
+  'threads.get': 10,
+  'threads.list': 10,
+  'threads.modify': 10,
+  'threads.trash': 10,
+};
+/** A method missing from the table costs what most reads cost. */
+const DEFAULT_COST = 5;
+
+/** Units one request of `operation` (`gmail.users.messages.get`) costs, overrides first. */
+export function gmailUnitCost(operation: string, overrides: Readonly<Record<string, number>> = {}): number {
+  const method = operation.startsWith('gmail.users.') ? operation.slice('gmail.users.'.length) : operation;
+  return overrides[method] ?? GMAIL_QUOTA_COSTS[method] ?? DEFAULT_COST;
+}
+
+export function createMailboxQuota(settings: QuotaSettings, redis: Redis | null, logger: Logger, now: () => number = Date.now): MailboxQuota {
+  const local = new RateLimiterMemory({
+    keyPrefix: 'gmail-units',
+    points: redis ? Math.max(1, Math.ceil(settings.units / settings.replicas)) : settings.units,
+    duration: settings.windowS,
+  });
+  const shared: RateLimiterAbstract | null = redis
+    ? new RateLimiterRedis({ storeClient: redis, keyPrefix: 'hub:gmail-units', points: settings.units, duration: settings.windowS, rejectIfRedisNotReady: true })
+    : null;
+  let skipRedisUntil = 0;
+
+  const refused = (res: RateLimiterRes): Charge => ({ ok: false, retryAfterMs: Math.max(1, res.msBeforeNext), limit: settings.units, windowS: settings.windowS });
+
+  const consume = async (limiter: RateLimiterAbstract, mailbox: string, units: number): Promise<Charge> => {
+    try {
+      await limiter.consume(mailbox, units);
+      return { ok: true };
+    } catch (err) {
+      if (err instanceof RateLimiterRes) return refused(err);
+      throw err;
+    }
+  };
+
+  const viaRedis = async (limiter: RateLimiterAbstract, mailbox: string, units: number): Promise<Charge | undefined> => {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), REDIS_TIMEOUT_MS);
+    });
+    try {
+      const charged = await Promise.race([consume(limiter, mailbox, units), timedOut]);
+      if (charged === undefined) throw new Error(`no answer within ${REDIS_TIMEOUT_MS} ms`);
+      return charged;
+    } catch (err) {
+      skipRedisUntil = now() + REDIS_RETRY_MS;
+      logger.warn({ err }, 'redis unavailable for the Gmail quota budget; counting in this replica');
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  return {
+    async charge(mailbox, units) {
+      if (shared && now() >= skipRedisUntil) {
+        const charged = await viaRedis(shared, mailbox, units);
+        if (charged) return charged;
+      }
+      return consume(local, mailbox, units);
+    },
+  };
+}
