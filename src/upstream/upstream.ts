@@ -90,11 +90,8 @@ function circuitOpen(op: UpstreamOp, scope: CircuitScope, openForMs: number): Hu
   });
 }
 
-/** What one finished call tells the circuits: only Google's own failures count against it; the Hub's refusals say nothing. */
-function outcomeOf(failure: ClassifiedFailure, attempts: number): CallOutcome {
-  if (attempts === 0 || failure.kind === 'refused_locally') return 'none';
-  return failure.upstreamFailure ? 'failure' : 'success';
-}
+/** What one answer (or its absence) says about Google: 5xx, network errors and timeouts against it; any other answer for it. */
+const outcomeOf = (failure: ClassifiedFailure | undefined): CallOutcome => (failure?.upstreamFailure ? 'failure' : 'success');
 
 export function createUpstream(config: UpstreamConfig, logger: Logger, deps: UpstreamDeps = {}): Upstream {
   const clock = deps.clock ?? systemClock;
@@ -132,6 +129,9 @@ export function createUpstream(config: UpstreamConfig, logger: Logger, deps: Ups
 
       let tries = 0; // runs of the retry loop (an attempt may stop at the guard or the deadline)
       let attempts = 0; // HTTP attempts made
+      // What the call tells the circuits: its last attempt's answer — once per call, whatever its retries did.
+      // 'none' while no request left (refused locally, deadline passed while waiting for a slot).
+      let lastAnswer: CallOutcome = 'none';
 
       // One draw per failure: the retry decision and cockatiel's backoff must agree on the wait.
       const waits = new WeakMap<object, number>();
@@ -174,11 +174,16 @@ export function createUpstream(config: UpstreamConfig, logger: Logger, deps: Ups
         if (deadline.aborted || clock.now() >= deadlineAt) throw new DeadlineExceededError();
         const release = tenant ? await guard.beforeAttempt(op, tenant, deadline, deadlineAt) : undefined;
         try {
-          return await attemptTimeout.execute((_context, signal) => {
+          const value = await attemptTimeout.execute((_context, signal) => {
             attempts++;
             options.onAttempt?.();
             return fn(signal);
           }, deadline);
+          lastAnswer = 'success';
+          return value;
+        } catch (err) {
+          lastAnswer = outcomeOf(classify(err));
+          throw err;
         } finally {
           release?.();
         }
@@ -187,11 +192,11 @@ export function createUpstream(config: UpstreamConfig, logger: Logger, deps: Ups
       const policy = retry(handleWhen(shouldRetry), { maxAttempts: config.maxRetries, backoff });
       try {
         const value = await policy.execute(attempt, deadline);
-        breakers.record(admission.ticket, 'success');
+        breakers.record(admission.ticket, lastAnswer);
         return ok(value);
       } catch (err) {
         const failure = classify(err, typeof err === 'object' && err !== null ? waitAfter(err, Math.max(0, tries - 1)) : undefined);
-        breakers.record(admission.ticket, failure ? outcomeOf(failure, attempts) : 'none');
+        breakers.record(admission.ticket, failure ? lastAnswer : 'none');
         if (!failure) throw err;
         const error = failure.error;
         if (!op.idempotent && attempts > 0 && (failure.kind === 'network' || failure.kind === 'timeout') && failure.retryWhen !== 'always') {
