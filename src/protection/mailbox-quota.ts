@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from '../logger';
@@ -111,7 +112,8 @@ export function createMailboxQuota(settings: QuotaSettings, redis: Redis | null,
   return {
     async charge(mailbox, units) {
       if (shared && now() >= skipRedisUntil) {
-        const charged = await viaRedis(shared, mailbox, units);
+        // Redis keys name no one: the mailbox address is hashed.
+        const charged = await viaRedis(shared, createHash('sha256').update(mailbox).digest('base64url').slice(0, 32), units);
         if (charged) return charged;
       }
       return consume(local, mailbox, units);

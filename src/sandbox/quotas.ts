@@ -67,6 +67,8 @@ export interface GmailQuotaSettings {
   maxConcurrentPerUser: number;
   /** Quota units per user per sliding minute; 0 = no limit. */
   unitsPerUserPerMinute: number;
+  /** Per-method overrides of Google's costs (`messages.get` → 5). */
+  unitCosts: Record<string, number>;
 }
 
 export interface QuotaState {
@@ -77,12 +79,15 @@ export interface QuotaState {
 }
 
 export const createQuotaState = (): QuotaState => ({
-  gmail: { maxConcurrentPerUser: 25, unitsPerUserPerMinute: 6000 },
+  gmail: { maxConcurrentPerUser: 25, unitsPerUserPerMinute: 6000, unitCosts: {} },
   inFlight: new Map(),
   spent: new Map(),
 });
 
-export const unitCost = (methodId: string): number => UNIT_COSTS[methodId.replace(/^gmail\.users\./, '')] ?? 5;
+export function unitCost(methodId: string, overrides: Readonly<Record<string, number>> = {}): number {
+  const method = methodId.replace(/^gmail\.users\./, '');
+  return overrides[method] ?? UNIT_COSTS[method] ?? 5;
+}
 
 /** Google's usage-limit answers, for the limits here and the fault presets (faults.ts). */
 export const usageLimitErrors = {
@@ -147,7 +152,7 @@ export function admitGmail(world: World, user: string, methodId: string): ApiRes
   const inFlight = state.inFlight.get(user) ?? 0;
   if (maxConcurrent > 0 && inFlight >= maxConcurrent) return usageLimitErrors.tooManyConcurrent();
   const now = world.clock.now();
-  const cost = unitCost(methodId);
+  const cost = unitCost(methodId, state.gmail.unitCosts);
   if (budget > 0 && spentInWindow(state, user, now) + cost > budget) return usageLimitErrors.unitsExhausted();
   state.inFlight.set(user, inFlight + 1);
   const spent = state.spent.get(user) ?? { log: [], total: 0 };
@@ -191,11 +196,14 @@ export function quotaGate(getWorld: () => World, routes: ApiRoute[]): RequestHan
 const quotasSchema = z.strictObject({
   gmail_max_concurrent_per_user: z.number().int().min(0).max(10_000).optional(),
   gmail_units_per_user_per_minute: z.number().int().min(0).max(100_000_000).optional(),
+  /** Per-method overrides, e.g. `{"messages.get": 5}`; replaces earlier overrides. */
+  gmail_unit_costs: z.record(z.string().regex(/^[A-Za-z][A-Za-z.]{0,63}$/), z.number().int().min(0).max(100_000)).optional(),
 });
 
 const describeQuotas = (world: World) => ({
   gmail_max_concurrent_per_user: world.quotas.gmail.maxConcurrentPerUser,
   gmail_units_per_user_per_minute: world.quotas.gmail.unitsPerUserPerMinute,
+  gmail_unit_costs: world.quotas.gmail.unitCosts,
 });
 
 /** `GET|PUT /_sandbox/quotas` — the limits above (0 turns one off). */
@@ -207,6 +215,7 @@ export function quotaControl(router: Router, world: () => World, invalid: (res: 
     const q = world().quotas.gmail;
     if (parsed.data.gmail_max_concurrent_per_user !== undefined) q.maxConcurrentPerUser = parsed.data.gmail_max_concurrent_per_user;
     if (parsed.data.gmail_units_per_user_per_minute !== undefined) q.unitsPerUserPerMinute = parsed.data.gmail_units_per_user_per_minute;
+    if (parsed.data.gmail_unit_costs !== undefined) q.unitCosts = { ...parsed.data.gmail_unit_costs };
     res.json(describeQuotas(world()));
   });
 }

@@ -35,7 +35,7 @@ beforeEach(async () => {
 
 describe('per-user concurrency', () => {
   test('when more requests than the limit are in flight for one mailbox, then the extra ones get Gmail\'s 429 "Too many concurrent requests for user."', async () => {
-    expect((await sb.control('GET', '/quotas')).body).toEqual({ gmail_max_concurrent_per_user: 25, gmail_units_per_user_per_minute: 6000 });
+    expect((await sb.control('GET', '/quotas')).body).toEqual({ gmail_max_concurrent_per_user: 25, gmail_units_per_user_per_minute: 6000, gmail_unit_costs: {} });
     await sb.control('PUT', '/quotas', { gmail_max_concurrent_per_user: 3 });
     await sb.control('POST', '/faults', { operation: 'gmail.users.messages.get', latency_ms: 300 });
     const results = await settle(Array.from({ length: 5 }, () => ana.users.messages.get({ userId: 'me', id: anaIds[0]! }, { retry: false })));
@@ -82,6 +82,15 @@ describe('quota units per user per minute', () => {
     expect((await ben.users.messages.list({ userId: 'me' })).status).toBe(200); // per user
     await sb.control('POST', '/clock', { advance_s: 60 });
     expect((await ana.users.messages.get({ userId: 'me', id: anaIds[0]! })).status).toBe(200);
+  });
+
+  test('when a method\'s cost is overridden, then requests are charged that', async () => {
+    await sb.control('PUT', '/quotas', { gmail_units_per_user_per_minute: 10, gmail_unit_costs: { 'messages.get': 10 } });
+    // The budget is spent by the list (5) made in beforeEach plus nothing else: one get at 10 no longer fits.
+    expect((await failure(ana.users.messages.get({ userId: 'me', id: anaIds[0]! }, { retry: false }))).status).toBe(429);
+    await sb.control('POST', '/clock', { advance_s: 60 });
+    expect((await ana.users.messages.get({ userId: 'me', id: anaIds[0]! })).status).toBe(200);
+    expect((await failure(ana.users.messages.list({ userId: 'me' }, { retry: false }))).status).toBe(429);
   });
 
   test('when a send costs more than what is left, then it is refused and nothing is sent', async () => {
