@@ -31,7 +31,11 @@ export interface MailboxQuota {
 const REDIS_TIMEOUT_MS = 100;
 const REDIS_RETRY_MS = 5_000;
 
-/** Google's per-method costs (Gmail "Usage limits", per-method quota usage), by method id without `gmail.users.`. */
+/**
+ * Google's per-method costs (Gmail "Usage limits", per-method quota usage), by method id without `gmail.users.`.
+ * The sandbox keeps its own table (src/sandbox/quotas.ts) on purpose: it plays Google, so a wrong belief here
+ * must show up as Google's 429 in the tests, not be shared by both sides.
+ */
 export const GMAIL_QUOTA_COSTS: Readonly<Record<string, number>> = {
   getProfile: 1,
   'labels.get': 1,
