@@ -34,9 +34,10 @@ export function retryWaitMs(retryIndex: number, retryAfterMs: number | undefined
 }
 
 /**
- * Google's rate-limit answers (429, 403 rate limits) ask for "1 + random_number_milliseconds seconds" before the
- * first retry — at least one second ("Exponential backoff" in Google Workspace's usage-limit guides, e.g.
- * https://developers.google.com/workspace/gmail/api/guides/handle-errors#exponential-backoff).
+ * After a rate limit (429, 403 rate limits) Google's algorithm waits "1 + random_number_milliseconds" seconds
+ * before the first retry — at least one second (Google Workspace usage limits, "Example algorithm", e.g.
+ * https://developers.google.com/workspace/slides/limits; Google's own .NET client backs off 1, 2, 4… s,
+ * Google.Apis.Util.ExponentialBackOff). Gmail's and Calendar's error guides point to the same exponential backoff.
  */
 export const RATE_LIMIT_MIN_WAIT_MS = 1000;
 
