@@ -47,6 +47,7 @@ function demoEnvironment(env: Record<string, string | undefined>) {
     HUB_GOOGLE_CLIENT_SECRET: SANDBOX_DEFAULT_CLIENT.clientSecret,
     HUB_DATA_DIR: dataDir,
     HUB_PORT: port,
+    HUB_SHUTDOWN_GRACE_MS: env.HUB_SHUTDOWN_GRACE_MS?.trim() || '0', // a local demo has no load balancer to drain
     HUB_PUBLIC_URL: env.HUB_PUBLIC_URL?.trim() || `http://localhost:${port}`,
     HUB_SERVICE_SECRETS: fill('HUB_SERVICE_SECRETS', () => randomBytes(32).toString('hex')),
     HUB_ENCRYPTION_KEYS: fill('HUB_ENCRYPTION_KEYS', () => `demo1:${randomBytes(32).toString('base64')}`),
@@ -138,12 +139,12 @@ async function startDemoSandbox(env: Record<string, string | undefined>, hubPubl
  * step) → the Hub's callback, which exchanges the code and stores the sealed tokens.
  */
 async function connectDemoCustomer(hub: RunningHub, world: World, config: Config) {
-  const links = createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: 300 });
+  const links = createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: { admin: 300, setup: 300 } });
   const previous = world.oauth.consent;
   world.oauth.consent = { mode: 'auto', account: DEMO_ACCOUNTS.ana };
   try {
     for (const integration of ['google_calendar', 'google_gmail'] as const) {
-      const link = links.create({ customerId: DEMO_CUSTOMER_ID, userId: null, integration, returnUrl: null });
+      const link = links.create({ customerId: DEMO_CUSTOMER_ID, userId: null, integration, returnUrl: null, origin: 'admin', replace: false });
       // The link is on the public URL; the request goes to this process (they differ behind a proxy).
       const atHub = (url: string) => new URL(new URL(url).pathname + new URL(url).search, hub.url).toString();
       const start = await fetch(atHub(link.url), { redirect: 'manual' });
@@ -179,8 +180,8 @@ async function main() {
   );
   const secret = generated.HUB_SERVICE_SECRETS;
   const url = `http://localhost:${hub.port}`;
-  const links = createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: config.connect.linkTtlS });
-  const connectUrl = links.create({ customerId: DEMO_CUSTOMER_ID, userId: 'demo-user', integration: 'google_calendar', returnUrl: null }).url;
+  const links = createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: { admin: config.connect.linkTtlS, setup: config.connect.setupUrlTtlS } });
+  const connectUrl = links.create({ customerId: DEMO_CUSTOMER_ID, userId: 'demo-user', integration: 'google_calendar', returnUrl: null, origin: 'admin', replace: false }).url;
   setTimeout(() => process.stdout.write(banner(url, secret, notes, sandbox.running.url, connectUrl)), 150); // after the start-up log lines
 }
 

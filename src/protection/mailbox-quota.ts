@@ -1,14 +1,16 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from '../logger';
+import { RedisUnavailableError } from '../store/redis-health';
+import type { SharedRedis } from './rate-limit';
 
 /**
  * Gmail's per-user quota, kept by the Hub before it calls Google: every request costs the units Google's quota
  * page lists for its method, and one connected account (mailbox) may spend `units` per `windowS`, whichever
- * customers share it. With Redis the budget is shared by every replica; without Redis — or while Redis is down,
- * slow or black-holed — each replica keeps `1/replicas` of it in memory, and a call never waits on Redis longer
- * than REDIS_TIMEOUT_MS (after a failure Redis is skipped for REDIS_RETRY_MS, then tried again).
+ * customers share it. With Redis the budget is shared by every replica; without Redis — or while Redis is not
+ * available (disconnected, or its breaker open: src/store/redis-health.ts) — each replica keeps `1/replicas` of
+ * it in memory, and a charge never waits on Redis longer than `redisTimeoutMs` (past it, memory decides that
+ * charge and the breaker probes Redis), as for the Hub's own rate limits.
  *
  * Windows are fixed (they start at a mailbox's first request), so in any sliding minute a mailbox can spend up
  * to twice the budget: the default (3,000 per 60 s) is therefore half of Google's per-user figure (6,000 units
@@ -20,6 +22,8 @@ export interface QuotaSettings {
   units: number;
   windowS: number;
   replicas: number;
+  /** Longest a charge waits on Redis. */
+  redisTimeoutMs: number;
 }
 
 export type Charge = { ok: true } | { ok: false; retryAfterMs: number; limit: number; windowS: number };
@@ -27,9 +31,6 @@ export type Charge = { ok: true } | { ok: false; retryAfterMs: number; limit: nu
 export interface MailboxQuota {
   charge(mailbox: string, units: number): Promise<Charge>;
 }
-
-const REDIS_TIMEOUT_MS = 100;
-const REDIS_RETRY_MS = 5_000;
 
 /**
  * Google's per-method costs (Gmail "Usage limits", per-method quota usage), by method id without `gmail.users.`.
@@ -72,53 +73,36 @@ export function gmailUnitCost(operation: string, overrides: Readonly<Record<stri
   return overrides[method] ?? GMAIL_QUOTA_COSTS[method] ?? DEFAULT_COST;
 }
 
-export function createMailboxQuota(settings: QuotaSettings, redis: Redis | null, logger: Logger, now: () => number = Date.now): MailboxQuota {
+export function createMailboxQuota(settings: QuotaSettings, redis: SharedRedis | null, logger: Logger): MailboxQuota {
   const local = new RateLimiterMemory({
     keyPrefix: 'gmail-units',
     points: redis ? Math.max(1, Math.ceil(settings.units / settings.replicas)) : settings.units,
     duration: settings.windowS,
   });
   const shared: RateLimiterAbstract | null = redis
-    ? new RateLimiterRedis({ storeClient: redis, keyPrefix: 'hub:gmail-units', points: settings.units, duration: settings.windowS, rejectIfRedisNotReady: true })
+    ? new RateLimiterRedis({ storeClient: redis.client, keyPrefix: 'hub:gmail-units', points: settings.units, duration: settings.windowS, rejectIfRedisNotReady: true })
     : null;
-  let skipRedisUntil = 0;
 
-  const refused = (res: RateLimiterRes): Charge => ({ ok: false, retryAfterMs: Math.max(1, res.msBeforeNext), limit: settings.units, windowS: settings.windowS });
-
-  const consume = async (limiter: RateLimiterAbstract, mailbox: string, units: number): Promise<Charge> => {
+  const consume = async (limiter: RateLimiterAbstract, key: string, units: number): Promise<Charge> => {
     try {
-      await limiter.consume(mailbox, units);
+      await limiter.consume(key, units);
       return { ok: true };
     } catch (err) {
-      if (err instanceof RateLimiterRes) return refused(err);
+      if (err instanceof RateLimiterRes) return { ok: false, retryAfterMs: Math.max(1, err.msBeforeNext), limit: settings.units, windowS: settings.windowS };
       throw err;
-    }
-  };
-
-  const viaRedis = async (limiter: RateLimiterAbstract, mailbox: string, units: number): Promise<Charge | undefined> => {
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), REDIS_TIMEOUT_MS);
-    });
-    try {
-      const charged = await Promise.race([consume(limiter, mailbox, units), timedOut]);
-      if (charged === undefined) throw new Error(`no answer within ${REDIS_TIMEOUT_MS} ms`);
-      return charged;
-    } catch (err) {
-      skipRedisUntil = now() + REDIS_RETRY_MS;
-      logger.warn({ err }, 'redis unavailable for the Gmail quota budget; counting in this replica');
-      return undefined;
-    } finally {
-      clearTimeout(timer);
     }
   };
 
   return {
     async charge(mailbox, units) {
-      if (shared && now() >= skipRedisUntil) {
+      if (redis && shared && redis.health.available()) {
         // Redis keys name no one: the mailbox address is hashed.
-        const charged = await viaRedis(shared, createHash('sha256').update(mailbox).digest('base64url').slice(0, 32), units);
-        if (charged) return charged;
+        const key = createHash('sha256').update(mailbox).digest('base64url').slice(0, 32);
+        try {
+          return await redis.health.call(() => consume(shared, key, units), settings.redisTimeoutMs);
+        } catch (err) {
+          if (!(err instanceof RedisUnavailableError)) logger.warn({ err }, 'the Gmail quota budget could not be charged in Redis; counting in this replica');
+        }
       }
       return consume(local, mailbox, units);
     },

@@ -4,8 +4,11 @@ import type { Result } from '../errors';
 import type { GoogleClients } from '../integrations/google-clients';
 import type { IntegrationId } from '../integrations/integrations';
 import type { Logger } from '../logger';
+import type { EarlierAttempt } from '../protection/idempotency-store';
 import type { WorkingHours } from '../integrations/working-hours';
 import type { UpstreamOp } from '../upstream';
+import type { EventIds } from './calendar/event-id';
+import type { HtmlToText } from './email/html-text';
 import type { ToolCache } from './tool-cache';
 
 export type SideEffects = 'reads' | 'writes';
@@ -44,6 +47,16 @@ export interface ToolContext {
    * (which may be generated per HTTP request).
    */
   idempotencyKey: string | null;
+  /**
+   * Set when this call continues a write under the same request_id that an earlier attempt may have carried out
+   * (it died, its record was lost, or it could not tell): a write that cannot be repeated safely looks first.
+   */
+  readonly earlierAttempt: EarlierAttempt | null;
+  /**
+   * A write tool calls this when its write may have happened although it answers with a retryable failure: the
+   * request_id's record is kept, and the retry gets `earlierAttempt`. No effect without a request_id.
+   */
+  outcomeUncertain(): void;
   conversationId: string | null;
   logger: Logger;
   /** Set when the tool declares an integration; null for integration-less tools such as hub_echo. */
@@ -54,12 +67,17 @@ export interface ToolContext {
   readonly deadline: AbortSignal;
   /** The current time (ms since the epoch) — injectable, so what "from now on" means is testable. */
   now(): number;
-  /** Limits from configuration that shape tool results. */
+  /** Limits from configuration that shape tool results, and the Hub-wide services tools share. */
   settings: ToolSettings;
   /** Per-process memo for slow-changing facts (a mailbox's address, a calendar's zone); key by credential id. */
   cache: ToolCache;
   /** googleapis / OAuth clients configured for Google or the sandbox. */
   google: GoogleClients;
+  /**
+   * Untrusted HTML to text in a worker pool, within this call's time budget and deadline; degrades to
+   * tag-stripped text (`degraded`) rather than failing. Pass `signal` to give up on a conversion early.
+   */
+  htmlToText: HtmlToText;
   /**
    * Runs one Google call (`fn` must pass `signal` and `retry: false` to googleapis) within the deadline, with
    * per-attempt timeouts, retries where `op` says repeating is safe, and the integration's circuit breaker.
@@ -74,6 +92,10 @@ export interface ToolContext {
 export interface ToolSettings {
   /** Longest text body (characters) a tool returns per message; longer ones are cut and flagged `truncated`. */
   maxBodyChars: number;
+  /** Most sent messages email_send reads back when it verifies whether an uncertain send went out. */
+  sendVerifyMaxMessages: number;
+  /** Keyed, rotation-stable Google event ids for creates carrying a request_id (calendar/event-id.ts). */
+  eventIds: EventIds;
 }
 
 export interface ToolDefinition<I = unknown, O = unknown> {

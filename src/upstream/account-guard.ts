@@ -4,7 +4,7 @@ import type { Logger } from '../logger';
 import { type Cooldown, createCooldowns } from '../protection/cooldowns';
 import { createMailboxGate } from '../protection/mailbox-gate';
 import { type MailboxQuota, createMailboxQuota, gmailUnitCost } from '../protection/mailbox-quota';
-import type { Redis } from 'ioredis';
+import type { SharedRedis } from '../protection/rate-limit';
 import { type ClassifiedFailure, DeadlineExceededError, RefusedLocally } from './classify';
 
 /**
@@ -71,10 +71,14 @@ function quotaRefusal(op: GuardedOp, cost: number, refusal: { retryAfterMs: numb
   });
 }
 
-export function createAccountGuard(config: UpstreamConfig, redis: Redis | null, logger: Logger, now: () => number = Date.now): AccountGuard {
+export function createAccountGuard(config: UpstreamConfig, redis: SharedRedis | null, logger: Logger, now: () => number = Date.now): AccountGuard {
   const cooldowns = createCooldowns(now);
   const gate = createMailboxGate(config.gmail.maxInFlight);
-  const quota: MailboxQuota = createMailboxQuota({ units: config.gmail.quotaUnits, windowS: config.gmail.quotaWindowS, replicas: config.replicas }, redis, logger, now);
+  const quota: MailboxQuota = createMailboxQuota(
+    { units: config.gmail.quotaUnits, windowS: config.gmail.quotaWindowS, replicas: config.replicas, redisTimeoutMs: config.redisTimeoutMs },
+    redis,
+    logger,
+  );
 
   return {
     async beforeAttempt(op, tenant, deadline, deadlineAt) {

@@ -1,9 +1,9 @@
 import { type IBackoff, type IBackoffFactory, type IRetryBackoffContext, TimeoutStrategy, handleWhen, retry, timeout } from 'cockatiel';
-import type { Redis } from 'ioredis';
 import type { UpstreamConfig } from '../config';
 import { type HubError, type Result, fail, hubError, ok } from '../errors';
 import { INTEGRATION_IDS, type IntegrationId } from '../integrations/integrations';
 import type { Logger } from '../logger';
+import type { SharedRedis } from '../protection/rate-limit';
 import { type AccountGuard, type Tenant, createAccountGuard } from './account-guard';
 import { rateLimitWaitMs, retryWaitMs } from './backoff';
 import { type CallOutcome, type CircuitScope, type CircuitStateName, createBreakers } from './breakers';
@@ -57,8 +57,8 @@ export interface Upstream {
 
 export interface UpstreamDeps {
   clock?: Clock;
-  /** Shares the Gmail unit budget across replicas; null = this replica only. */
-  redis?: Redis | null;
+  /** Shares the Gmail unit budget across replicas (through the Redis breaker); null = this replica only. */
+  redis?: SharedRedis | null;
 }
 
 export interface Clock {

@@ -31,23 +31,17 @@ export const emailInput = z
   .max(254)
   .regex(/^[^\s@<>()[\],;:"]+@[^\s@<>()[\],;:"]+\.[^\s@<>()[\],;:".]+$/, 'must be an email address');
 
-export const calendarIdInput = z
-  .string()
-  .trim()
-  .min(1)
-  .max(1024)
-  .describe('Calendar id: "primary" (the connected account\'s own calendar, the default) or a calendar id / email address.');
-
-export const eventIdInput = z
-  .string()
-  .min(1)
-  .max(1024)
-  .regex(/^[A-Za-z0-9_@.-]+$/, 'must be an event id as returned by calendar_create_event')
-  .describe('The event id returned by calendar_create_event (Google Calendar event id).');
+/** Calendar and event ids: the shared id alphabets (src/tools/ids.ts). */
+export { calendarIdInput, eventIdInput } from '../ids';
 
 export const sendNotificationsInput = z
   .boolean()
-  .describe('Email the attendees about this change (Google "sendUpdates": all when true, none when false). Default: true.');
+  .describe(
+    'Email the guests about this (Google "sendUpdates": all when true, none when false). Default: true. With false the ' +
+      'organizer emails nobody: guests who do not use Google Calendar never learn of it, and Google Calendar users ' +
+      'see a new event on their calendar only if their settings add invitations by themselves (otherwise Google ' +
+      'emails them its own invitation and the event appears once they answer). Use false only when the guests already know.',
+  );
 
 export const titleInput = z.string().trim().min(1).max(1024).describe('Event title (shown as the summary in Google Calendar).');
 export const descriptionInput = z.string().max(8192).describe('Event description / agenda (plain text).');
