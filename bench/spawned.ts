@@ -93,6 +93,7 @@ export async function startSpawned(options: { email: string; messages: unknown[]
       HUB_GOOGLE_CLIENT_SECRET: CLIENT.clientSecret,
       HUB_RATE_LIMIT_CUSTOMER_POINTS: '10000000',
       HUB_RATE_LIMIT_AGENT_POINTS: '10000000',
+      HUB_RATE_LIMIT_AGENTS_PER_CUSTOMER: '100000',
       LOG_LEVEL: 'warn',
       ...options.hubEnv,
     };
