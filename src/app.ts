@@ -111,7 +111,7 @@ export function createApp(deps: AppDeps): HubApp {
     : createPostgresIdempotencyStore(db, { ttlS: config.idempotency.ttlS });
   const idempotency = createIdempotencyGuard(idempotencyStore, { leaseMs: config.upstream.toolDeadlineMs + 2_000, ttlS: config.idempotency.ttlS, logger });
   const google = createGoogleClients(config.google);
-  const upstream = createUpstream(config.upstream, logger);
+  const upstream = createUpstream(config.upstream, logger, { redis });
   const html = createHtmlConverter(config.html); // its workers start on the first HTML mail
   const auth = serviceSecretAuth(config.serviceSecrets);
   const eventIds = createEventIds(createHubSecrets(db, cipher, logger), logger);

@@ -9,6 +9,7 @@ import { buildRoutes } from './discovery/routes';
 import { faultInjector } from './faults';
 import { googleError } from './google-errors';
 import { oauthRoutes } from './oauth/routes';
+import { quotaGate } from './quotas';
 import { knownScopes } from './oauth/scopes';
 import { type ConsentPolicy, type OAuthClient, type SigningKey, createSigningKey } from './oauth/state';
 import { type World, createWorld } from './world';
@@ -94,6 +95,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   app.set('etag', false);
   if (options.control) app.use('/_sandbox', controlRoutes({ world: getWorld, reset }));
   app.use(requestLog(getWorld));
+  app.use(quotaGate(getWorld, routes));
   app.use(faultInjector(getWorld, routes));
   app.use(oauthRoutes(getWorld, knownScopes(docs)));
   app.use('/upload', express.raw({ type: () => true, limit: '36mb' }));

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { familyOf, sendResult } from './api/dispatch';
 import { type ApiRoute, matchRoute } from './discovery/routes';
 import { type ApiFamily, type ApiResult, errors, googleError } from './google-errors';
+import { usageLimitErrors } from './quotas';
 import type { World } from './world';
 
 /**
@@ -17,7 +18,21 @@ import type { World } from './world';
  * the client equally blind (taylorwilsdon/google_workspace_mcp#1062). API methods only (not OAuth endpoints).
  */
 
-export const PRESETS = ['rateLimitExceeded', 'userRateLimitExceeded', 'tooManyRequests', 'backendError', 'unavailable'] as const;
+export const PRESETS = [
+  'rateLimitExceeded',
+  'userRateLimitExceeded',
+  'tooManyRequests',
+  'backendError',
+  'unavailable',
+  // Usage limits (quotas.ts): Calendar's read-only account, Gmail's limits that name when they lift.
+  'quotaExceeded',
+  'userRateLimitRetryAfter',
+  'mailSendingLimit',
+  'tooManyConcurrentRequests',
+] as const;
+
+/** When `retry_after_s` is not given: Gmail's per-user limit is typically ~15 min out (twentyhq/twenty#17850), sending limits hours. */
+const DEFAULT_LIFTS_AFTER_S = { userRateLimitRetryAfter: 900, mailSendingLimit: 3600 } as const;
 
 export const faultSpecSchema = z
   .strictObject({
@@ -32,7 +47,8 @@ export const faultSpecSchema = z
     /** A Google error body to send with `status`; a Google-shaped one is generated when absent. */
     body: z.unknown().optional(),
     headers: z.record(z.string(), z.string()).optional(),
-    retry_after_s: z.number().int().min(0).max(3600).optional(),
+    /** Retry-After for status faults and tooManyRequests; for the usage-limit presets, when the limit lifts. */
+    retry_after_s: z.number().int().min(0).max(86_400).optional(),
     latency_ms: z.number().int().min(0).max(120_000).optional(),
     /** Destroy the socket without answering (a network failure, as the client sees it). */
     drop: z.boolean().optional(),
@@ -78,7 +94,8 @@ export function addFault(world: World, spec: FaultSpec): FaultRule {
 export const describeFault = ({ pattern: _pattern, ...rule }: FaultRule) => rule;
 
 /** Presets answer in the API's own shape (Calendar's legacy errors carry no `status`). */
-export function faultResponse(rule: FaultRule, family: ApiFamily | undefined): ApiResult | undefined {
+export function faultResponse(rule: FaultRule, family: ApiFamily | undefined, now: number): ApiResult | undefined {
+  const liftsAt = (preset: keyof typeof DEFAULT_LIFTS_AFTER_S) => now + (rule.retry_after_s ?? DEFAULT_LIFTS_AFTER_S[preset]) * 1000;
   switch (rule.preset) {
     case 'rateLimitExceeded':
       return errors.rateLimitExceeded(family);
@@ -90,6 +107,14 @@ export function faultResponse(rule: FaultRule, family: ApiFamily | undefined): A
       return errors.backendError(500);
     case 'unavailable':
       return errors.backendError(503);
+    case 'quotaExceeded':
+      return usageLimitErrors.calendarQuotaExceeded();
+    case 'userRateLimitRetryAfter':
+      return usageLimitErrors.userRateLimitRetryAfter(liftsAt('userRateLimitRetryAfter'));
+    case 'mailSendingLimit':
+      return usageLimitErrors.mailSendingLimit(liftsAt('mailSendingLimit'));
+    case 'tooManyConcurrentRequests':
+      return usageLimitErrors.tooManyConcurrent();
     case undefined:
       break;
   }
@@ -130,6 +155,7 @@ export function faultInjector(getWorld: () => World, routes: ApiRoute[]): Reques
     if (rule.latency_ms) await new Promise((resolve) => setTimeout(resolve, rule.latency_ms));
     if (rule.apply_first) {
       res.locals.faultAfter = rule; // the dispatcher runs the method, then answers with this (faultAfterApply)
+      res.locals.faultAt = world.clock.now();
       return next();
     }
     if (rule.drop) {
@@ -137,7 +163,7 @@ export function faultInjector(getWorld: () => World, routes: ApiRoute[]): Reques
       req.socket.destroy();
       return;
     }
-    const result = faultResponse(rule, family);
+    const result = faultResponse(rule, family, world.clock.now());
     if (!result) return next(); // latency only: then answer normally
     if (res.headersSent || req.socket.destroyed) return;
     sendResult(res, result);
@@ -156,5 +182,5 @@ export function faultAfterApply(req: Request, res: Response, family: ApiFamily):
     req.socket.destroy();
     return true;
   }
-  return faultResponse(rule, family);
+  return faultResponse(rule, family, res.locals.faultAt as number);
 }

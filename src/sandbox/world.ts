@@ -3,6 +3,7 @@ import { type SandboxClock, createClock } from './clock';
 import { type FaultState, createFaultState } from './faults';
 import { type GmailState, createGmailState } from './gmail/state';
 import { type OAuthState, type SigningKey, createOAuthState } from './oauth/state';
+import { type QuotaState, createQuotaState } from './quotas';
 import { type SandboxRandom, createRandom } from './random';
 
 /** A sandbox Google account: one person, with a primary calendar (id = email) and a mailbox. */
@@ -41,6 +42,8 @@ export interface World {
   gmail: GmailState;
   oauth: OAuthState;
   faults: FaultState;
+  /** Gmail's per-user concurrency and quota units (quotas.ts). */
+  quotas: QuotaState;
   requestLog: RequestLogEntry[];
   /** Responses that departed from their Discovery schema (recorded when response checking is on). */
   violations: ResponseViolation[];
@@ -63,6 +66,7 @@ export function createWorld(options: WorldOptions = {}): World {
     gmail: createGmailState(),
     oauth: createOAuthState(options.accessTokenLifetimeS ?? 3600, options.signing),
     faults: createFaultState(),
+    quotas: createQuotaState(),
     requestLog: [],
     violations: [],
   };

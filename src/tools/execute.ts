@@ -140,15 +140,17 @@ export async function executeTool(
       const countRequest = () => apiCalls++; // a token refresh this call made is a request to Google too
       const token = await connection.accessToken(ctx.deadline, countRequest);
       if (!token.ok) return failed(token.error);
-      const attempt = (accessToken: string) => {
+      // Whose call it is: the connection's own circuit, and the Google account's quotas and cool-downs.
+      const tenant = { connectionId: connection.credentialId, account: connection.accountEmail, customerId: caller.customerId };
+      const callOnce = (accessToken: string) => {
         const auth = deps.google.withAccessToken(accessToken);
-        return deps.upstream.call(op, (signal) => fn(signal, auth), { deadline: ctx.deadline, onAttempt: () => apiCalls++ });
+        return deps.upstream.call(op, (signal) => fn(signal, auth), { deadline: ctx.deadline, onAttempt: () => apiCalls++, tenant });
       };
-      let answer = await attempt(token.value);
+      let answer = await callOnce(token.value);
       if (!answer.ok && tokenRejected(answer.error)) {
         const fresh = await connection.refresh(ctx.deadline, countRequest);
         if (!fresh.ok) return failed(fresh.error);
-        answer = await attempt(fresh.value);
+        answer = await callOnce(fresh.value);
       }
       return answer.ok ? answer : failed(answer.error);
     },

@@ -32,3 +32,16 @@ export function jitteredBackoffMs(retryIndex: number, settings: BackoffSettings)
 export function retryWaitMs(retryIndex: number, retryAfterMs: number | undefined, settings: BackoffSettings): number {
   return Math.max(jitteredBackoffMs(retryIndex, settings), retryAfterMs ?? 0);
 }
+
+/**
+ * After a rate limit (429, 403 rate limits) Google's algorithm waits "1 + random_number_milliseconds" seconds
+ * before the first retry — at least one second (Google Workspace usage limits, "Example algorithm", e.g.
+ * https://developers.google.com/workspace/slides/limits; Google's own .NET client backs off 1, 2, 4… s,
+ * Google.Apis.Util.ExponentialBackOff). Gmail's and Calendar's error guides point to the same exponential backoff.
+ */
+export const RATE_LIMIT_MIN_WAIT_MS = 1000;
+
+/** The wait before retrying a rate-limited request: at least a second plus the jittered backoff, or Google's own wait. */
+export function rateLimitWaitMs(retryIndex: number, retryAfterMs: number | undefined, settings: BackoffSettings): number {
+  return Math.max(RATE_LIMIT_MIN_WAIT_MS + jitteredBackoffMs(retryIndex, settings), retryAfterMs ?? 0);
+}

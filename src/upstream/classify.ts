@@ -1,4 +1,4 @@
-import { BrokenCircuitError, TaskCancelledError } from 'cockatiel';
+import { TaskCancelledError } from 'cockatiel';
 import { GaxiosError } from 'gaxios';
 import { type HubError, hubError } from '../errors';
 
@@ -14,6 +14,8 @@ import { type HubError, hubError } from '../errors';
 
 export type FailureKind =
   | 'rate_limited'
+  | 'quota_exceeded'
+  | 'refused_locally'
   | 'token_rejected'
   | 'permission_denied'
   | 'not_found'
@@ -42,8 +44,10 @@ export interface ClassifiedFailure {
   status?: number;
   /** Google's reason (`errors[0].reason`, else the ErrorInfo reason, else the canonical status). */
   reason?: string;
-  /** The wait Google asked for (Retry-After), in milliseconds. */
+  /** The wait Google asked for (Retry-After, or "Retry after <time>" in its message), in milliseconds. */
   retryAfterMs?: number;
+  /** Gmail's daily sending limit ("… (Mail sending)"): it stops sends, not reads. */
+  sendingLimit?: boolean;
 }
 
 export interface ClassifyOptions {
@@ -53,8 +57,8 @@ export interface ClassifyOptions {
   now?: number;
   /** RATE_LIMITED without Retry-After: the backoff the Hub would have waited before the next attempt. */
   fallbackRetryAfterMs?: number;
-  /** circuit_open: time left until the circuit lets a test call through. */
-  circuitOpenForMs?: number;
+  /** RATE_LIMITED for Calendar's quotaExceeded: how long the account stays read-only for the Hub. */
+  quotaCooldownMs?: number;
   integration?: string;
 }
 
@@ -66,12 +70,32 @@ export class DeadlineExceededError extends Error {
   }
 }
 
+/**
+ * Raised inside an attempt when the Hub itself refuses to call Google (the mailbox's unit budget is spent, a
+ * cool-down is running): carries the answer, and says that no request left.
+ */
+export class RefusedLocally extends Error {
+  constructor(readonly error: HubError) {
+    super(error.message);
+    this.name = 'RefusedLocally';
+  }
+}
+
 /** Connection-phase failures: the request was never written, so even a non-idempotent call may be repeated. */
 export const NEVER_SENT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 const ABORT_CODES: ReadonlySet<string> = new Set(['AbortError', 'TimeoutError', 'ABORT_ERR']);
 export const RATE_LIMIT_REASONS: ReadonlySet<string> = new Set(['rateLimitExceeded', 'userRateLimitExceeded']);
 const SCOPE_REASONS: ReadonlySet<string> = new Set(['insufficientPermissions', 'ACCESS_TOKEN_SCOPE_INSUFFICIENT']);
+/**
+ * Calendar's 403 "Calendar usage limits exceeded." (reason quotaExceeded, domain usageLimits): the calendar is
+ * read-only for hours — repeating it within a tool call cannot help. Calendar API "Handle API errors"
+ * (https://developers.google.com/workspace/calendar/api/guides/errors) and "Avoid Calendar use limits"
+ * (https://support.google.com/a/answer/2905486).
+ */
+const QUOTA_REASONS: ReadonlySet<string> = new Set(['quotaExceeded']);
 const MESSAGE_MAX = 300;
+/** Longest wait read from Google's message that the Hub honours: a garbled far-future date must not park an account. */
+const MAX_MESSAGE_RETRY_MS = 24 * 3600_000;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
@@ -111,6 +135,19 @@ export function retryAfterSeconds(headers: unknown, now: number): number | undef
   const at = Date.parse(raw);
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+// Gmail's rate-limit bodies name the moment the limit lifts in `error.message`, e.g. "User-rate limit exceeded.
+// Retry after 2026-09-11T20:00:00.000Z" (sending limits: "… (Mail sending)"), with no Retry-After header.
+// Gmail "Resolve errors" (https://developers.google.com/workspace/gmail/api/guides/handle-errors, 429: "returned
+// with time to retry"), and public reports: bettergov/foiamail#36, twentyhq/twenty#17850.
+const RETRY_AFTER_IN_MESSAGE = /\bRetry after (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2}))/;
+
+/** Milliseconds until the "Retry after <ISO time>" in Google's message (0 when past), at most a day; undefined when absent. */
+export function retryAfterFromMessage(message: string | undefined, now: number): number | undefined {
+  const m = message ? RETRY_AFTER_IN_MESSAGE.exec(message.slice(0, 1000)) : null;
+  const at = m ? Date.parse(m[1]!) : NaN;
+  return Number.isNaN(at) ? undefined : Math.min(MAX_MESSAGE_RETRY_MS, Math.max(0, at - now));
 }
 
 /** Google's message, safe to show: no URL query strings, no credentials, at most 300 characters. */
@@ -192,19 +229,7 @@ function timeoutFailure(what: string): ClassifiedFailure {
  */
 export function classifyGoogleError(err: unknown, options: ClassifyOptions = {}): ClassifiedFailure | undefined {
   const what = options.operation ?? 'the request';
-  if (err instanceof BrokenCircuitError) {
-    const retryAfterS = atLeastOneSecond(options.circuitOpenForMs ?? 1000);
-    return {
-      kind: 'circuit_open',
-      retryWhen: 'never',
-      upstreamFailure: false,
-      error: hubError('EXTERNAL_API_ERROR', `Google is failing; ${what} was not attempted while the circuit is open`, {
-        retryable: true,
-        details: { reason: 'circuit_open', ...(options.integration ? { integration: options.integration } : {}) },
-        ...(retryAfterS !== undefined ? { retryAfterS } : {}),
-      }),
-    };
-  }
+  if (err instanceof RefusedLocally) return { kind: 'refused_locally', retryWhen: 'never', upstreamFailure: false, error: err.error };
   if (err instanceof TaskCancelledError || err instanceof DeadlineExceededError) return timeoutFailure(what);
   if (!(err instanceof GaxiosError)) return undefined;
 
@@ -226,23 +251,48 @@ export function classifyGoogleError(err: unknown, options: ClassifyOptions = {})
   }
 
   const body = googleErrorBody(response?.data);
-  const retryAfterS = retryAfterSeconds(response?.headers, options.now ?? Date.now());
+  const now = options.now ?? Date.now();
+  const headerS = retryAfterSeconds(response?.headers, now);
+  const has = (set: ReadonlySet<string>) => body.reasons.some((r) => set.has(r));
+  const rateLimited = status === 429 || (status === 403 && has(RATE_LIMIT_REASONS));
+  // The later of the two when Google gives both: waiting less than either is waiting too little.
+  const fromMessage = rateLimited ? retryAfterFromMessage(body.message, now) : undefined;
+  const retryAfterMs = headerS === undefined && fromMessage === undefined ? undefined : Math.max((headerS ?? 0) * 1000, fromMessage ?? 0);
   const base = {
     status,
     ...(body.reason ? { reason: body.reason } : {}),
-    ...(retryAfterS !== undefined ? { retryAfterMs: retryAfterS * 1000 } : {}),
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
   };
-  const has = (set: ReadonlySet<string>) => body.reasons.some((r) => set.has(r));
 
-  if (status === 429 || (status === 403 && has(RATE_LIMIT_REASONS))) {
+  if (rateLimited) {
     const reason = body.reasons.find((r) => RATE_LIMIT_REASONS.has(r)) ?? body.reason ?? 'rateLimitExceeded';
-    const wait = atLeastOneSecond(retryAfterS !== undefined ? retryAfterS * 1000 : options.fallbackRetryAfterMs) ?? 1;
+    const wait = atLeastOneSecond(retryAfterMs ?? options.fallbackRetryAfterMs) ?? 1;
+    const sendingLimit = /\(Mail sending\)/.test(body.message?.slice(0, 1000) ?? '');
     return {
       ...base,
       kind: 'rate_limited',
       retryWhen: 'if_idempotent',
       upstreamFailure: false,
-      error: hubError('RATE_LIMITED', `Google rate limited ${what}`, { retryable: true, retryAfterS: wait, details: { scope: 'upstream', reason } }),
+      ...(sendingLimit ? { sendingLimit } : {}),
+      error: hubError('RATE_LIMITED', `Google rate limited ${what}${sendingLimit ? ' (the mailbox\'s sending limit)' : ''}`, {
+        retryable: true,
+        retryAfterS: wait,
+        details: { scope: 'upstream', reason },
+      }),
+    };
+  }
+  if (status === 403 && has(QUOTA_REASONS)) {
+    const wait = atLeastOneSecond(options.quotaCooldownMs ?? 3600_000) ?? 3600;
+    return {
+      ...base,
+      kind: 'quota_exceeded',
+      retryWhen: 'never',
+      upstreamFailure: false,
+      error: hubError('RATE_LIMITED', `Google's usage limits for this account are exceeded; its calendar is read-only for a while, so ${what} was refused`, {
+        retryable: true,
+        retryAfterS: wait,
+        details: { scope: 'upstream_quota', reason: 'quotaExceeded' },
+      }),
     };
   }
   if (status === 401) {
@@ -299,7 +349,10 @@ export function classifyGoogleError(err: unknown, options: ClassifyOptions = {})
       kind: 'server_error',
       retryWhen: 'if_idempotent',
       upstreamFailure: true,
-      error: hubError('EXTERNAL_API_ERROR', `Google failed ${what} (HTTP ${status})`, { retryable: true, details: { upstream_status: status } }),
+      error: hubError('EXTERNAL_API_ERROR', `Google failed ${what} (HTTP ${status})`, {
+        retryable: true,
+        details: { upstream_status: status, ...(body.reason ? { reason: body.reason } : {}) },
+      }),
     };
   }
   // Any other answer that gaxios refused: 400, other 403s, 405, 412, 413…, or a non-error status it could not read.

@@ -1,30 +1,23 @@
-import {
-  CircuitBreakerPolicy,
-  CircuitState,
-  ConsecutiveBreaker,
-  type IBackoff,
-  type IBackoffFactory,
-  type IRetryBackoffContext,
-  TimeoutStrategy,
-  circuitBreaker,
-  handleWhen,
-  retry,
-  timeout,
-} from 'cockatiel';
+import { type IBackoff, type IBackoffFactory, type IRetryBackoffContext, TimeoutStrategy, handleWhen, retry, timeout } from 'cockatiel';
 import type { UpstreamConfig } from '../config';
-import { type Result, fail, ok } from '../errors';
+import { type HubError, type Result, fail, hubError, ok } from '../errors';
 import { INTEGRATION_IDS, type IntegrationId } from '../integrations/integrations';
 import type { Logger } from '../logger';
-import { retryWaitMs } from './backoff';
-import { type ClassifiedFailure, DeadlineExceededError, classifyGoogleError, isUpstreamFailure, mayRetry } from './classify';
+import type { SharedRedis } from '../protection/rate-limit';
+import { type AccountGuard, type Tenant, createAccountGuard } from './account-guard';
+import { rateLimitWaitMs, retryWaitMs } from './backoff';
+import { type CallOutcome, type CircuitScope, type CircuitStateName, createBreakers } from './breakers';
+import { type ClassifiedFailure, DeadlineExceededError, classifyGoogleError, mayRetry } from './classify';
 
 /**
  * Every call the Hub makes to Google goes through here:
  *
- *   retry (idempotent ops, or requests that never left; full-jitter backoff ∨ Retry-After; within the deadline)
- *     └ circuit breaker (one per integration, per process; 5xx/network/timeouts count, 4xx never)
- *         └ per-attempt timeout (aggressive: the attempt's signal aborts the HTTP request)
- *             └ fn(signal) — one googleapis call with `{ signal, retry: false }`
+ *   circuits (the connection's, then the integration's; a call counts once, whatever its retries did)
+ *     └ retry (idempotent ops, or requests that never left; full-jitter backoff ∨ Retry-After, ≥ 1 s after a
+ *       rate limit; within the deadline)
+ *         └ the account's guard (cool-down, Gmail unit budget, per-mailbox in-flight slot)
+ *             └ per-attempt timeout (aggressive: the attempt's signal aborts the HTTP request)
+ *                 └ fn(signal) — one googleapis call with `{ signal, retry: false }`
  *
  * Failures come back as HubError values (classify.ts); anything that is not a Google/transport failure is a bug
  * in `fn` and is re-thrown.
@@ -43,9 +36,12 @@ export interface CallOptions {
   deadline: AbortSignal;
   /** Called once per HTTP attempt actually made (metadata.api_calls). */
   onAttempt?: () => void;
+  /**
+   * The connection and Google account the call is made for: its own circuit, cool-downs, and (Gmail) the
+   * mailbox's unit budget and in-flight cap. Without it the call shares one anonymous circuit and is not guarded.
+   */
+  tenant?: Tenant;
 }
-
-export type CircuitStateName = 'closed' | 'open' | 'half_open';
 
 export interface Upstream {
   /**
@@ -53,8 +49,16 @@ export interface Upstream {
    * `retry: false`) under timeout/retry/breaker; maps failures to HubError values.
    */
   call<T>(op: UpstreamOp, fn: (signal: AbortSignal) => Promise<T>, options: CallOptions): Promise<Result<T>>;
-  /** Circuit state per integration, for readiness/metrics: 'closed' | 'open' | 'half_open'. */
+  /** The integration-wide circuits' states, for readiness/metrics: 'closed' | 'open' | 'half_open'. */
   circuits(): Record<string, CircuitStateName>;
+  /** One connection's circuit. */
+  connectionCircuit(integration: string, connectionId: string): CircuitStateName;
+}
+
+export interface UpstreamDeps {
+  clock?: Clock;
+  /** Shares the Gmail unit budget across replicas (through the Redis breaker); null = this replica only. */
+  redis?: SharedRedis | null;
 }
 
 export interface Clock {
@@ -74,49 +78,34 @@ export function deadlineSignal(ms: number): AbortSignal {
   return signal;
 }
 
-const stateName = (state: CircuitState): CircuitStateName =>
-  state === CircuitState.Closed ? 'closed' : state === CircuitState.HalfOpen ? 'half_open' : 'open';
+const systemClock: Clock = { now: () => Date.now() };
+const ANONYMOUS = '(none)';
 
-interface Circuit {
-  policy: CircuitBreakerPolicy;
-  /** clock.now() when it last opened. */
-  openedAt: number;
+function circuitOpen(op: UpstreamOp, scope: CircuitScope, openForMs: number): HubError {
+  const whose = scope === 'connection' ? 'this connection' : 'every connection';
+  return hubError('EXTERNAL_API_ERROR', `Google is failing for ${whose}; ${op.operation} was not attempted while the circuit is open`, {
+    retryable: true,
+    retryAfterS: Math.max(1, Math.ceil(openForMs / 1000)),
+    details: { reason: 'circuit_open', scope, integration: op.integration },
+  });
 }
 
-const systemClock: Clock = { now: () => Date.now() };
+/** What one answer (or its absence) says about Google: 5xx, network errors and timeouts against it; any other answer for it. */
+const outcomeOf = (failure: ClassifiedFailure | undefined): CallOutcome => (failure?.upstreamFailure ? 'failure' : 'success');
 
-export function createUpstream(config: UpstreamConfig, logger: Logger, clock: Clock = systemClock): Upstream {
+export function createUpstream(config: UpstreamConfig, logger: Logger, deps: UpstreamDeps = {}): Upstream {
+  const clock = deps.clock ?? systemClock;
   const attemptTimeout = timeout(config.attemptTimeoutMs, TimeoutStrategy.Aggressive);
-  const circuits = new Map<string, Circuit>();
-
-  const circuitFor = (integration: string): Circuit => {
-    const existing = circuits.get(integration);
-    if (existing) return existing;
-    const policy = circuitBreaker(handleWhen(isUpstreamFailure), {
-      halfOpenAfter: config.breakerHalfOpenMs,
-      breaker: new ConsecutiveBreaker(config.breakerFailures),
-    });
-    const circuit: Circuit = { policy, openedAt: 0 };
-    policy.onStateChange((state) => {
-      if (state === CircuitState.Open || state === CircuitState.Isolated) circuit.openedAt = clock.now();
-      const fields = { integration, state: stateName(state) };
-      if (state === CircuitState.Closed) logger.info(fields, 'circuit breaker state changed');
-      else logger.warn(fields, 'circuit breaker state changed');
-    });
-    circuits.set(integration, circuit);
-    return circuit;
-  };
-  for (const id of INTEGRATION_IDS) circuitFor(id);
-
-  const openForMs = (circuit: Circuit): number =>
-    circuit.policy.state === CircuitState.Open ? Math.max(0, circuit.openedAt + config.breakerHalfOpenMs - clock.now()) : 0;
+  const breakers = createBreakers({ ...config.globalBreaker, failures: config.breakerFailures, halfOpenMs: config.breakerHalfOpenMs }, logger, () => clock.now());
+  const guard: AccountGuard = createAccountGuard(config, deps.redis ?? null, logger, () => clock.now());
 
   return {
     circuits() {
       const out: Record<string, CircuitStateName> = {};
-      for (const [id, circuit] of circuits) out[id] = stateName(circuit.policy.state);
+      for (const id of INTEGRATION_IDS) out[id] = breakers.state(id);
       return out;
     },
+    connectionCircuit: (integration, connectionId) => breakers.connectionState(integration, connectionId),
 
     async call<T>(op: UpstreamOp, fn: (signal: AbortSignal) => Promise<T>, options: CallOptions): Promise<Result<T>> {
       const start = clock.now();
@@ -125,18 +114,24 @@ export function createUpstream(config: UpstreamConfig, logger: Logger, clock: Cl
       const deadlineAt = start + budgetMs;
       // The caller's signal, or our own budget when the caller's fires later (or we cannot tell when).
       const deadline = AbortSignal.any([options.deadline, AbortSignal.timeout(Math.max(0, Math.floor(budgetMs)))]);
-      const circuit = circuitFor(op.integration);
+      const tenant = options.tenant;
+      const admission = breakers.admit(op.integration, tenant?.connectionId ?? ANONYMOUS);
+      if (!admission.ok) return fail(circuitOpen(op, admission.scope, admission.openForMs));
+
       const classify = (err: unknown, fallbackRetryAfterMs?: number): ClassifiedFailure | undefined =>
         classifyGoogleError(err, {
           operation: op.operation,
           integration: op.integration,
           now: clock.now(),
-          circuitOpenForMs: openForMs(circuit),
+          quotaCooldownMs: config.calendarQuotaCooldownMs,
           ...(fallbackRetryAfterMs !== undefined ? { fallbackRetryAfterMs } : {}),
         });
 
-      let tries = 0; // runs of the retry loop (an attempt may stop at the breaker or the deadline)
+      let tries = 0; // runs of the retry loop (an attempt may stop at the guard or the deadline)
       let attempts = 0; // HTTP attempts made
+      // What the call tells the circuits: its last attempt's answer — once per call, whatever its retries did.
+      // 'none' while no request left (refused locally, deadline passed while waiting for a slot).
+      let lastAnswer: CallOutcome = 'none';
 
       // One draw per failure: the retry decision and cockatiel's backoff must agree on the wait.
       const waits = new WeakMap<object, number>();
@@ -144,17 +139,17 @@ export function createUpstream(config: UpstreamConfig, logger: Logger, clock: Cl
         const key = typeof err === 'object' && err !== null ? err : undefined;
         const memo = key ? waits.get(key) : undefined;
         if (memo !== undefined) return memo;
-        const wait = retryWaitMs(retryIndex, classify(err)?.retryAfterMs, config);
+        const failure = classify(err);
+        const wait = failure?.kind === 'rate_limited' ? rateLimitWaitMs(retryIndex, failure.retryAfterMs, config) : retryWaitMs(retryIndex, failure?.retryAfterMs, config);
         if (key) waits.set(key, wait);
         return wait;
       };
 
       const shouldRetry = (err: unknown): boolean => {
         const failure = classify(err);
-        if (!failure || !mayRetry(failure, op.idempotent)) return false;
-        if (tries > config.maxRetries) return false;
-        // This failure opened the circuit: answer with what happened rather than retry into circuit_open.
-        if (circuit.policy.state !== CircuitState.Closed && circuit.policy.state !== CircuitState.HalfOpen) return false;
+        if (!failure) return false;
+        if (tenant) guard.afterFailure(op, tenant, failure);
+        if (!mayRetry(failure, op.idempotent) || tries > config.maxRetries) return false;
         const wait = waitAfter(err, tries - 1);
         if (deadline.aborted || clock.now() + wait >= deadlineAt) {
           logger.debug({ integration: op.integration, operation: op.operation, attempt: tries, wait_ms: wait, kind: failure.kind }, 'upstream retry would pass the deadline');
@@ -174,24 +169,34 @@ export function createUpstream(config: UpstreamConfig, logger: Logger, clock: Cl
         },
       };
 
+      const attempt = async (): Promise<T> => {
+        tries++;
+        if (deadline.aborted || clock.now() >= deadlineAt) throw new DeadlineExceededError();
+        const release = tenant ? await guard.beforeAttempt(op, tenant, deadline, deadlineAt) : undefined;
+        try {
+          const value = await attemptTimeout.execute((_context, signal) => {
+            attempts++;
+            options.onAttempt?.();
+            return fn(signal);
+          }, deadline);
+          lastAnswer = 'success';
+          return value;
+        } catch (err) {
+          lastAnswer = outcomeOf(classify(err));
+          throw err;
+        } finally {
+          release?.();
+        }
+      };
+
       const policy = retry(handleWhen(shouldRetry), { maxAttempts: config.maxRetries, backoff });
       try {
-        const value = await policy.execute(() => {
-          tries++;
-          if (deadline.aborted || clock.now() >= deadlineAt) throw new DeadlineExceededError();
-          return circuit.policy.execute(
-            () =>
-              attemptTimeout.execute((_context, signal) => {
-                attempts++;
-                options.onAttempt?.();
-                return fn(signal);
-              }, deadline),
-            deadline,
-          );
-        }, deadline);
+        const value = await policy.execute(attempt, deadline);
+        breakers.record(admission.ticket, lastAnswer);
         return ok(value);
       } catch (err) {
         const failure = classify(err, typeof err === 'object' && err !== null ? waitAfter(err, Math.max(0, tries - 1)) : undefined);
+        breakers.record(admission.ticket, failure ? lastAnswer : 'none');
         if (!failure) throw err;
         const error = failure.error;
         if (!op.idempotent && attempts > 0 && (failure.kind === 'network' || failure.kind === 'timeout') && failure.retryWhen !== 'always') {

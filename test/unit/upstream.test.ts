@@ -1,4 +1,4 @@
-import { BrokenCircuitError, TaskCancelledError } from 'cockatiel';
+import { TaskCancelledError } from 'cockatiel';
 import { GaxiosError, type GaxiosOptionsPrepared, type GaxiosResponse } from 'gaxios';
 import type { UpstreamConfig } from '../../src/config';
 import {
@@ -12,6 +12,7 @@ import {
   retryAfterSeconds,
   retryWaitMs,
 } from '../../src/upstream';
+import { testConfig } from '../helpers/env';
 import { captureLogs } from '../helpers/logs';
 
 /** The pure parts of the upstream layer: failure mapping, Retry-After, backoff, and which failures are repeated. */
@@ -58,19 +59,29 @@ describe('classifyGoogleError', () => {
     ['400 OAuth shape', httpError(400, { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' }), { code: 'EXTERNAL_API_ERROR', retryable: false, details: { upstream_status: 400, reason: 'invalid_grant', message: 'Token has been expired or revoked.' }, kind: 'client_error' }],
     ['400 without a body', httpError(400, ''), { code: 'EXTERNAL_API_ERROR', retryable: false, details: { upstream_status: 400 }, kind: 'client_error' }],
     ['408', httpError(408, ''), { code: 'EXTERNAL_API_ERROR', retryable: true, details: { reason: 'timeout' }, kind: 'timeout' }],
-    ['500', httpError(500, google(500, 'Backend Error', 'backendError')), { code: 'EXTERNAL_API_ERROR', retryable: true, details: { upstream_status: 500 }, kind: 'server_error' }],
-    ['503 (body as text)', httpError(503, JSON.stringify(google(503, 'Unavailable', 'backendError'))), { code: 'EXTERNAL_API_ERROR', retryable: true, details: { upstream_status: 503 }, kind: 'server_error' }],
+    ['500', httpError(500, google(500, 'Backend Error', 'backendError')), { code: 'EXTERNAL_API_ERROR', retryable: true, details: { upstream_status: 500, reason: 'backendError' }, kind: 'server_error' }],
+    ['503 (body as text)', httpError(503, JSON.stringify(google(503, 'Unavailable', 'backendError'))), { code: 'EXTERNAL_API_ERROR', retryable: true, details: { upstream_status: 503, reason: 'backendError' }, kind: 'server_error' }],
+    ['502 without a body', httpError(502, ''), { code: 'EXTERNAL_API_ERROR', retryable: true, details: { upstream_status: 502 }, kind: 'server_error' }],
+    [
+      '403 quotaExceeded (Calendar usage limits)',
+      httpError(403, google(403, 'Calendar usage limits exceeded.', 'quotaExceeded')),
+      { code: 'RATE_LIMITED', retryable: true, retryAfterS: 3600, details: { scope: 'upstream_quota', reason: 'quotaExceeded' }, kind: 'quota_exceeded' },
+    ],
+    [
+      '403 rateLimitExceeded naming its end in the message',
+      httpError(403, google(403, 'User-rate limit exceeded.  Retry after 2026-03-01T10:15:00.000Z', 'rateLimitExceeded')),
+      { code: 'RATE_LIMITED', retryable: true, retryAfterS: 900, details: { scope: 'upstream', reason: 'rateLimitExceeded' }, kind: 'rate_limited' },
+    ],
     ['ECONNRESET (dropped)', networkError('ECONNRESET'), { code: 'EXTERNAL_API_ERROR', retryable: true, details: { reason: 'network', code: 'ECONNRESET' }, kind: 'network' }],
     ['ECONNREFUSED', networkError('ECONNREFUSED'), { code: 'EXTERNAL_API_ERROR', retryable: true, details: { reason: 'network', code: 'ECONNREFUSED' }, kind: 'network' }],
     ['ENOTFOUND nested (undici shape)', networkError('ENOTFOUND', true), { code: 'EXTERNAL_API_ERROR', retryable: true, details: { reason: 'network', code: 'ENOTFOUND' }, kind: 'network' }],
     ['AbortError', Object.assign(new GaxiosError('The operation was aborted.', config), { code: 'AbortError' }), { code: 'EXTERNAL_API_ERROR', retryable: true, details: { reason: 'timeout' }, kind: 'timeout' }],
     ['TimeoutError', Object.assign(new GaxiosError('timed out', config), { code: 'TimeoutError' }), { code: 'EXTERNAL_API_ERROR', retryable: true, details: { reason: 'timeout' }, kind: 'timeout' }],
     ['per-attempt timeout', new TaskCancelledError('Operation timed out after 300ms'), { code: 'EXTERNAL_API_ERROR', retryable: true, details: { reason: 'timeout' }, kind: 'timeout' }],
-    ['open circuit', new BrokenCircuitError(), { code: 'EXTERNAL_API_ERROR', retryable: true, retryAfterS: 13, details: { reason: 'circuit_open', integration: 'google_calendar' }, kind: 'circuit_open' }],
   ];
 
   test.each(rows)('when Google fails with %s, then it maps to the documented HubError', (_name, err, expected) => {
-    const failure = classifyGoogleError(err, { now: NOW, operation: 'calendar.settings.get', integration: 'google_calendar', circuitOpenForMs: 12_100 });
+    const failure = classifyGoogleError(err, { now: NOW, operation: 'calendar.settings.get', integration: 'google_calendar', quotaCooldownMs: 3600_000 });
     expect(failure?.kind).toBe(expected.kind);
     expect(failure?.error.code).toBe(expected.code);
     expect(failure?.error.retryable).toBe(expected.retryable);
@@ -123,7 +134,6 @@ describe('classifyGoogleError', () => {
     expect(isUpstreamFailure(new TaskCancelledError())).toBe(true);
     for (const status of [400, 401, 403, 404, 408, 409, 410, 429]) expect(isUpstreamFailure(httpError(status, ''))).toBe(false);
     expect(isUpstreamFailure(httpError(403, google(403, 'Rate Limit Exceeded', 'rateLimitExceeded')))).toBe(false);
-    expect(isUpstreamFailure(new BrokenCircuitError())).toBe(false);
     expect(isUpstreamFailure(new TypeError('bug'))).toBe(false);
   });
 });
@@ -146,7 +156,7 @@ describe('which failures are repeated', () => {
     ['403 insufficientPermissions', false, false, httpError(403, google(403, 'x', 'insufficientPermissions'))],
     ['404', false, false, httpError(404, '')],
     ['409', false, false, httpError(409, '')],
-    ['open circuit', false, false, new BrokenCircuitError()],
+    ['403 quotaExceeded', false, false, httpError(403, google(403, 'Calendar usage limits exceeded.', 'quotaExceeded'))],
   ];
   test.each(cases)('when the failure is %s, then it is retried for idempotent ops: %s, for non-idempotent ops: %s', (_name, idempotent, nonIdempotent, err) => {
     const failure = classifyGoogleError(err);
@@ -213,7 +223,7 @@ describe('backoff', () => {
 });
 
 describe('createUpstream (without a network)', () => {
-  const cfg: UpstreamConfig = { toolDeadlineMs: 2000, attemptTimeoutMs: 200, maxRetries: 2, retryBaseMs: 1, retryMaxMs: 5, breakerFailures: 100, breakerHalfOpenMs: 1000 };
+  const cfg: UpstreamConfig = { ...testConfig().upstream, toolDeadlineMs: 2000, attemptTimeoutMs: 200, maxRetries: 2, retryBaseMs: 1, retryMaxMs: 5, breakerFailures: 100, breakerHalfOpenMs: 1000 };
   const op = { integration: 'google_gmail' as const, operation: 'gmail.users.messages.send', idempotent: false };
   const deadline = () => AbortSignal.timeout(5000);
 

@@ -32,7 +32,8 @@ function rpcName(doc: DiscoveryDocument, method: DiscoveryMethod): string {
 
 const SERVICE: Record<string, string> = { calendar: 'calendar-json.googleapis.com', gmail: 'gmail.googleapis.com' };
 
-function bearerToken(req: Request): string | undefined {
+/** The access token a request presents: the Authorization header (`''` when malformed), else `access_token`/`oauth_token`. */
+export function bearerToken(req: Request): string | undefined {
   const header = req.get('authorization');
   if (header) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);

@@ -4,6 +4,7 @@ import { applyCalendarSettings, calendarSettingsFields, describeCalendarSettings
 import { addFault, describeFault, faultSpecSchema } from '../faults';
 import { mintOfflineGrant, mintTestToken, revokeGrant } from '../oauth/tokens';
 import { parseScopeParam } from '../oauth/scopes';
+import { quotaControl } from '../quotas';
 import type { World } from '../world';
 import { findAccount } from '../world';
 import { accountSpecSchema, addEvents, addMessages, createAccount, eventsSpecSchema, messagesSpecSchema, type Outcome } from './accounts';
@@ -137,6 +138,7 @@ export function controlRoutes(deps: ControlDeps): Router {
       ...describeCalendarSettings(w()),
     });
   });
+  quotaControl(router, w, (res, message) => fail(res, 400, message));
   router.post('/tokens', (req, res) => {
     const t = parse(tokenSchema, req, res);
     if (!t) return;
