@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { startHub } from '../../src/server';
+import { openPglite } from '../../src/store/pglite';
 import { BUILT_IN_TOOLS } from '../../src/tools';
 import { services, testConfig, SECRET_A } from '../helpers/env';
 import { anExecuteBody } from '../helpers/factories';
@@ -90,7 +91,6 @@ describe('a running Hub (real server)', () => {
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     const { createServer } = await import('node:net');
-    const { openPglite } = await import('../../src/store/pglite');
     const dir = mkdtempSync(join(tmpdir(), 'hub-port-'));
     const holder = createServer();
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
