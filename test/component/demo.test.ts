@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { type PastedLine, type RunningDemo, freePort, pasteIntoBash, scratchProject, shellEnv, startDemo } from '../helpers/demo';
 
@@ -89,6 +90,18 @@ describe('npm run demo, pasted as printed', () => {
     // The person pastes into another terminal: HUB_DATA_DIR is not repeated there, admin-token still finds the secret.
     const [first, second] = await runTwice(project, demoEnv, shellEnv());
     expect(second!.calendar_create_event.result.event_id).not.toBe(first!.calendar_create_event.result.event_id);
+  });
+
+  it('when the sandbox port is taken, then the demo stops and names SANDBOX_PORT', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as { port: number };
+    try {
+      const env = shellEnv({ HUB_PORT: String(await freePort()), SANDBOX_PORT: String(port), HUB_DATA_DIR: 'memory://' });
+      await expect(startDemo(project, env)).rejects.toThrow(`port ${port} on 127.0.0.1 is already in use: set SANDBOX_PORT to a free port`);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
   });
 
   it('when the person supplies HUB_SERVICE_SECRETS, then the lines work in their shell, before and after a restart', async () => {
