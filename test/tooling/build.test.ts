@@ -10,6 +10,8 @@ import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
 
+jest.setTimeout(120_000); // tsc starts in seconds on a loaded 2-core machine; each test runs it once or twice
+
 describe('scripts/build.mjs', () => {
   let dir: string;
   const build = (...args: string[]) => spawnSync(process.execPath, [join(dir, 'scripts/build.mjs'), ...args], { cwd: dir, encoding: 'utf8' });
