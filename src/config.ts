@@ -441,9 +441,8 @@ const adminEnvSchema = envSchema.pick({
  * the secrets it generated. Minting a token needs no database, service secret or encryption key.
  */
 export function loadAdminTokenConfig(env: Record<string, string | undefined>): { admin: AdminAuthConfig; dataDir: string } {
-  const parsed = adminEnvSchema.safeParse(env);
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
-  return { admin: adminAuth(parsed.data), dataDir: parsed.data.HUB_DATA_DIR };
+  const e = parseEnv(adminEnvSchema, env);
+  return { admin: adminAuth(e), dataDir: e.HUB_DATA_DIR };
 }
 
 /**
@@ -466,24 +465,26 @@ function productionProblems(e: Env): string[] {
   return problems;
 }
 
+/** Parses with one of the schemas; every problem at once, each naming its variable (never echoing a value). */
+function parseEnv<S extends z.ZodType>(schema: S, env: Record<string, string | undefined>): z.output<S> {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(environment)'}: ${i.message}`));
+  return parsed.data;
+}
+
+/** PostgreSQL when DATABASE_URL is set, embedded PGlite otherwise. */
+const databaseOf = (e: Pick<Env, 'DATABASE_URL' | 'HUB_DATA_DIR' | 'HUB_DB_POOL_MAX'>): Config['database'] =>
+  e.DATABASE_URL ? { kind: 'postgres', url: e.DATABASE_URL, poolMax: e.HUB_DB_POOL_MAX } : { kind: 'pglite', dataDir: e.HUB_DATA_DIR };
+
 /** For `npm run migrate` (src/cli/migrate.ts): only the database settings — no secret is needed to migrate. */
 export function loadMigrateConfig(env: Record<string, string | undefined>): { database: Config['database']; logLevel: Config['logLevel'] } {
-  const parsed = envSchema.pick({ DATABASE_URL: true, HUB_DATA_DIR: true, HUB_DB_POOL_MAX: true, LOG_LEVEL: true }).safeParse(env);
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
-  const e = parsed.data;
-  return {
-    database: e.DATABASE_URL ? { kind: 'postgres', url: e.DATABASE_URL, poolMax: e.HUB_DB_POOL_MAX } : { kind: 'pglite', dataDir: e.HUB_DATA_DIR },
-    logLevel: e.LOG_LEVEL,
-  };
+  const e = parseEnv(envSchema.pick({ DATABASE_URL: true, HUB_DATA_DIR: true, HUB_DB_POOL_MAX: true, LOG_LEVEL: true }), env);
+  return { database: databaseOf(e), logLevel: e.LOG_LEVEL };
 }
 
 /** Parses an environment-like record. Throws ConfigError naming every missing or invalid variable. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(environment)'}: ${i.message}`));
-  }
-  const e = parsed.data;
+  const e = parseEnv(envSchema, env);
   const problems = productionProblems(e);
   if (problems.length > 0) throw new ConfigError(problems);
   const admin = adminAuth(e);
@@ -493,9 +494,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     publicUrl: e.HUB_PUBLIC_URL,
     serviceSecrets: e.HUB_SERVICE_SECRETS,
     encryptionKeys: e.HUB_ENCRYPTION_KEYS,
-    database: e.DATABASE_URL
-      ? { kind: 'postgres', url: e.DATABASE_URL, poolMax: e.HUB_DB_POOL_MAX }
-      : { kind: 'pglite', dataDir: e.HUB_DATA_DIR },
+    database: databaseOf(e),
     migrateOnStart: e.HUB_MIGRATE_ON_START,
     redisUrl: e.REDIS_URL,
     logLevel: e.LOG_LEVEL,
@@ -603,9 +602,7 @@ const sandboxEnvSchema = z.object({
 });
 
 export function loadSandboxConfig(env: Record<string, string | undefined>): SandboxConfig {
-  const parsed = sandboxEnvSchema.safeParse(env);
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
-  const e = parsed.data;
+  const e = parseEnv(sandboxEnvSchema, env);
   return {
     port: e.SANDBOX_PORT,
     host: e.SANDBOX_HOST,
@@ -635,9 +632,7 @@ export interface DemoConfig {
 }
 
 export function loadDemoConfig(env: Record<string, string | undefined>): DemoConfig {
-  const parsed = demoEnvSchema.safeParse(env);
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
-  const host = parsed.data.DEMO_HOST;
+  const host = parseEnv(demoEnvSchema, env).DEMO_HOST;
   const local = host.toLowerCase() === 'localhost' || /^127\.\d+\.\d+\.\d+$/.test(host);
   return { host, listenHost: local ? '127.0.0.1' : '0.0.0.0' };
 }
