@@ -26,6 +26,7 @@ describe('scripts/build.mjs', () => {
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { outDir: 'dist', rootDir: '.', module: 'node16', types: [] }, include: ['src'] }));
     writeFileSync(join(dir, 'tsconfig.build.json'), JSON.stringify({ extends: './tsconfig.json' }));
     writeFileSync(join(dir, 'package-lock.json'), '{}');
+    copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json')); // its engines: the Node check
     writeFileSync(join(dir, 'src/a.ts'), 'export const a = 1;\n');
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

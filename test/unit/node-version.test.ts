@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { MIN_NODE_MAJOR, NODE_ADVICE, RECOMMENDED_NODE_MAJOR, unsupportedNode } from '../../src/node-version';
 
 const ROOT = join(__dirname, '..', '..');
@@ -25,6 +26,16 @@ describe('the supported Node.js releases', () => {
     const problem = unsupportedNode(version);
     expect(problem === null).toBe(supported);
     if (problem) expect(problem).toBe(`This is Node.js ${version}, but ${NODE_ADVICE}.`);
+  });
+
+  it('when an npm script starts on Node 20, then scripts/build.mjs (their first step) stops with the same sentence', () => {
+    const script = `Object.defineProperty(process, 'version', { value: 'v20.20.2' }); import(${JSON.stringify(pathToFileURL(join(ROOT, 'scripts/build.mjs')).href)});`;
+    const res = spawnSync(process.execPath, ['-e', script, '--', '--if-stale'], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+    expect(res.status).toBe(1);
+    expect(res.stderr).toBe(`This is Node.js v20.20.2, but ${NODE_ADVICE}.\n`);
+    for (const [name, command] of Object.entries(pkg.scripts as Record<string, string>)) {
+      if (!['build', 'start', 'lint:openapi'].includes(name)) expect({ name, command }).toEqual({ name, command: expect.stringMatching(/^node scripts\/build\.mjs --if-stale && /) });
+    }
   });
 
   it.each(['dist/src/main.js', 'dist/src/demo.js', 'dist/src/cli/migrate.js', 'dist/src/cli/admin-token.js'])(
