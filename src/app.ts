@@ -9,6 +9,8 @@ import { apiSecurityHeaders } from './http/security-headers';
 import { sendJson } from './http/respond';
 import { type ConnectionResolver, createConnectionResolver } from './integrations/connections';
 import { tokenRefresherFor } from './integrations/token-refresh';
+import { grantPolicyFor } from './integrations/grant-health';
+import { createGrantReuse } from './integrations/grant-reuse';
 import { createConnectLinks } from './integrations/connect-links';
 import { createSetupUrlFor } from './integrations/setup-url';
 import { createConnectFlow } from './integrations/connect-flow';
@@ -92,7 +94,7 @@ export function createApp(deps: AppDeps): HubApp {
   const idempotencyStore = deps.redis
     ? createRedisIdempotencyStore(deps.redis, { ttlS: config.idempotency.ttlS })
     : createPostgresIdempotencyStore(db, { ttlS: config.idempotency.ttlS });
-  const idempotency = createIdempotencyGuard(idempotencyStore, { leaseMs: config.upstream.toolDeadlineMs + 2_000, logger });
+  const idempotency = createIdempotencyGuard(idempotencyStore, { leaseMs: config.upstream.toolDeadlineMs + 2_000, ttlS: config.idempotency.ttlS, logger });
   const google = createGoogleClients(config.google);
   const upstream = createUpstream(config.upstream, logger);
   const auth = serviceSecretAuth(config.serviceSecrets);
@@ -107,14 +109,14 @@ export function createApp(deps: AppDeps): HubApp {
   // Routes are flat (no nested routers): the execute call is the hot path and passes the fewest layers first.
   app.post('/api/internal/tools/execute', auth, jsonBody, executeRoute({ tools, connections, logger, rateLimiter, idempotency, google, upstream, deadlineMs: config.upstream.toolDeadlineMs, settings: config.tools, cache: createToolCache(), ...(deps.now ? { now: deps.now } : {}) }));
   app.get('/api/internal/tools', auth, (_req, res) => sendJson(res, 200, catalog));
-  app.get('/api/internal/integrations/status/:customer_id', auth, integrationStatusRoute({ store, tools, setupUrlFor, logger }));
+  app.get('/api/internal/integrations/status/:customer_id', auth, integrationStatusRoute({ store, tools, setupUrlFor, grants: grantPolicyFor(config.google), logger }));
   app.use('/api/internal', auth); // unknown internal paths: authenticate first, so probing learns nothing
 
   // The admin API (Bearer JWT): connect links, and every connection of a customer, listed or disconnected.
   const adminAuth = adminJwtAuth(config.admin);
   const disconnect = createDisconnect({ store, google, timeoutMs: config.upstream.attemptTimeoutMs, onCredentialChanged: credentialChanged });
   app.post('/api/admin/connect-links', adminAuth, jsonBody, createConnectLinkRoute({ connectLinks, returnUrlPrefixes: config.connect.returnUrlPrefixes }));
-  app.get('/api/admin/customers/:customer_id/integrations', adminAuth, listIntegrationsRoute({ store, tools, setupUrlFor, logger }));
+  app.get('/api/admin/customers/:customer_id/integrations', adminAuth, listIntegrationsRoute({ store, tools, setupUrlFor, grants: grantPolicyFor(config.google), logger }));
   app.delete('/api/admin/customers/:customer_id/integrations/:integration', adminAuth, deleteIntegrationRoute({ disconnect, logger }));
   const workingHours = { store, onCredentialChanged: credentialChanged, logger };
   app.put('/api/admin/customers/:customer_id/integrations/google_calendar/working-hours', adminAuth, jsonBody, workingHoursRoute(workingHours, 'set'));
@@ -126,6 +128,7 @@ export function createApp(deps: AppDeps): HubApp {
     links: connectLinks,
     states: createOAuthStates(db, cipher),
     oauth: createGoogleOAuth({ config, google, logger }),
+    reuse: createGrantReuse({ store, refresher, grants: grantPolicyFor(config.google), timeoutMs: config.upstream.toolDeadlineMs, logger }),
     store,
     tools,
     returnUrlPrefixes: config.connect.returnUrlPrefixes,

@@ -285,6 +285,9 @@ const envSchema = z.object({
   HUB_MAX_BODY_CHARS: integer(100_000, 1_000, 10_000_000).describe(
     'Longest message body the email tools return; longer ones are cut and flagged `truncated: true`.',
   ),
+  HUB_SEND_VERIFY_MAX_MESSAGES: integer(50, 1, 500).describe(
+    'Most sent messages email_send reads back (newest first) when it checks whether an uncertain earlier send went out; past it the outcome is reported unknown.',
+  ),
   HUB_ADMIN_JWT_SECRET: adminSecret.describe('HS256 secret (at least 32 characters) of admin API tokens; set this or `HUB_ADMIN_JWT_PUBLIC_KEY`, neither turns the admin API off.'),
   HUB_ADMIN_JWT_PUBLIC_KEY: publicKeyPem.describe('RS256 PEM public key of admin API tokens (`\\n` escapes accepted); set this or `HUB_ADMIN_JWT_SECRET`.'),
   HUB_ADMIN_JWT_ISSUER: optionalString.transform((s) => s ?? 'hub-admin').describe('Required `iss` of admin API tokens.'),
@@ -301,6 +304,12 @@ const envSchema = z.object({
   HUB_CREDENTIAL_CACHE_TTL_MS: integer(5_000, 0, 300_000).describe(
     'In-process cache of credential lookups (`0` = off); refresh, connect and disconnect invalidate it on every replica.',
   ),
+  HUB_GOOGLE_PUBLISHING_STATUS: optionalString
+    .pipe(z.enum(['production', 'testing']).optional())
+    .transform((s) => s ?? 'production')
+    .describe(
+      'Publishing status of the Hub’s OAuth app in Google Cloud: "testing" tells the Hub that Google ends every grant 7 days after consent, so connections show as expiring before they break.',
+    ),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -338,7 +347,7 @@ export interface Config {
   upstream: UpstreamConfig;
   idempotency: { ttlS: number };
   /** What shapes tool results: the longest message body returned (characters; longer is cut, flagged truncated). */
-  tools: { maxBodyChars: number };
+  tools: { maxBodyChars: number; sendVerifyMaxMessages: number };
   admin: AdminAuthConfig;
   connect: ConnectConfig;
   tokens: TokenLifecycleConfig;
@@ -348,6 +357,8 @@ export interface Config {
     endpoints: GoogleEndpoints;
     /** True when the endpoints point at the project's Google sandbox rather than Google. */
     sandbox: boolean;
+    /** The OAuth app's publishing status at Google: in "testing" every grant ends 7 days after consent. */
+    publishingStatus: 'production' | 'testing';
   };
 }
 
@@ -519,7 +530,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       breakerHalfOpenMs: e.HUB_BREAKER_HALF_OPEN_MS,
     },
     idempotency: { ttlS: e.HUB_IDEMPOTENCY_TTL_S },
-    tools: { maxBodyChars: e.HUB_MAX_BODY_CHARS },
+    tools: { maxBodyChars: e.HUB_MAX_BODY_CHARS, sendVerifyMaxMessages: e.HUB_SEND_VERIFY_MAX_MESSAGES },
     admin,
     connect: {
       linkTtlS: e.HUB_CONNECT_LINK_TTL_S,
@@ -536,6 +547,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       clientSecret: e.HUB_GOOGLE_CLIENT_SECRET,
       endpoints: googleEndpoints(e),
       sandbox: e.HUB_GOOGLE_SANDBOX_URL !== undefined,
+      publishingStatus: e.HUB_GOOGLE_PUBLISHING_STATUS,
     },
   };
 }

@@ -5,6 +5,7 @@ import { isDatabaseUnavailable } from '../store/db';
 import type { ToolRegistry } from '../tools/registry';
 import type { ConnectLinks } from './connect-links';
 import type { GoogleOAuth } from './google-oauth';
+import type { GrantReuse } from './grant-reuse';
 import { INTEGRATIONS, type IntegrationId, shortScope } from './integrations';
 import { type OAuthStates, digest } from './oauth-states';
 import { isAllowedReturnUrl } from './return-urls';
@@ -58,6 +59,8 @@ export function createConnectFlow(deps: {
   links: ConnectLinks;
   states: OAuthStates;
   oauth: GoogleOAuth;
+  /** Whether a reconnect needs a fresh consent, and whether the stored grant may carry on without one. */
+  reuse: GrantReuse;
   store: CredentialStore;
   tools: ToolRegistry;
   returnUrlPrefixes: readonly string[];
@@ -95,8 +98,9 @@ export function createConnectFlow(deps: {
       }
       const link = verified.link;
       try {
+        const plan = await deps.reuse.plan(link);
         const begun = await states.begin(link);
-        const url = oauth.consentUrl({ scopes: INTEGRATIONS[link.integration].scopes, state: begun.state, codeChallenge: begun.codeChallenge });
+        const url = oauth.consentUrl({ scopes: INTEGRATIONS[link.integration].scopes, state: begun.state, codeChallenge: begun.codeChallenge, ...plan });
         return { kind: 'redirect', url, browser: { state: begun.state, nonce: begun.browserNonce } };
       } catch (err) {
         return unavailable(err);
@@ -157,12 +161,12 @@ export function createConnectFlow(deps: {
         }
       }
       const tokens = exchanged.tokens;
-      if (tokens.refreshToken === null) {
-        logger.warn({ integration: pending.integration }, 'Google granted no refresh token despite access_type=offline and prompt=consent');
-        return page(502, 'error', 'Google did not grant lasting access', 'Without it the Hub could act for an hour at most, so nothing was stored.', OPEN_AGAIN);
-      }
-
       try {
+        // No refresh token: a returning account (no fresh consent asked) keeps the stored grant, if it still works.
+        if (tokens.refreshToken === null && !(await deps.reuse.mayKeep(pending, tokens.email))) {
+          logger.warn({ integration: pending.integration }, 'Google granted no refresh token and the stored grant cannot carry on');
+          return page(502, 'error', 'Google did not grant lasting access', 'Without it the Hub could act for an hour at most, so nothing was stored.', OPEN_AGAIN);
+        }
         await store.save({
           customerId: pending.customerId,
           userId: pending.userId,
@@ -170,7 +174,8 @@ export function createConnectFlow(deps: {
           accountEmail: tokens.email,
           scopes: tokens.scopes,
           accessToken: tokens.accessToken,
-          refreshToken: tokens.refreshToken,
+          refreshToken: tokens.refreshToken ?? undefined, // undefined: the stored one (and its dates) is kept
+          refreshTokenExpiresAt: tokens.refreshTokenExpiresAt,
           tokenExpiresAt: tokens.expiresAt,
           lastRefreshedAt: new Date(),
         });

@@ -4,6 +4,7 @@ import type { CredentialRecord, CredentialStore } from '../store/credential-stor
 import { isDatabaseUnavailable } from '../store/db';
 import type { AnyTool, Connection } from '../tools/types';
 import { type CachedCredential, createCredentialCache } from './credential-cache';
+import { grantExpiredError } from './grant-health';
 import { INTEGRATIONS, type IntegrationId } from './integrations';
 import { missingScopesError } from './scopes';
 import type { SetupUrlFor } from './setup-url';
@@ -117,11 +118,8 @@ export function createConnectionResolver(deps: {
       const { record } = entry;
 
       if (record.status === 'expired') {
-        return fail(
-          hubError('INTEGRATION_EXPIRED', `${name} access has expired or was revoked; it must be connected again`, {
-            details: { integration, setup_url: setupUrl() },
-          }),
-        );
+        const error = grantExpiredError(integration, record.expiryReason);
+        return fail({ ...error, details: { ...error.details, integration, setup_url: setupUrl() } });
       }
       const denied = missingScopesError({ integration, granted: record.scopes, required: tool.requiredScopes, what: `${tool.name} needs`, setupUrl });
       if (denied) return fail(denied);

@@ -22,6 +22,8 @@ export interface GrantedTokens {
   scopes: string[];
   /** From the verified id_token; null when Google sent none. */
   email: string | null;
+  /** Time-based access: when the refresh token stops working (Google's `refresh_token_expires_in`). */
+  refreshTokenExpiresAt: Date | null;
 }
 
 /** rejected: the code/verifier was refused (expired, reused); unavailable: retry later; misconfigured: the Hub's fault. */
@@ -30,7 +32,11 @@ export type ExchangeFailure = 'rejected' | 'unavailable' | 'misconfigured' | 'un
 export interface GoogleOAuth {
   /** False when no client id/secret is configured: connecting cannot work. */
   readonly configured: boolean;
-  consentUrl(p: { scopes: readonly string[]; state: string; codeChallenge: string; loginHint?: string }): string;
+  /**
+   * `freshConsent`: prompt=consent, so Google shows the consent screen and mints a refresh token even for an
+   * account that authorized the Hub before; without it a returning account gets none (see grant-reuse.ts).
+   */
+  consentUrl(p: { scopes: readonly string[]; state: string; codeChallenge: string; freshConsent: boolean; loginHint?: string }): string;
   exchange(code: string, codeVerifier: string): Promise<{ ok: true; tokens: GrantedTokens } | { ok: false; failure: ExchangeFailure }>;
 }
 
@@ -41,6 +47,7 @@ const tokenResponse = z.object({
   scope: z.string().max(8192),
   id_token: z.string().min(1).max(16_384).nullish(),
   token_type: z.string().nullish(),
+  refresh_token_expires_in: z.number().positive().nullish(),
 });
 
 function classify(err: unknown): ExchangeFailure {
@@ -64,10 +71,10 @@ export function createGoogleOAuth(deps: { config: Config; google: GoogleClients;
   return {
     configured: Boolean(clientId && config.google.clientSecret),
 
-    consentUrl({ scopes, state, codeChallenge, loginHint }) {
+    consentUrl({ scopes, state, codeChallenge, freshConsent, loginHint }) {
       return client().generateAuthUrl({
         access_type: 'offline',
-        prompt: 'consent', // always a refresh token, even when this account connected before
+        ...(freshConsent ? { prompt: 'consent' } : {}),
         include_granted_scopes: true,
         scope: [...scopes, ...IDENTITY_SCOPES],
         state,
@@ -129,6 +136,7 @@ export function createGoogleOAuth(deps: { config: Config; google: GoogleClients;
           expiresAt: t.expires_in ? new Date(startedAt + t.expires_in * 1000) : null,
           scopes: [...new Set(t.scope.split(/\s+/).filter(Boolean))],
           email,
+          refreshTokenExpiresAt: t.refresh_token && t.refresh_token_expires_in ? new Date(startedAt + t.refresh_token_expires_in * 1000) : null,
         },
       };
     },

@@ -1,5 +1,6 @@
 import type { CredentialRecord } from '../store/credential-store';
 import type { ToolRegistry } from '../tools/registry';
+import { type GrantPolicy, type GrantView, grantHealth } from './grant-health';
 import { INTEGRATION_IDS, INTEGRATIONS, type IntegrationId, shortScope } from './integrations';
 import { missingScopes } from './scopes';
 import type { SetupUrlFor } from './setup-url';
@@ -13,8 +14,11 @@ export interface IntegrationStatus {
   source?: 'user' | 'customer';
   scopes?: string[];
   email?: string | null;
+  /** The current access token's expiry (the Hub refreshes it by itself): the contract's field, unchanged. */
   expires_at?: string | null;
   last_refreshed_at?: string | null;
+  /** The grant behind it (the refresh token): when it ends, and whether someone must act soon. */
+  grant?: GrantView;
   tools_available: string[];
   setup_url?: string;
 }
@@ -62,6 +66,7 @@ export function describeIntegrations(
   caller: { customerId: string; userId: string | null },
   tools: ToolRegistry,
   setupUrlFor: SetupUrlFor,
+  grants: GrantPolicy,
 ): Record<IntegrationId, IntegrationStatus> {
   const out = {} as Record<IntegrationId, IntegrationStatus>;
   for (const integration of INTEGRATION_IDS) {
@@ -72,6 +77,7 @@ export function describeIntegrations(
       continue;
     }
     const state = connectionState(record, tools);
+    const grant = grantHealth(record, grants);
     out[integration] = {
       connected: state.connected,
       status: state.status,
@@ -80,8 +86,10 @@ export function describeIntegrations(
       email: record.accountEmail,
       expires_at: iso(record.tokenExpiresAt),
       last_refreshed_at: iso(record.lastRefreshedAt),
+      grant,
       tools_available: state.toolsAvailable,
-      ...(state.status === 'connected' ? {} : { setup_url }),
+      // A link whenever a person should act: not connected as asked, or the grant ends soon (reconnecting renews it).
+      ...(state.status === 'connected' && grant.health === 'ok' ? {} : { setup_url }),
     };
   }
   return out;

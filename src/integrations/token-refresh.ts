@@ -5,6 +5,7 @@ import { type HubError, type Result, fail, hubError, ok } from '../errors';
 import type { Logger } from '../logger';
 import type { CredentialRecord, CredentialStore } from '../store/credential-store';
 import { storeUnavailable } from './connections';
+import { type GrantPolicy, grantExpiredError, grantPolicyFor, refusalReason } from './grant-health';
 import { INTEGRATIONS } from './integrations';
 import { type RefreshLock, createRedisRefreshLock, localRefreshLock } from './refresh-lock';
 import { type RefreshOutcome, type TokenEndpoint, createTokenEndpoint } from './token-endpoint';
@@ -17,7 +18,11 @@ import { type RefreshOutcome, type TokenEndpoint, createTokenEndpoint } from './
  * replicas the lock decides, and a replica that loses polls the row until the winner has persisted, then uses
  * that. Whoever refreshes re-reads the row first — another replica may have done it already. If the lock
  * service is down the refresh goes ahead without it (a duplicate refresh is harmless with Google).
- * Expected failures come back as values: INTEGRATION_EXPIRED (invalid_grant: the row is marked expired),
+ * "Someone refreshed meanwhile" is told by the row's token_version, never by its sealed blobs: a key rotation
+ * re-seals the same tokens, and taking that for a refresh would hand a token Google just rejected back to the
+ * caller as if it were new.
+ * Expected failures come back as values: INTEGRATION_EXPIRED (invalid_grant: the row is marked expired, with
+ * the reason Google gave — re-authentication required, blocked by the Workspace admin — or the deadline passed),
  * EXTERNAL_API_ERROR (Google down: retryable, the row untouched; the Hub misconfigured: not retryable),
  * INTEGRATION_NOT_CONNECTED (disconnected meanwhile), SERVICE_UNAVAILABLE (the store is down).
  */
@@ -41,6 +46,8 @@ export interface TokenRefresherDeps {
   lock: RefreshLock;
   logger: Logger;
   tokens: Pick<TokenLifecycleConfig, 'refreshSkewS' | 'refreshLockTtlMs'>;
+  /** What the Hub knows of Google's rules for its grants (Testing mode), to say why one ended. */
+  grants: GrantPolicy;
   /** The longest one shared refresh may take, waits included (the tool deadline: no caller waits longer). */
   budgetMs: number;
 }
@@ -50,15 +57,11 @@ const POLL_FIRST_MS = 25;
 const STILL_USABLE_MS = 30_000;
 const POLL_MAX_MS = 250;
 
-const expired = (record: CredentialRecord): HubError =>
-  hubError('INTEGRATION_EXPIRED', `${INTEGRATIONS[record.integration].displayName} access has expired or was revoked; it must be connected again`);
+const expired = (record: CredentialRecord): HubError => grantExpiredError(record.integration, record.expiryReason);
 const disconnected = (record: CredentialRecord): HubError =>
   hubError('INTEGRATION_NOT_CONNECTED', `${INTEGRATIONS[record.integration].displayName} was disconnected while this call ran`);
 const tooSlow = (): HubError =>
   hubError('EXTERNAL_API_ERROR', 'The access token could not be refreshed before the deadline; retry shortly', { retryable: true, details: { reason: 'timeout' } });
-
-/** Every write of a row re-seals its tokens with a fresh IV: a different blob means someone wrote it. */
-const sameBlob = (a: Buffer | null, b: Buffer | null) => (a === null || b === null ? a === b : a.equals(b));
 
 /** Resolves with `promise`, or with a timeout failure as soon as `signal` aborts (the promise runs on for others). */
 function untilAborted<T>(promise: Promise<Result<T>>, signal: AbortSignal): Promise<Result<T>> {
@@ -85,30 +88,23 @@ export function createTokenRefresher(deps: TokenRefresherDeps): TokenRefresher {
     if (row === null) return fail(disconnected(seen));
     if (row.status !== 'connected') return fail(expired(row));
     if (needsRefresh(row)) return undefined;
-    if (!force || !sameBlob(row.sealed.access, seen.sealed.access)) return ok({ record: row });
+    // Forced (Google rejected the token in hand): only a newer token — a higher version — settles it.
+    if (!force || row.tokenVersion !== seen.tokenVersion) return ok({ record: row });
     return undefined;
   };
 
-  async function persist(current: CredentialRecord, used: string, outcome: Extract<RefreshOutcome, { kind: 'refreshed' }>): Promise<Result<Refreshed>> {
-    const fresh = { accessToken: outcome.accessToken, expiresAt: outcome.expiresAt, ...(outcome.refreshToken ? { refreshToken: outcome.refreshToken } : {}), ...(outcome.scopes ? { scopes: outcome.scopes } : {}) };
-    let target = current;
-    for (let tries = 0; tries < 3; tries++) {
-      const saved = await store.updateTokens(target, fresh);
-      if (saved) {
-        logger.info({ credential_id: saved.id, integration: saved.integration, rotated: outcome.refreshToken !== undefined, expires_at: saved.tokenExpiresAt }, 'access token refreshed');
-        return ok({ record: saved, accessToken: outcome.accessToken });
-      }
-      const row = await store.getById(target.id);
-      // Only re-sealed meanwhile (key rotation): same grant, so write again. Anything else (a reconnect, a
-      // disconnect, another refresh) wins over this refresh, whose tokens are dropped.
-      if (row?.status === 'connected' && store.openTokens(row).refreshToken === used) {
-        target = row;
-        continue;
-      }
-      logger.info({ credential_id: current.id }, 'the connection changed during a refresh; keeping what was written');
-      return settle(row, current, false) ?? ok({ record: row! });
+  async function persist(current: CredentialRecord, outcome: Extract<RefreshOutcome, { kind: 'refreshed' }>): Promise<Result<Refreshed>> {
+    const { accessToken, expiresAt, refreshToken, scopes, refreshTokenExpiresAt } = outcome;
+    const saved = await store.updateTokens(current, { accessToken, expiresAt, ...(refreshToken ? { refreshToken } : {}), ...(scopes ? { scopes } : {}), ...(refreshTokenExpiresAt ? { refreshTokenExpiresAt } : {}) });
+    if (saved) {
+      logger.info({ credential_id: saved.id, integration: saved.integration, rotated: refreshToken !== undefined, expires_at: saved.tokenExpiresAt }, 'access token refreshed');
+      return ok({ record: saved, accessToken });
     }
-    return fail(tooSlow());
+    // A reconnect, a disconnect or another refresh wrote the tokens meanwhile: it wins, this refresh's tokens are
+    // dropped. (A key rotation does not get here: it leaves token_version alone.)
+    const row = await store.getById(current.id);
+    logger.info({ credential_id: current.id }, 'the connection changed during a refresh; keeping what was written');
+    return settle(row, current, false) ?? ok({ record: row! });
   }
 
   /** Holding the lock (or going without it): re-read, and refresh only if nobody has meanwhile. */
@@ -118,16 +114,18 @@ export function createTokenRefresher(deps: TokenRefresherDeps): TokenRefresher {
     if (settled || current === null) return settled!;
     const used = store.openTokens(current).refreshToken;
     if (used !== null) onRequest?.();
-    const outcome: RefreshOutcome = used === null ? { kind: 'invalid_grant', description: 'no refresh token stored' } : await endpoint(used, signal);
+    const outcome: RefreshOutcome = used === null ? { kind: 'invalid_grant', cause: 'invalid_grant', description: 'no refresh token stored' } : await endpoint(used, signal);
     switch (outcome.kind) {
       case 'refreshed':
-        return persist(current, used!, outcome);
-      case 'invalid_grant':
-        if (!(await store.markExpired(current.id, outcome.description, current))) {
+        return persist(current, outcome);
+      case 'invalid_grant': {
+        const reason = refusalReason(current, outcome.cause, deps.grants);
+        if (!(await store.markExpired(current.id, outcome.description, current, reason))) {
           return settle(await store.getById(current.id), current, false) ?? fail(expired(current)); // a reconnect won
         }
-        logger.warn({ credential_id: current.id, integration: current.integration, reason: outcome.description }, 'Google refused the refresh token; connection marked expired');
-        return fail(expired(current));
+        logger.warn({ credential_id: current.id, integration: current.integration, reason, google_error: outcome.description }, 'Google refused the refresh token; connection marked expired');
+        return fail(grantExpiredError(current.integration, reason));
+      }
       case 'failed':
         if (outcome.misconfigured) {
           logger.error({ credential_id: current.id, integration: current.integration, details: outcome.error.details }, 'Google refused the Hub’s OAuth client while refreshing a token; check HUB_GOOGLE_CLIENT_ID/SECRET');
@@ -194,6 +192,7 @@ export function tokenRefresherFor(config: Pick<Config, 'google' | 'tokens' | 'up
     lock,
     logger,
     tokens: config.tokens,
+    grants: grantPolicyFor(config.google),
     budgetMs: config.upstream.toolDeadlineMs,
   });
 }

@@ -16,7 +16,9 @@ import {
  * configured. begin() is one INSERT … ON CONFLICT that acquires a new key, takes over a stale lease with the
  * same fingerprint, or replaces an expired record; only when it acquires nothing does one SELECT classify the
  * existing record. Leases and expiry use the database clock (now()), so replicas with skewed clocks agree.
- * Database errors propagate (the caller checks isDatabaseUnavailable).
+ * `created_at` is the first attempt's start: a take-over keeps it (the new holder looks back that far for an
+ * earlier write); only a fresh or expired key resets it. Database errors propagate (the caller checks
+ * isDatabaseUnavailable). The database does not lose committed rows, so there is no `store_reset` here.
  */
 
 /** Expired rows are deleted opportunistically from complete(), at most this often per store, in small batches. */
@@ -58,19 +60,24 @@ export function createPostgresIdempotencyStore(db: Db, options: { ttlS: number }
 
   async function attempt(key: string, fingerprint: string, leaseMs: number): Promise<BeginResult | null> {
     const owner = randomUUID();
-    const acquired = await db.query<{ owner: string }>(
+    // taken_over: the row was a running one whose lease had passed (its created_at is kept, so it predates now()).
+    const acquired = await db.query<{ taken_over: boolean; since_ms: number }>(
       `INSERT INTO idempotency_records AS r (key, fingerprint, state, owner, outcome, lease_until, expires_at)
        VALUES ($1, $2, 'running', $3, NULL, now() + $4::float8 * interval '1 millisecond',
                now() + $4::float8 * interval '1 millisecond' + $5::float8 * interval '1 second')
        ON CONFLICT (key) DO UPDATE SET
          fingerprint = EXCLUDED.fingerprint, state = 'running', owner = EXCLUDED.owner, outcome = NULL,
-         lease_until = EXCLUDED.lease_until, expires_at = EXCLUDED.expires_at, created_at = now()
+         lease_until = EXCLUDED.lease_until, expires_at = EXCLUDED.expires_at,
+         created_at = CASE WHEN r.expires_at <= now() THEN now() ELSE r.created_at END
        WHERE (r.state = 'running' AND r.lease_until <= now() AND r.fingerprint = EXCLUDED.fingerprint)
           OR r.expires_at <= now()
-       RETURNING owner`,
+       RETURNING created_at < now() AS taken_over, (extract(epoch FROM created_at) * 1000)::float8 AS since_ms`,
       [key, fingerprint, owner, leaseMs, ttlS],
     );
-    if (acquired.length > 0) return { state: 'acquired', lease: { key, owner } };
+    const got = acquired[0];
+    if (got) {
+      return { state: 'acquired', lease: { key, owner, fingerprint }, earlier: got.taken_over ? { reason: 'taken_over', since: got.since_ms } : null };
+    }
 
     const rows = await db.query<ExistingRow>(
       `SELECT fingerprint, state, outcome, expires_at <= now() AS expired,
@@ -101,18 +108,44 @@ export function createPostgresIdempotencyStore(db: Db, options: { ttlS: number }
     },
 
     async complete(lease: Lease, outcome) {
-      await db.query(
+      const json = toJsonb(outcome);
+      const updated = await db.query(
         `UPDATE idempotency_records
             SET state = 'done', outcome = $3::text::jsonb, lease_until = now(),
                 expires_at = now() + $4::float8 * interval '1 second'
-          WHERE key = $1 AND owner = $2 AND state = 'running'`,
-        [lease.key, lease.owner, toJsonb(outcome), ttlS],
+          WHERE key = $1 AND owner = $2 AND state = 'running'
+          RETURNING 1`,
+        [lease.key, lease.owner, json, ttlS],
       );
+      // No row of ours: the record is gone (a purge, an operator) — re-create it, since the write happened; a row
+      // of another owner means the key was taken over, and that owner records what it finds.
+      const stored =
+        updated.length > 0 ||
+        (
+          await db.query(
+            `INSERT INTO idempotency_records AS r (key, fingerprint, state, owner, outcome, lease_until, expires_at)
+             VALUES ($1, $2, 'done', $3, $4::text::jsonb, now(), now() + $5::float8 * interval '1 second')
+             ON CONFLICT (key) DO UPDATE SET
+               fingerprint = EXCLUDED.fingerprint, state = 'done', owner = EXCLUDED.owner, outcome = EXCLUDED.outcome,
+               lease_until = EXCLUDED.lease_until, expires_at = EXCLUDED.expires_at, created_at = now()
+             WHERE r.expires_at <= now()
+             RETURNING 1`,
+            [lease.key, lease.fingerprint, lease.owner, json, ttlS],
+          )
+        ).length > 0;
       await purgeExpired();
+      return stored ? 'stored' : 'superseded';
     },
 
     async release(lease: Lease) {
       await db.query(`DELETE FROM idempotency_records WHERE key = $1 AND owner = $2 AND state = 'running'`, [
+        lease.key,
+        lease.owner,
+      ]);
+    },
+
+    async abandon(lease: Lease) {
+      await db.query(`UPDATE idempotency_records SET lease_until = now() WHERE key = $1 AND owner = $2 AND state = 'running'`, [
         lease.key,
         lease.owner,
       ]);

@@ -5,7 +5,8 @@ import { stringify } from 'safe-stable-stringify';
  * Idempotency records for tools with side effects. `context.request_id` is the key, scoped to (customer, tool):
  * the first call with a key runs the tool; a repeat with the same inputs replays its stored outcome; a repeat
  * with other inputs is refused. A running call holds a lease (tool deadline + margin) so a replica killed
- * mid-call cannot wedge the key: once the lease has passed, a retry with the same fingerprint takes over.
+ * mid-call cannot wedge the key: once the lease has passed, a retry with the same fingerprint takes over — told
+ * that an earlier attempt may have written (`earlier`), so a write that cannot be repeated safely looks first.
  * Two implementations: Redis (shared by every replica, when configured) and the database.
  */
 
@@ -18,8 +19,22 @@ export interface IdempotencyKey {
 /** What is replayed: opaque JSON the caller gives to complete(). */
 export type StoredOutcome = Record<string, unknown>;
 
+/**
+ * An earlier attempt under this key that may have carried out the write although no outcome was stored, so the
+ * new holder must look before writing again (email_send checks the Sent folder):
+ * - `taken_over`: an earlier call held the key and never recorded an outcome — it died, lost its store, or
+ *   could not tell whether its write happened (abandon());
+ * - `store_reset`: the store itself lost its records recently (Redis restarted empty), so this key's record may
+ *   have been among them.
+ */
+export interface EarlierAttempt {
+  reason: 'taken_over' | 'store_reset';
+  /** The earliest that attempt may have started (ms since the epoch, on the store's clock). */
+  since: number;
+}
+
 export type BeginResult =
-  | { state: 'acquired'; lease: Lease } // run the tool, then complete() or release()
+  | { state: 'acquired'; lease: Lease; earlier: EarlierAttempt | null } // run the tool, then complete(), release() or abandon()
   | { state: 'replay'; outcome: StoredOutcome } // same fingerprint, finished earlier
   | { state: 'in_progress'; retryAfterS: number } // same fingerprint, another call holds a live lease
   | { state: 'mismatch' }; // different fingerprint (running or finished)
@@ -27,15 +42,25 @@ export type BeginResult =
 export interface Lease {
   readonly key: string;
   readonly owner: string;
+  /** Kept so complete() can re-create a record the store lost. */
+  readonly fingerprint: string;
 }
+
+/** complete(): 'superseded' = nothing written, another owner took the key over (it verifies, then records). */
+export type CompleteResult = 'stored' | 'superseded';
 
 export interface IdempotencyStore {
   readonly kind: 'redis' | 'postgres';
   begin(key: IdempotencyKey, fingerprint: string, leaseMs: number): Promise<BeginResult>;
-  /** Stores the outcome for ttl; a no-op if the lease was lost (another owner took over). */
-  complete(lease: Lease, outcome: StoredOutcome): Promise<void>;
-  /** Forgets the record (retryable failure) if still owned by this lease. */
+  /** Stores the outcome for ttl, re-creating the record if the store lost it; never overwrites another owner. */
+  complete(lease: Lease, outcome: StoredOutcome): Promise<CompleteResult>;
+  /** Forgets the record (retryable failure: nothing happened) if still owned by this lease. */
   release(lease: Lease): Promise<void>;
+  /**
+   * The write may have happened although the call failed: keep the record (same fingerprint only) but end the
+   * lease now, so the next attempt takes over at once with `earlier` set and verifies before writing.
+   */
+  abandon(lease: Lease): Promise<void>;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');

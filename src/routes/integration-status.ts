@@ -6,6 +6,7 @@ import { requestLogger } from '../http/request-context';
 import type { Logger } from '../logger';
 import { parseParamsAndQuery } from '../http/validation';
 import { storeUnavailable } from '../integrations/connections';
+import type { GrantPolicy } from '../integrations/grant-health';
 import type { SetupUrlFor } from '../integrations/setup-url';
 import { describeIntegrations } from '../integrations/status';
 import type { CredentialStore } from '../store/credential-store';
@@ -20,6 +21,8 @@ export function integrationStatusRoute(deps: {
   store: CredentialStore;
   tools: ToolRegistry;
   setupUrlFor: SetupUrlFor;
+  /** What the Hub knows of Google's rules for its grants (HUB_GOOGLE_PUBLISHING_STATUS). */
+  grants: GrantPolicy;
   logger: Logger;
 }): RequestHandler {
   return async (req, res) => {
@@ -39,7 +42,7 @@ export function integrationStatusRoute(deps: {
     sendJson(res, 200, {
       customer_id: caller.customerId,
       user_id: caller.userId,
-      integrations: describeIntegrations(records, caller, deps.tools, deps.setupUrlFor),
+      integrations: describeIntegrations(records, caller, deps.tools, deps.setupUrlFor, deps.grants),
     });
   };
 }

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import { familyOf, sendResult } from './api/dispatch';
 import { type ApiRoute, matchRoute } from './discovery/routes';
@@ -9,6 +9,12 @@ import type { World } from './world';
  * Fault injection: make chosen requests fail the way Google fails — an error status with Google's body, added
  * latency, a dropped connection — every time, N times, or with a probability (drawn from the seeded random
  * source, so a seeded run fails the same way twice).
+ *
+ * `apply_first`: the method runs and its effects stay, then the answer is replaced by the fault. Google does
+ * this: Gmail has answered 500 to messages.send after the mail went out (googleapis/google-api-python-client
+ * #1474 "Gmail API throws error while sending email, but still sends email"; kevinburke/multi-emailer#1, a 500
+ * backendError on a send that "may have succeeded"), and a connection lost after the request was written leaves
+ * the client equally blind (taylorwilsdon/google_workspace_mcp#1062). API methods only (not OAuth endpoints).
  */
 
 export const PRESETS = ['rateLimitExceeded', 'userRateLimitExceeded', 'tooManyRequests', 'backendError', 'unavailable'] as const;
@@ -30,12 +36,16 @@ export const faultSpecSchema = z
     latency_ms: z.number().int().min(0).max(120_000).optional(),
     /** Destroy the socket without answering (a network failure, as the client sees it). */
     drop: z.boolean().optional(),
+    /** Run the method first (its effects stay), then answer with the fault or drop the connection. */
+    apply_first: z.boolean().optional(),
     times: z.number().int().min(1).optional(),
     probability: z.number().min(0).max(1).optional(),
   })
   .refine((f) => f.operation || f.path, { message: 'give operation or path' })
   .refine((f) => f.preset || f.status || f.latency_ms !== undefined || f.drop, { message: 'give preset, status, latency_ms or drop' })
-  .refine((f) => !(f.preset && f.status), { message: 'give preset or status, not both' });
+  .refine((f) => !(f.preset && f.status), { message: 'give preset or status, not both' })
+  .refine((f) => !f.apply_first || f.preset || f.status || f.drop, { message: 'apply_first needs preset, status or drop' })
+  .refine((f) => !f.apply_first || !f.operation?.startsWith('oauth.'), { message: 'apply_first applies to API methods only' });
 
 export type FaultSpec = z.infer<typeof faultSpecSchema>;
 
@@ -68,7 +78,7 @@ export function addFault(world: World, spec: FaultSpec): FaultRule {
 export const describeFault = ({ pattern: _pattern, ...rule }: FaultRule) => rule;
 
 /** Presets answer in the API's own shape (Calendar's legacy errors carry no `status`). */
-function response(rule: FaultRule, family: ApiFamily | undefined): ApiResult | undefined {
+export function faultResponse(rule: FaultRule, family: ApiFamily | undefined): ApiResult | undefined {
   switch (rule.preset) {
     case 'rateLimitExceeded':
       return errors.rateLimitExceeded(family);
@@ -108,6 +118,7 @@ export function faultInjector(getWorld: () => World, routes: ApiRoute[]): Reques
     const rule = world.faults.rules.find(
       (r) =>
         (r.times === undefined || r.hits < r.times) &&
+        (!r.apply_first || route !== undefined) &&
         (!r.method || r.method === req.method) &&
         (!r.operation || r.operation === operation) &&
         (!r.pattern || r.pattern.test(req.path)),
@@ -117,14 +128,33 @@ export function faultInjector(getWorld: () => World, routes: ApiRoute[]): Reques
     res.locals.fault = rule.id;
     res.locals.operation = operation ?? null;
     if (rule.latency_ms) await new Promise((resolve) => setTimeout(resolve, rule.latency_ms));
+    if (rule.apply_first) {
+      res.locals.faultAfter = rule; // the dispatcher runs the method, then answers with this (faultAfterApply)
+      return next();
+    }
     if (rule.drop) {
       res.locals.status = 0;
       req.socket.destroy();
       return;
     }
-    const result = response(rule, family);
+    const result = faultResponse(rule, family);
     if (!result) return next(); // latency only: then answer normally
     if (res.headersSent || req.socket.destroyed) return;
     sendResult(res, result);
   };
+}
+
+/**
+ * For the dispatcher, once the method has run: the answer an `apply_first` fault puts in place of its result —
+ * or true when the connection was dropped instead — or undefined when no such fault matched the request.
+ */
+export function faultAfterApply(req: Request, res: Response, family: ApiFamily): ApiResult | true | undefined {
+  const rule = res.locals.faultAfter as FaultRule | undefined;
+  if (!rule) return undefined;
+  if (rule.drop) {
+    res.locals.status = 0;
+    req.socket.destroy();
+    return true;
+  }
+  return faultResponse(rule, family);
 }

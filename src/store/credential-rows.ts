@@ -1,3 +1,4 @@
+import type { GrantReason } from '../integrations/grant-health';
 import type { IntegrationId } from '../integrations/integrations';
 import { type WorkingHours, workingHoursSchema } from '../integrations/working-hours';
 import type { TokenCipher } from './token-cipher';
@@ -21,6 +22,14 @@ export interface CredentialRecord {
   lastErrorAt: Date | null;
   /** Set by an admin (calendar connections); null = the default working hours. */
   workingHours: WorkingHours | null;
+  /** Bumped by every write that changes the tokens; a key rotation (re-sealing only) leaves it alone. */
+  tokenVersion: number;
+  /** When Google issued the stored refresh token (the consent it came from); null when unknown. */
+  grantedAt: Date | null;
+  /** When Google said the refresh token stops working (time-based access); null = no limit was given. */
+  refreshTokenExpiresAt: Date | null;
+  /** Why an expired row stopped working; null while connected (or expired before the Hub kept reasons). */
+  expiryReason: GrantReason | null;
   createdAt: Date;
   updatedAt: Date;
   /** Sealed tokens; only `openTokens` turns them into strings, and only when a tool is about to use them. */
@@ -48,12 +57,17 @@ export interface Row {
   last_error: string | null;
   last_error_at: Date | null;
   working_hours: unknown;
+  token_version: number;
+  granted_at: Date | null;
+  refresh_token_expires_at: Date | null;
+  expiry_reason: GrantReason | null;
   created_at: Date;
   updated_at: Date;
 }
 
 export const COLUMNS = `id, customer_id, user_id, integration, account_email, scopes, status, key_id, access_token_enc,
-  refresh_token_enc, token_expires_at, last_refreshed_at, last_error, last_error_at, working_hours, created_at, updated_at`;
+  refresh_token_enc, token_expires_at, last_refreshed_at, last_error, last_error_at, working_hours, token_version, granted_at,
+  refresh_token_expires_at, expiry_reason, created_at, updated_at`;
 
 /** Both drivers hand jsonb over parsed. Only what the schema accepts is used; a hand-edited row falls back to the default. */
 const workingHoursOf = (raw: unknown): WorkingHours | null => {
@@ -78,6 +92,10 @@ export const toRecord = (r: Row): CredentialRecord => ({
   lastError: r.last_error,
   lastErrorAt: r.last_error_at,
   workingHours: workingHoursOf(r.working_hours),
+  tokenVersion: Number(r.token_version),
+  grantedAt: r.granted_at,
+  refreshTokenExpiresAt: r.refresh_token_expires_at,
+  expiryReason: r.expiry_reason,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
   sealed: { keyId: r.key_id, access: toBuffer(r.access_token_enc), refresh: toBuffer(r.refresh_token_enc) },

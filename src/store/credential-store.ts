@@ -1,3 +1,4 @@
+import type { GrantReason } from '../integrations/grant-health';
 import type { IntegrationId } from '../integrations/integrations';
 import type { WorkingHours } from '../integrations/working-hours';
 import { COLUMNS, type CredentialRecord, type Identity, type OpenTokens, type Row, createSealer, toRecord } from './credential-rows';
@@ -23,6 +24,10 @@ export interface CredentialInput {
   refreshToken?: string | null;
   tokenExpiresAt: Date | null;
   lastRefreshedAt?: Date | null;
+  /** With a new refresh token: when Google issued it (default now). Ignored when the stored one is kept. */
+  grantedAt?: Date;
+  /** With a new refresh token: Google's `refresh_token_expires_in` as a date, when it sent one. */
+  refreshTokenExpiresAt?: Date | null;
 }
 
 export interface RefreshedTokens {
@@ -32,6 +37,8 @@ export interface RefreshedTokens {
   expiresAt: Date | null;
   /** The scopes Google says the token carries, when it says. */
   scopes?: readonly string[];
+  /** When Google says the refresh token stops working (time-based access); else the stored date is kept. */
+  refreshTokenExpiresAt?: Date;
 }
 
 export interface CredentialStore {
@@ -56,16 +63,32 @@ export interface CredentialStore {
   getById(id: string): Promise<CredentialRecord | null>;
   /**
    * Persists a refresh: tokens re-sealed under the current key, last_refreshed_at = now, status connected,
-   * last_error cleared. Applies only while the row still holds the refresh token `record` was read with, so a
-   * reconnect, disconnect or concurrent refresh that wrote meanwhile wins: null then.
+   * last_error cleared, token_version bumped. Applies only while the row still has the token_version `record`
+   * was read with, so a reconnect, disconnect or concurrent refresh that wrote meanwhile wins (null then) —
+   * while a key rotation that only re-sealed the same tokens does not stand in the way.
    */
   updateTokens(record: CredentialRecord, tokens: RefreshedTokens): Promise<CredentialRecord | null>;
-  /** With `ifUnchanged`: only while the row still holds that record's refresh token (a reconnect wins). */
-  markExpired(id: string, reason: string, ifUnchanged?: CredentialRecord): Promise<boolean>;
+  /**
+   * `reason`: Google's words, kept in last_error; `cause`: the machine-readable why. With `ifUnchanged`: only
+   * while the row still has that record's token_version (a reconnect or refresh meanwhile wins).
+   */
+  markExpired(id: string, reason: string, ifUnchanged?: CredentialRecord, cause?: GrantReason): Promise<boolean>;
   remove(customerId: string, userId: string | null, integration: IntegrationId): Promise<boolean>;
   /** Sets (or with null clears) the exact row's working hours; null when there is no such row. */
   setWorkingHours(customerId: string, userId: string | null, integration: IntegrationId, hours: WorkingHours | null): Promise<CredentialRecord | null>;
 }
+
+/** The refresh token a write stores, with when Google issued it and when Google said it ends. */
+interface StoredGrant {
+  refreshToken: string | null;
+  grantedAt: Date | null;
+  expiresAt: Date | null;
+}
+
+const grantOf = (refreshToken: string | null, input: CredentialInput): StoredGrant =>
+  refreshToken === null
+    ? { refreshToken, grantedAt: null, expiresAt: null }
+    : { refreshToken, grantedAt: input.grantedAt ?? new Date(), expiresAt: input.refreshTokenExpiresAt ?? null };
 
 export function createCredentialStore(db: Db, cipher: TokenCipher): CredentialStore {
   const { open, seal } = createSealer(cipher);
@@ -83,10 +106,12 @@ export function createCredentialStore(db: Db, cipher: TokenCipher): CredentialSt
   return {
     save: (input) =>
       input.refreshToken !== undefined
-        ? write(db, input, input.refreshToken)
+        ? write(db, input, grantOf(input.refreshToken, input))
         : db.transaction(async (tx) => {
+            // Google sent no refresh token (the account consented before): the stored grant goes on, dates included.
             const existing = await lockExact(tx, input);
-            return write(tx, input, existing ? open(existing).refreshToken : null);
+            const kept = existing ? open(existing).refreshToken : null;
+            return write(tx, input, kept === null ? grantOf(null, input) : { refreshToken: kept, grantedAt: existing!.grantedAt, expiresAt: existing!.refreshTokenExpiresAt });
           }),
 
     async resolve(customerId, userId, integration) {
@@ -147,24 +172,25 @@ export function createCredentialStore(db: Db, cipher: TokenCipher): CredentialSt
       // Both blobs share the row's key id, so the kept refresh token is re-sealed with the new access token.
       const refreshToken = tokens.refreshToken ?? open(record).refreshToken;
       const sealed = seal(record, { accessToken: tokens.accessToken, refreshToken });
-      // The guard compares the refresh blob, not updated_at: every write re-seals it with a fresh IV, and
-      // timestamps lose their microseconds on the way through a JS Date.
+      // The guard compares token_version, not the blobs (a key rotation re-seals those without changing the
+      // tokens) nor updated_at (timestamps lose their microseconds on the way through a JS Date).
       const rows = await db.query<Row>(
         `UPDATE integration_credentials SET key_id = $2, access_token_enc = $3, refresh_token_enc = $4,
            token_expires_at = $5, scopes = coalesce($6::text[], scopes), status = 'connected', last_refreshed_at = now(),
-           last_error = NULL, last_error_at = NULL, updated_at = now()
-          WHERE id = $1 AND status = 'connected' AND refresh_token_enc IS NOT DISTINCT FROM $7::bytea
+           refresh_token_expires_at = coalesce($8::timestamptz, refresh_token_expires_at), token_version = token_version + 1,
+           last_error = NULL, last_error_at = NULL, expiry_reason = NULL, updated_at = now()
+          WHERE id = $1 AND status = 'connected' AND token_version = $7
           RETURNING ${COLUMNS}`,
-        [record.id, sealed.keyId, sealed.access, sealed.refresh, tokens.expiresAt, tokens.scopes ? [...tokens.scopes] : null, record.sealed.refresh],
+        [record.id, sealed.keyId, sealed.access, sealed.refresh, tokens.expiresAt, tokens.scopes ? [...tokens.scopes] : null, record.tokenVersion, tokens.refreshTokenExpiresAt ?? null],
       );
       return rows[0] ? toRecord(rows[0]) : null;
     },
 
-    async markExpired(id, reason, ifUnchanged) {
+    async markExpired(id, reason, ifUnchanged, cause) {
       const rows = await db.query(
-        `UPDATE integration_credentials SET status = 'expired', last_error = $2, last_error_at = now(), updated_at = now()
-          WHERE id = $1 AND ($3::boolean IS NOT TRUE OR refresh_token_enc IS NOT DISTINCT FROM $4::bytea) RETURNING id`,
-        [id, reason, ifUnchanged !== undefined, ifUnchanged?.sealed.refresh ?? null],
+        `UPDATE integration_credentials SET status = 'expired', last_error = $2, last_error_at = now(), expiry_reason = $5, updated_at = now()
+          WHERE id = $1 AND ($3::boolean IS NOT TRUE OR token_version = $4) RETURNING id`,
+        [id, reason, ifUnchanged !== undefined, ifUnchanged?.tokenVersion ?? 0, cause ?? null],
       );
       return rows.length > 0;
     },
@@ -188,18 +214,20 @@ export function createCredentialStore(db: Db, cipher: TokenCipher): CredentialSt
     },
   };
 
-  async function write(q: Queryable, input: CredentialInput, refreshToken: string | null): Promise<CredentialRecord> {
-    const sealed = seal(input, { accessToken: input.accessToken, refreshToken });
+  async function write(q: Queryable, input: CredentialInput, grant: StoredGrant): Promise<CredentialRecord> {
+    const sealed = seal(input, { accessToken: input.accessToken, refreshToken: grant.refreshToken });
     const rows = await q.query<Row>(
       `INSERT INTO integration_credentials
          (customer_id, user_id, integration, account_email, scopes, status, key_id, access_token_enc, refresh_token_enc,
-          token_expires_at, last_refreshed_at)
-       VALUES ($1, $2, $3, $4, $5, 'connected', $6, $7, $8, $9, $10)
+          token_expires_at, last_refreshed_at, granted_at, refresh_token_expires_at)
+       VALUES ($1, $2, $3, $4, $5, 'connected', $6, $7, $8, $9, $10, $11, $12)
        ON CONFLICT (customer_id, integration, (coalesce(user_id, ''))) DO UPDATE SET
          account_email = EXCLUDED.account_email, scopes = EXCLUDED.scopes, status = 'connected',
          key_id = EXCLUDED.key_id, access_token_enc = EXCLUDED.access_token_enc,
          refresh_token_enc = EXCLUDED.refresh_token_enc, token_expires_at = EXCLUDED.token_expires_at,
-         last_refreshed_at = EXCLUDED.last_refreshed_at, last_error = NULL, last_error_at = NULL, updated_at = now()
+         last_refreshed_at = EXCLUDED.last_refreshed_at, granted_at = EXCLUDED.granted_at,
+         refresh_token_expires_at = EXCLUDED.refresh_token_expires_at, token_version = integration_credentials.token_version + 1,
+         last_error = NULL, last_error_at = NULL, expiry_reason = NULL, updated_at = now()
        RETURNING ${COLUMNS}`,
       [
         input.customerId,
@@ -212,6 +240,8 @@ export function createCredentialStore(db: Db, cipher: TokenCipher): CredentialSt
         sealed.refresh,
         input.tokenExpiresAt,
         input.lastRefreshedAt ?? null,
+        grant.grantedAt,
+        grant.expiresAt,
       ],
     );
     return toRecord(rows[0]!);

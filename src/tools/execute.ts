@@ -4,7 +4,7 @@ import type { ConnectionResolver } from '../integrations/connections';
 import { shortScope } from '../integrations/integrations';
 import type { GoogleClients } from '../integrations/google-clients';
 import type { Logger } from '../logger';
-import type { IdempotencyGuard } from '../protection/idempotency';
+import type { IdempotencyGuard, WriteAttempt } from '../protection/idempotency';
 import type { RateLimiter } from '../protection/rate-limit';
 import { type Upstream, deadlineSignal } from '../upstream';
 import { executeRequestSchema, readableRequestId, readableToolName } from './execute-request';
@@ -107,6 +107,7 @@ export async function executeTool(
   }
 
   let apiCalls = 0;
+  let attempt: WriteAttempt | undefined; // set by the idempotency guard for a write with a request_id
   let logger: Logger | undefined; // made on first use: most calls never log
   const log = () => (logger ??= deps.logger.child({ req_id: ids.reqId, request_id: requestId, tool: tool.name }));
   let deadline: AbortSignal | undefined; // a timer only for tools that look at it (those calling Google)
@@ -138,6 +139,10 @@ export async function executeTool(
     },
     requestId,
     idempotencyKey: request.context?.request_id ?? null,
+    get earlierAttempt() {
+      return attempt?.earlier ?? null;
+    },
+    outcomeUncertain: () => attempt?.outcomeUncertain(),
     conversationId: request.context?.conversation_id ?? null,
     now: deps.now ?? Date.now,
     settings: deps.settings,
@@ -160,6 +165,9 @@ export async function executeTool(
   };
   const idempotencyKey = request.context?.request_id;
   if (tool.sideEffects !== 'writes' || idempotencyKey == null) return done(await run(), apiCalls);
-  const guarded = await deps.idempotency.run({ customerId: caller.customerId, tool: tool.name, requestId: idempotencyKey }, input.data, caller.userId, run);
+  const guarded = await deps.idempotency.run({ customerId: caller.customerId, tool: tool.name, requestId: idempotencyKey }, input.data, caller.userId, (a) => {
+    attempt = a;
+    return run();
+  });
   return { ...done(guarded.outcome, guarded.replay ? 0 : apiCalls), ...(guarded.replay ? { replay: true } : {}) };
 }

@@ -4,6 +4,7 @@ import type { Result } from '../errors';
 import type { GoogleClients } from '../integrations/google-clients';
 import type { IntegrationId } from '../integrations/integrations';
 import type { Logger } from '../logger';
+import type { EarlierAttempt } from '../protection/idempotency-store';
 import type { WorkingHours } from '../integrations/working-hours';
 import type { UpstreamOp } from '../upstream';
 import type { ToolCache } from './tool-cache';
@@ -44,6 +45,16 @@ export interface ToolContext {
    * (which may be generated per HTTP request).
    */
   idempotencyKey: string | null;
+  /**
+   * Set when this call continues a write under the same request_id that an earlier attempt may have carried out
+   * (it died, its record was lost, or it could not tell): a write that cannot be repeated safely looks first.
+   */
+  readonly earlierAttempt: EarlierAttempt | null;
+  /**
+   * A write tool calls this when its write may have happened although it answers with a retryable failure: the
+   * request_id's record is kept, and the retry gets `earlierAttempt`. No effect without a request_id.
+   */
+  outcomeUncertain(): void;
   conversationId: string | null;
   logger: Logger;
   /** Set when the tool declares an integration; null for integration-less tools such as hub_echo. */
@@ -74,6 +85,8 @@ export interface ToolContext {
 export interface ToolSettings {
   /** Longest text body (characters) a tool returns per message; longer ones are cut and flagged `truncated`. */
   maxBodyChars: number;
+  /** Most sent messages email_send reads back when it verifies whether an uncertain send went out. */
+  sendVerifyMaxMessages: number;
 }
 
 export interface ToolDefinition<I = unknown, O = unknown> {

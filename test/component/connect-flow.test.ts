@@ -128,7 +128,7 @@ describe('connecting Google through a setup_url', () => {
     }
   });
 
-  test('when connected for one end user, then only that user is connected, and re-connecting replaces the tokens', async () => {
+  test('when connected for one end user, then only that user is connected, and re-connecting replaces the access token and keeps the working grant', async () => {
     const customerId = randomUUID();
     await finish(await throughGoogle(await setupUrlFor(customerId, 'google_calendar', 'u-42'))).expect(200);
     expect((await status(customerId, 'u-42')).body.integrations.google_calendar).toMatchObject({ connected: true, source: 'user' });
@@ -136,10 +136,15 @@ describe('connecting Google through a setup_url', () => {
     await timezone(customerId, 'u-42').expect(200);
 
     const [first] = await hub.store.listForCustomer(customerId);
-    await finish(await throughGoogle(linkFor(customerId, 'google_calendar', 'u-42'))).expect(200);
+    const again = await throughGoogle(linkFor(customerId, 'google_calendar', 'u-42'));
+    // The same account, still connected: no fresh consent, so Google mints no new refresh token (grant-reuse.ts).
+    expect(new URL(again.start.location).searchParams.get('prompt')).toBeNull();
+    expect(new URL(again.start.location).searchParams.get('login_hint')).toBe(ALICE);
+    await finish(again).expect(200);
     const rows = await hub.store.listForCustomer(customerId);
     expect(rows).toHaveLength(1);
-    expect(hub.store.openTokens(rows[0]!).refreshToken).not.toBe(hub.store.openTokens(first!).refreshToken);
+    expect(hub.store.openTokens(rows[0]!).refreshToken).toBe(hub.store.openTokens(first!).refreshToken);
+    expect(hub.store.openTokens(rows[0]!).accessToken).not.toBe(hub.store.openTokens(first!).accessToken);
     await timezone(customerId, 'u-42').expect(200);
   });
 

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { createApp } from '../../src/app';
 import { googleScope } from '../../src/integrations/integrations';
 import { openRedis } from '../../src/store/redis';
+import { accountKey } from '../../src/sandbox/world';
 import { BUILT_IN_TOOLS } from '../../src/tools';
 import { connectToSandbox, runTool, sandboxHubEnv, sandboxRequestsFrom } from '../helpers/connected';
 import { ANA, BEN, expectTool, mailboxAt, twoConnectedMailboxes } from '../helpers/email';
@@ -25,6 +26,10 @@ beforeAll(async () => {
 afterAll(() => hub.close());
 
 const sentBy = (email: string) => mailboxAt(sb, email).filter((m) => m.labelIds.includes('SENT'));
+
+/** What a Hub that died between Gmail's answer and its own record leaves: the record running, its lease passed. */
+const diedMidSend = (on: TestHub = hub) =>
+  on.testDb.db.exec(`UPDATE idempotency_records SET state = 'running', outcome = NULL, lease_until = now() - interval '1 second'`);
 const mail = { to: [BEN.email], subject: 'Hello', body: 'Hi Ben' };
 
 describe('validation and header injection', () => {
@@ -89,29 +94,135 @@ describe('at most once with a request_id', () => {
     expect(sentBy(ANA.email)).toHaveLength(1);
   });
 
-  it('when Gmail fails the send with a 500, then it is not repeated by the Hub, and a retry with the same request_id sends once', async () => {
+  const ops = (requests: { operation?: string }[]) => requests.map((r) => r.operation);
+  const SEND = 'gmail.users.messages.send';
+  const LIST = 'gmail.users.messages.list';
+  const GET = 'gmail.users.messages.get';
+
+  it('when Gmail answers 500 to a send it carried out, then the Hub finds it in Sent, answers 200 with it, and a retry replays it', async () => {
     const { ana } = await twoConnectedMailboxes(hub, sb);
-    await sb.control('POST', '/faults', { operation: 'gmail.users.messages.send', preset: 'backendError', times: 1 });
+    await sb.control('POST', '/faults', { operation: SEND, preset: 'backendError', apply_first: true, times: 1 });
+    const requests = await sandboxRequestsFrom(sb);
+    const requestId = `send-${randomUUID()}`;
+    const first = await expectTool(hub, ana, 'email_send', mail, 200, requestId);
+    const [copy] = sentBy(ANA.email);
+    expect(first.body.result).toEqual({ message_id: copy!.id, thread_id: copy!.threadId, status: 'sent' });
+    expect(ops(await requests())).toEqual([SEND, LIST, GET]); // the newest sent message is the one
+    expect(first.body.metadata.api_calls).toBe(3);
+    const again = await expectTool(hub, ana, 'email_send', mail, 200, requestId);
+    expect(again.body).toMatchObject({ result: first.body.result, metadata: { idempotent_replay: true, api_calls: 0 } });
+    expect(sentBy(ANA.email)).toHaveLength(1);
+    expect(mailboxAt(sb, BEN.email)).toHaveLength(1);
+  });
+
+  it('when Gmail answers 500 without sending, then outcome not_sent, retryable; the retry checks Sent first and sends once', async () => {
+    const { ana } = await twoConnectedMailboxes(hub, sb);
+    await sb.control('POST', '/faults', { operation: SEND, preset: 'backendError', times: 1 });
     const requests = await sandboxRequestsFrom(sb);
     const requestId = `send-${randomUUID()}`;
     const failed = await expectTool(hub, ana, 'email_send', mail, 502, requestId);
-    expect(failed.body.error).toMatchObject({ code: 'EXTERNAL_API_ERROR', retryable: true, details: { upstream_status: 500 } });
-    expect(failed.body.metadata.api_calls).toBe(1);
-    expect((await requests()).filter((r) => r.operation === 'gmail.users.messages.send')).toHaveLength(1);
+    expect(failed.body.error).toMatchObject({ code: 'EXTERNAL_API_ERROR', retryable: true, details: { upstream_status: 500, outcome: 'not_sent' } });
+    expect(ops(await requests())).toEqual([SEND, LIST]); // one send, never repeated by the Hub; Sent is empty
+    const retry = await expectTool(hub, ana, 'email_send', mail, 200, requestId);
+    expect(ops(await requests())).toEqual([SEND, LIST, LIST, SEND]); // the retry looked again before sending
+    expect(retry.body.metadata.api_calls).toBe(2);
+    expect(sentBy(ANA.email)).toHaveLength(1);
+  });
+
+  it('when the connection drops after Gmail accepted the send, then the Hub finds it in Sent and answers 200', async () => {
+    const { ana } = await twoConnectedMailboxes(hub, sb);
+    await sb.control('POST', '/faults', { operation: SEND, drop: true, apply_first: true, times: 1 });
+    const requestId = `send-${randomUUID()}`;
+    const res = await expectTool(hub, ana, 'email_send', mail, 200, requestId);
+    expect(res.body.result.message_id).toBe(sentBy(ANA.email)[0]!.id);
+    expect(sentBy(ANA.email)).toHaveLength(1);
+  });
+
+  it('when the connection drops and nothing was sent, then outcome unknown but retryable with the request_id; the retry checks and sends once', async () => {
+    const { ana } = await twoConnectedMailboxes(hub, sb);
+    await sb.control('POST', '/faults', { operation: SEND, drop: true, times: 1 });
+    const requestId = `send-${randomUUID()}`;
+    const failed = await expectTool(hub, ana, 'email_send', mail, 502, requestId);
+    expect(failed.body.error).toMatchObject({ code: 'EXTERNAL_API_ERROR', retryable: true, retry_after_s: 5, details: { outcome: 'unknown', verification: 'not_found_yet' } });
     await expectTool(hub, ana, 'email_send', mail, 200, requestId);
     expect(sentBy(ANA.email)).toHaveLength(1);
   });
 
-  it('when the connection drops mid-send, then the outcome is unknown, not retryable, and a retry with the same request_id replays that answer', async () => {
-    const { ana } = await twoConnectedMailboxes(hub, sb);
-    await sb.control('POST', '/faults', { operation: 'gmail.users.messages.send', drop: true, times: 1 });
+  it('when the grant cannot read Sent and Gmail answers 500 after sending, then outcome unknown, not retryable, and a retry replays it instead of sending', async () => {
+    await sb.createAccount(ANA);
+    await sb.createAccount(BEN);
+    const ana = await connectToSandbox(hub, sb, { email: ANA.email, integration: 'google_gmail', scopes: [googleScope('gmail.send')] });
+    await sb.control('POST', '/faults', { operation: SEND, preset: 'backendError', apply_first: true, times: 1 });
     const requestId = `send-${randomUUID()}`;
     const failed = await expectTool(hub, ana, 'email_send', mail, 502, requestId);
-    expect(failed.body.error).toMatchObject({ code: 'EXTERNAL_API_ERROR', retryable: false, details: { outcome: 'unknown' } });
+    expect(failed.body.error).toMatchObject({
+      code: 'EXTERNAL_API_ERROR',
+      retryable: false,
+      details: { upstream_status: 500, outcome: 'unknown', verification: 'no_read_scope' },
+      message: expect.stringContaining('Check the Sent folder'),
+    });
     const again = await expectTool(hub, ana, 'email_send', mail, 502, requestId);
     expect(again.body.metadata).toMatchObject({ api_calls: 0, idempotent_replay: true });
-    const requests = (await sb.control('GET', '/requests')).body.requests as { operation?: string }[];
-    expect(requests.filter((r) => r.operation === 'gmail.users.messages.send')).toHaveLength(1);
+    expect(sentBy(ANA.email)).toHaveLength(1);
+  });
+
+  it('when a send without request_id gets a 500 after Gmail sent it, then the Hub still finds it and answers 200', async () => {
+    const { ana } = await twoConnectedMailboxes(hub, sb);
+    await sb.control('POST', '/faults', { operation: SEND, preset: 'unavailable', apply_first: true, times: 1 });
+    const res = await expectTool(hub, ana, 'email_send', mail, 200);
+    expect(res.body.result.message_id).toBe(sentBy(ANA.email)[0]!.id);
+  });
+
+  it('when Gmail rate-limits a send (429), then it was refused, not uncertain: no lookup, retryable, and the retry sends once', async () => {
+    const { ana } = await twoConnectedMailboxes(hub, sb);
+    await sb.control('POST', '/faults', { operation: SEND, preset: 'tooManyRequests', times: 1 });
+    const requests = await sandboxRequestsFrom(sb);
+    const requestId = `send-${randomUUID()}`;
+    const limited = await expectTool(hub, ana, 'email_send', mail, 429, requestId);
+    expect(limited.body.error).toMatchObject({ code: 'RATE_LIMITED', retryable: true });
+    expect(ops(await requests())).toEqual([SEND]);
+    await expectTool(hub, ana, 'email_send', mail, 200, requestId);
+    expect(ops(await requests())).toEqual([SEND, SEND]);
+    expect(sentBy(ANA.email)).toHaveLength(1);
+  });
+
+  it('when the Hub died after Gmail accepted (record running, lease passed), then the retry finds the mail in Sent and answers with it', async () => {
+    const { ana } = await twoConnectedMailboxes(hub, sb);
+    const requestId = `send-${randomUUID()}`;
+    const first = await expectTool(hub, ana, 'email_send', mail, 200, requestId);
+    await diedMidSend();
+    const requests = await sandboxRequestsFrom(sb);
+    const retry = await expectTool(hub, ana, 'email_send', mail, 200, requestId);
+    expect(retry.body.result).toEqual(first.body.result);
+    expect(ops(await requests())).toEqual([LIST, GET]);
+    expect(sentBy(ANA.email)).toHaveLength(1);
+  });
+
+  it('when the Hub died before Gmail got the mail (record running, lease passed, nothing in Sent), then the retry checks and sends once', async () => {
+    const { ana } = await twoConnectedMailboxes(hub, sb);
+    const requestId = `send-${randomUUID()}`;
+    await expectTool(hub, ana, 'email_send', mail, 200, requestId);
+    await diedMidSend();
+    const mb = sb.world.gmail.mailboxes.get(accountKey(ANA.email))!;
+    for (const m of sentBy(ANA.email)) mb.messages.delete(m.id); // as if it had never reached Gmail
+    const retry = await expectTool(hub, ana, 'email_send', mail, 200, requestId);
+    expect(sentBy(ANA.email).map((m) => m.id)).toEqual([retry.body.result.message_id]);
+  });
+
+  it('when more sent mail followed than the lookup may read, then the taken-over send answers outcome unknown, not retryable', async () => {
+    const narrow = await buildTestHub({ env: sandboxHubEnv(sb, { HUB_SEND_VERIFY_MAX_MESSAGES: '2' }) });
+    try {
+      const { ana } = await twoConnectedMailboxes(narrow, sb);
+      const requestId = `send-${randomUUID()}`;
+      await expectTool(narrow, ana, 'email_send', mail, 200, requestId);
+      for (const n of [1, 2]) await expectTool(narrow, ana, 'email_send', { ...mail, subject: `Later ${n}` });
+      await diedMidSend(narrow);
+      const res = await expectTool(narrow, ana, 'email_send', mail, 502, requestId);
+      expect(res.body.error).toMatchObject({ retryable: false, details: { outcome: 'unknown', verification: 'scan_limit' } });
+      expect(sentBy(ANA.email)).toHaveLength(3);
+    } finally {
+      await narrow.close();
+    }
   });
 
   const { redisUrl } = services();

@@ -59,6 +59,8 @@ describe('integrations', () => {
         email: 'owner@example.com',
         expires_at: '2030-02-15T00:00:00.000Z',
         last_refreshed_at: '2030-02-14T23:00:00.000Z',
+        // The access token expires in an hour and is refreshed by the Hub; the grant ends after 180 days unused.
+        grant: { expires_at: '2030-08-13T23:00:00.000Z', health: 'ok', reason: null },
         tools_available: ['calendar_create_event', 'calendar_delete_event', 'calendar_find_optimal_times', 'calendar_get_availability', 'calendar_update_event', 'test_calendar_probe', 'test_calendar_timezone', 'test_leaky'],
       });
       expect(res.body.integrations.google_gmail.status).toBe('not_connected');

@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../src/store/db';
+import { createKeyRotation } from '../../src/store/key-rotation';
+import { createTokenCipher } from '../../src/store/token-cipher';
 import { aCredential } from '../helpers/factories';
 import { client, serviceAuth } from '../helpers/http';
 import { type TestHub, buildTestHub } from '../helpers/hub';
 import { aSetupUrl } from '../helpers/links';
 import { SCOPES, TEST_CLIENT, type TestSandbox, startTestSandbox } from '../helpers/sandbox';
 import { openTestDb, preferredDriver } from '../helpers/db';
+import { KEY_1, KEY_2 } from '../helpers/env';
 
 /**
  * Keeping connections alive, end to end: the Hub pointed at the Google sandbox refreshes access tokens before
@@ -147,7 +150,7 @@ describe('when the refresh fails', () => {
     expect(res.body.error).toEqual({
       code: 'INTEGRATION_EXPIRED',
       message: 'Google Calendar access has expired or was revoked; it must be connected again',
-      details: { integration: 'google_calendar', setup_url: aSetupUrl(c.customerId, 'google_calendar') },
+      details: { reason: 'revoked', integration: 'google_calendar', setup_url: aSetupUrl(c.customerId, 'google_calendar') },
       retryable: false,
     });
     const after = await stored(c.saved.id);
@@ -247,6 +250,48 @@ describe('when Google rejects a token the Hub believed valid', () => {
       },
       retryable: false,
     });
+  });
+});
+
+describe('a key rotation racing a rejected token', () => {
+  let rotating: TestHub;
+  /** Armed with a credential id: the next re-read of that row by id first re-seals every row under a new key. */
+  let resealBefore: string | undefined;
+
+  beforeAll(async () => {
+    const t = await openTestDb(preferredDriver());
+    const rotation = createKeyRotation(t.db, createTokenCipher([{ id: 'k2', key: Buffer.from(KEY_2, 'base64') }, { id: 'k1', key: Buffer.from(KEY_1, 'base64') }]));
+    const db: Db = {
+      kind: t.db.kind,
+      query: async (sql, params) => {
+        if (resealBefore !== undefined && /FROM integration_credentials WHERE id = \$1/.test(sql) && params?.[0] === resealBefore) {
+          resealBefore = undefined;
+          await rotation.reencryptAll(); // `npm run rotate-keys` landing between the 401 and the refresher's re-read
+        }
+        return t.db.query(sql, params);
+      },
+      exec: (sql) => t.db.exec(sql),
+      transaction: (fn) => t.db.transaction(fn),
+      ping: (ms) => t.db.ping(ms),
+      close: () => t.drop(),
+    };
+    // k1 seals; k2 is known, so rows re-sealed under it still open (a rotation rolled out halfway).
+    rotating = await buildTestHub({ db, env: hubEnv(sb.url, { HUB_ENCRYPTION_KEYS: `k1:${KEY_1},k2:${KEY_2}` }) });
+  });
+  afterAll(() => rotating.close());
+
+  test('when the row is re-sealed while Google rejects its token, then the forced refresh still happens and the call succeeds', async () => {
+    const c = await connected(3600, rotating);
+    await sb.control('POST', `/accounts/${ANA}/expire-tokens`);
+    const refreshes = await tokenRequests();
+    resealBefore = c.saved.id;
+    const res = await timezone(c.customerId, 200, rotating);
+    expect(res.body.result).toEqual({ time_zone: 'Europe/Madrid' });
+    expect(await refreshes()).toBe(1);
+    const after = await stored(c.saved.id, rotating);
+    expect(after.row).toMatchObject({ status: 'connected', sealed: { keyId: 'k1' } });
+    expect(after.accessToken).not.toBe(c.accessToken);
+    expect(after.refreshToken).toBe(c.refreshToken);
   });
 });
 

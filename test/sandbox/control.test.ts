@@ -89,6 +89,44 @@ describe('fault injection', () => {
     expect(await run()).toEqual(first);
   });
 
+  describe('apply_first: Google fails after carrying the request out', () => {
+    const BEN = 'ben@acme.example';
+    const api = (path: string, auth: string, init: RequestInit = {}) =>
+      fetch(`${sb.url}${path}`, { ...init, headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json', ...init.headers } });
+
+    test('when messages.send gets an apply_first 500, then the answer is Google\'s 500 but the mail went out: in Sent and delivered', async () => {
+      await sb.createAccount({ email: BEN });
+      const sender = await sb.token(ANA, [SCOPES.gmailSend, SCOPES.gmailReadonly]);
+      await sb.control('POST', '/faults', { operation: 'gmail.users.messages.send', preset: 'backendError', apply_first: true, times: 1 });
+      const raw = Buffer.from(`To: ${BEN}\r\nSubject: Invoice\r\n\r\nAttached.`).toString('base64url');
+      const res = await api('/gmail/v1/users/me/messages/send', sender, { method: 'POST', body: JSON.stringify({ raw }) });
+      expect(res.status).toBe(500);
+      expect((await res.json() as any).error).toMatchObject({ code: 500, errors: [{ reason: 'backendError' }] });
+      const sent = await (await api('/gmail/v1/users/me/messages?labelIds=SENT', sender)).json() as any;
+      expect(sent.messages).toHaveLength(1);
+      expect(sb.world.gmail.mailboxes.get(BEN)!.messages.size).toBe(1);
+      const log = (await sb.control('GET', '/requests')).body.requests;
+      expect(log.find((r: any) => r.operation === 'gmail.users.messages.send')).toMatchObject({ status: 500, fault: expect.stringMatching(/^fault-/) });
+    });
+
+    test('when events.insert gets an apply_first drop, then the client sees a network error but the event exists', async () => {
+      const writer = await sb.token(ANA, [SCOPES.calendarEvents]);
+      await sb.control('POST', '/faults', { operation: 'calendar.events.insert', drop: true, apply_first: true, times: 1 });
+      const event = { id: 'appl1edf1rst01', summary: 'Kick-off', start: { dateTime: '2030-01-07T10:00:00Z' }, end: { dateTime: '2030-01-07T11:00:00Z' } };
+      await expect(api('/calendar/v3/calendars/primary/events', writer, { method: 'POST', body: JSON.stringify(event) })).rejects.toThrow();
+      expect((await api('/calendar/v3/calendars/primary/events/appl1edf1rst01', writer)).status).toBe(200);
+      const log = (await sb.control('GET', '/requests')).body.requests;
+      expect(log.find((r: any) => r.operation === 'calendar.events.insert')).toMatchObject({ status: 0 });
+      // The client's retry with the same id meets Google's 409: the event was created once.
+      expect((await api('/calendar/v3/calendars/primary/events', writer, { method: 'POST', body: JSON.stringify(event) })).status).toBe(409);
+    });
+
+    test('when apply_first has no failure to give, or names an OAuth endpoint, then 400', async () => {
+      expect((await sb.control('POST', '/faults', { operation: 'gmail.users.messages.send', latency_ms: 10, apply_first: true })).status).toBe(400);
+      expect((await sb.control('POST', '/faults', { operation: 'oauth.token', status: 500, apply_first: true })).status).toBe(400);
+    });
+  });
+
   test('when a fault spec is incomplete, then 400', async () => {
     expect((await sb.control('POST', '/faults', { operation: 'calendar.settings.get' })).status).toBe(400);
     expect((await sb.control('POST', '/faults', { preset: 'backendError' })).status).toBe(400);

@@ -86,6 +86,16 @@ describe('messages.send', () => {
     expect(sentAt - Date.parse('2024-05-06T09:00:00Z')).toBeLessThan(60_000);
   });
 
+  test('when the raw message sets its own Message-ID, then Gmail replaces it (rfc822msgid: cannot find it) but keeps custom X- headers', () => {
+    const res = body(send(ANA, `To: ${BEN.email}\r\nMessage-ID: <mine-1@acme.example>\r\nX-Hub-Send-Id: 0123abcd\r\nSubject: ids\r\n\r\n.`));
+    const meta = body(call('gmail.users.messages.get', ANA, { params: { id: res.id }, query: { format: 'metadata', metadataHeaders: ['X-Hub-Send-Id', 'Message-ID'] } }));
+    expect(meta.payload.headers.map((h: any) => h.name).sort()).toEqual(['Message-ID', 'X-Hub-Send-Id']);
+    expect(headerOf(meta, 'Message-ID')).toMatch(/^<CA\w+@mail\.gmail\.com>$/);
+    expect(headerOf(meta, 'X-Hub-Send-Id')).toBe('0123abcd');
+    expect(inbox(ANA, 'rfc822msgid:mine-1@acme.example')).toEqual([]);
+    expect(headerOf(get(BEN, inbox(BEN)[0]!.id), 'Message-ID')).toBe(headerOf(meta, 'Message-ID')); // what the recipient sees too
+  });
+
   test('when From names another address, then it is replaced; when it is the own address, then its display name is kept', () => {
     const spoofed = body(send(ANA, `From: Boss <boss@acme.example>\r\nTo: ${BEN.email}\r\nSubject: x\r\n\r\n.`));
     expect(headerOf(get(ANA, spoofed.id), 'From')).toBe('Ana García <ana@acme.example>');
@@ -142,9 +152,10 @@ describe('messages.send', () => {
 describe('threading', () => {
   /** Ana writes to Ben; Ben answers with the headers a mail client sets. */
   function conversation(replySubject: string, withThreadId: boolean) {
-    const first = body(send(ANA, `To: ${BEN.email}\r\nSubject: Budget\r\nMessage-ID: <budget-1@acme.example>\r\n\r\nNumbers?`));
+    const first = body(send(ANA, `To: ${BEN.email}\r\nSubject: Budget\r\n\r\nNumbers?`));
     const bensCopy = inbox(BEN)[0]!;
-    const reply = `To: ${ANA.email}\r\nSubject: ${replySubject}\r\nIn-Reply-To: <budget-1@acme.example>\r\nReferences: <budget-1@acme.example>\r\n\r\nHere.`;
+    const originalId = headerOf(get(BEN, bensCopy.id), 'Message-ID');
+    const reply = `To: ${ANA.email}\r\nSubject: ${replySubject}\r\nIn-Reply-To: ${originalId}\r\nReferences: ${originalId}\r\n\r\nHere.`;
     const answer = body(send(BEN, reply, withThreadId ? bensCopy.threadId : undefined));
     return { first, bensCopy, answer };
   }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createCredentialStore } from '../../src/store/credential-store';
+import { createKeyRotation } from '../../src/store/key-rotation';
 import { createTokenCipher } from '../../src/store/token-cipher';
 import { drivers, openTestDb, type TestDb } from '../helpers/db';
 import { aCredential, anAccessToken, aRefreshToken, CALENDAR_SCOPES } from '../helpers/factories';
@@ -68,5 +69,51 @@ describe.each(drivers())('credential refresh writes on %s', (driver) => {
     const current = (await store().getById(read.id))!;
     expect(await store().markExpired(read.id, 'invalid_grant: Token has been expired or revoked.', current)).toBe(true);
     expect(await store().getById(read.id)).toMatchObject({ status: 'expired', lastError: 'invalid_grant: Token has been expired or revoked.' });
+  });
+
+  it('when a key rotation only re-sealed the row after it was read, then the refresh still applies (same token version)', async () => {
+    const read = await store([k1]).save(aCredential());
+    expect((await createKeyRotation(t.db, createTokenCipher([k2, k1])).reencryptAll()).reencrypted).toBeGreaterThan(0);
+    const resealed = (await store([k2, k1]).getById(read.id))!;
+    expect(resealed.sealed.keyId).toBe('k2');
+    expect(resealed.tokenVersion).toBe(read.tokenVersion);
+    const accessToken = anAccessToken();
+    const updated = await store([k2, k1]).updateTokens(read, { accessToken, expiresAt: null });
+    expect(updated).toMatchObject({ tokenVersion: read.tokenVersion + 1, sealed: { keyId: 'k2' } });
+    expect(store([k2]).openTokens(updated!).accessToken).toBe(accessToken);
+    // …and a stale read (the version before that refresh) no longer marks it expired.
+    expect(await store([k2]).markExpired(read.id, 'invalid_grant', read, 'revoked')).toBe(false);
+  });
+
+  it('when a connection is saved again, then its token version moves on; keeping the stored refresh token keeps its grant dates', async () => {
+    const grantedAt = new Date(Date.now() - 86_400_000);
+    const refreshTokenExpiresAt = new Date(Date.now() + 3 * 86_400_000);
+    const input = aCredential({ grantedAt, refreshTokenExpiresAt });
+    const first = await store().save(input);
+    expect(first).toMatchObject({ grantedAt, refreshTokenExpiresAt, expiryReason: null });
+    const kept = await store().save({ ...input, refreshToken: undefined, accessToken: anAccessToken(), grantedAt: new Date() });
+    expect(kept).toMatchObject({ tokenVersion: first.tokenVersion + 1, grantedAt, refreshTokenExpiresAt });
+    expect(store().openTokens(kept).refreshToken).toBe(input.refreshToken);
+    const fresh = await store().save({ ...input, refreshToken: aRefreshToken(), grantedAt: undefined, refreshTokenExpiresAt: undefined });
+    expect(fresh.tokenVersion).toBe(kept.tokenVersion + 1);
+    expect(fresh.refreshTokenExpiresAt).toBeNull();
+    expect(fresh.grantedAt!.getTime()).toBeGreaterThan(grantedAt.getTime());
+  });
+
+  it('when a refresh is refused with a cause, then the row keeps it until a refresh or reconnect clears it', async () => {
+    const read = await store().save(aCredential());
+    expect(await store().markExpired(read.id, 'admin_policy_enforced: blocked', read, 'admin_policy_enforced')).toBe(true);
+    expect(await store().getById(read.id)).toMatchObject({ status: 'expired', expiryReason: 'admin_policy_enforced', lastError: 'admin_policy_enforced: blocked' });
+    const again = await store().save({ ...aCredential(), customerId: read.customerId });
+    expect(again).toMatchObject({ status: 'connected', expiryReason: null, lastError: null });
+  });
+
+  it('when Google sends a refresh token end with a refresh, then it is stored; without one the stored date stays', async () => {
+    const read = await store().save(aCredential());
+    const ends = new Date(Date.now() + 3_600_000);
+    const once = await store().updateTokens(read, { accessToken: anAccessToken(), expiresAt: null, refreshTokenExpiresAt: ends });
+    expect(once!.refreshTokenExpiresAt).toEqual(ends);
+    const twice = await store().updateTokens(once!, { accessToken: anAccessToken(), expiresAt: null });
+    expect(twice!.refreshTokenExpiresAt).toEqual(ends);
   });
 });

@@ -43,6 +43,8 @@ interface Backend {
   store(ttlS?: number): IdempotencyStore;
   /** Storage keys of every record this backend holds right now (Redis: without the prefix). */
   keys(): Promise<string[]>;
+  /** Deletes a record behind the store's back (what a Redis restart without persistence leaves). */
+  lose(key: IdempotencyKey): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -60,8 +62,12 @@ async function redisBackend(): Promise<Backend> {
     return found;
   };
   return {
-    store: (ttlS = TTL_S) => createRedisIdempotencyStore(client, { ttlS, prefix }),
-    keys: async () => (await scan()).map((k) => k.slice(prefix.length)),
+    // resetSuspectMs 0: this suite's fresh prefix has a brand-new epoch, whose own test is below.
+    store: (ttlS = TTL_S) => createRedisIdempotencyStore(client, { ttlS, prefix, resetSuspectMs: 0 }),
+    keys: async () => (await scan()).map((k) => k.slice(prefix.length)).filter((k) => k.startsWith('idem:')),
+    lose: async (key) => {
+      await client.del(prefix + storageKey(key));
+    },
     async close() {
       const left = await scan();
       if (left.length > 0) await client.del(...left);
@@ -76,6 +82,9 @@ async function postgresBackend(driver: 'pglite' | 'postgres'): Promise<Backend &
     t,
     store: (ttlS = TTL_S) => createPostgresIdempotencyStore(t.db, { ttlS }),
     keys: async () => (await t.db.query<{ key: string }>('SELECT key FROM idempotency_records')).map((r) => r.key),
+    lose: async (key) => {
+      await t.db.query('DELETE FROM idempotency_records WHERE key = $1', [storageKey(key)]);
+    },
     close: () => t.drop(),
   };
 }
@@ -97,7 +106,7 @@ describe.each(backends)('idempotency store on %s', (_name, open) => {
 
   it('when a key is new, then the first begin acquires a lease', async () => {
     const result = await store.begin(aKey(), fpA, LONG_LEASE_MS);
-    expect(result).toEqual({ state: 'acquired', lease: { key: expect.any(String), owner: expect.any(String) } });
+    expect(result).toEqual({ state: 'acquired', lease: { key: expect.any(String), owner: expect.any(String), fingerprint: fpA }, earlier: null });
   });
 
   it('when ten calls begin the same key at once, then exactly one acquires and the others are in progress', async () => {
@@ -188,6 +197,52 @@ describe.each(backends)('idempotency store on %s', (_name, open) => {
     expect(await store.begin(key, fpA, LONG_LEASE_MS)).toEqual({ state: 'replay', outcome: { late: true } });
   });
 
+  it('when a lease expires and is taken over, then the new holder is told, with the first attempt’s start, across take-overs', async () => {
+    const key = aKey();
+    const before = Date.now();
+    leaseOf(await store.begin(key, fpA, 150));
+    await sleep(300);
+    const second = await store.begin(key, fpA, 150);
+    expect(second).toMatchObject({ state: 'acquired', earlier: { reason: 'taken_over', since: expect.any(Number) } });
+    const since = (second as { earlier: { since: number } }).earlier.since;
+    expect(Math.abs(since - before)).toBeLessThan(5_000); // the store's clock, near this one
+    await sleep(300);
+    expect(await store.begin(key, fpA, LONG_LEASE_MS)).toMatchObject({ state: 'acquired', earlier: { reason: 'taken_over', since } });
+  });
+
+  it('when a lease is abandoned (outcome uncertain), then the same inputs take over at once and are told; other inputs are refused', async () => {
+    const key = aKey();
+    const first = leaseOf(await store.begin(key, fpA, LONG_LEASE_MS));
+    await store.abandon(first);
+    expect(await store.begin(key, fpB, LONG_LEASE_MS)).toEqual({ state: 'mismatch' });
+    const next = await store.begin(key, fpA, LONG_LEASE_MS);
+    expect(next).toMatchObject({ state: 'acquired', earlier: { reason: 'taken_over' } });
+    await store.abandon(first); // not the holder any more: nothing changes
+    expect((await store.begin(key, fpA, LONG_LEASE_MS)).state).toBe('in_progress');
+    expect(await store.complete(leaseOf(next), { ok: 'checked' })).toBe('stored');
+    expect(await store.begin(key, fpA, LONG_LEASE_MS)).toEqual({ state: 'replay', outcome: { ok: 'checked' } });
+  });
+
+  it('when the record was lost while the write ran, then complete re-creates it and retries replay', async () => {
+    const key = aKey();
+    const lease = leaseOf(await store.begin(key, fpA, LONG_LEASE_MS));
+    await backend.lose(key);
+    expect(await store.complete(lease, { sent: 'm-1' })).toBe('stored');
+    expect(await store.begin(key, fpA, LONG_LEASE_MS)).toEqual({ state: 'replay', outcome: { sent: 'm-1' } });
+    expect(await store.begin(key, fpB, LONG_LEASE_MS)).toEqual({ state: 'mismatch' });
+  });
+
+  it('when another owner took the key over, then the old lease’s complete is superseded and writes nothing', async () => {
+    const key = aKey();
+    const lost = leaseOf(await store.begin(key, fpA, 150));
+    await sleep(300);
+    const current = leaseOf(await store.begin(key, fpA, LONG_LEASE_MS));
+    expect(await store.complete(lost, { from: 'lost' })).toBe('superseded');
+    expect(await store.complete(current, { from: 'current' })).toBe('stored');
+    expect(await store.complete(lost, { from: 'lost' })).toBe('superseded');
+    expect(await store.begin(key, fpA, LONG_LEASE_MS)).toEqual({ state: 'replay', outcome: { from: 'current' } });
+  });
+
   it('when the ttl has passed, then the record is forgotten and the key runs again', async () => {
     const shortLived = backend.store(1);
     const key = aKey();
@@ -236,6 +291,22 @@ describe('idempotency store on redis (Redis specifics)', () => {
       expect(JSON.parse((await client.get(prefix + storageKey(key)))!)).toEqual({ v: 1, fp: fpA, state: 'done', outcome: { ok: true } });
     });
 
+    it('when Redis has lost its records (no epoch key), then acquisitions are told store_reset until the epoch is old enough', async () => {
+      const own = `${prefix}reset-${randomBytes(4).toString('hex')}:`;
+      const store = createRedisIdempotencyStore(client, { ttlS: 600, prefix: own, resetSuspectMs: 60_000 });
+      const first = await store.begin(aKey(), fpA, 5_000);
+      expect(first).toMatchObject({ state: 'acquired', earlier: { reason: 'store_reset', since: expect.any(Number) } });
+      const epoch = Number(await client.get(`${own}idem-epoch`));
+      expect((first as { earlier: { since: number } }).earlier.since).toBe(epoch - 60_000); // attempts up to the window before it
+      expect(await client.pttl(`${own}idem-epoch`)).toBe(-1); // kept without expiry
+      await client.set(`${own}idem-epoch`, epoch - 120_000); // an epoch older than the suspicion window
+      expect(await store.begin(aKey(), fpA, 5_000)).toMatchObject({ state: 'acquired', earlier: null });
+      await client.del(`${own}idem-epoch`); // what a restart without persistence (or FLUSHALL) leaves
+      expect(await store.begin(aKey(), fpA, 5_000)).toMatchObject({ state: 'acquired', earlier: { reason: 'store_reset' } });
+      const left = await client.keys(`${own}*`);
+      if (left.length > 0) await client.del(...left);
+    });
+
     it('when no prefix is given, then records live under hub:idem:', async () => {
       const store = createRedisIdempotencyStore(client, { ttlS: 60 });
       const key = aKey();
@@ -252,8 +323,10 @@ describe('idempotency store on redis (Redis specifics)', () => {
     try {
       const store = createRedisIdempotencyStore(down, { ttlS: 60 });
       await expect(store.begin(aKey(), fpA, 1_000)).rejects.toThrow();
-      await expect(store.complete({ key: 'idem:x', owner: randomUUID() }, { ok: true })).rejects.toThrow();
-      await expect(store.release({ key: 'idem:x', owner: randomUUID() })).rejects.toThrow();
+      const lease = { key: 'idem:x', owner: randomUUID(), fingerprint: fpA };
+      await expect(store.complete(lease, { ok: true })).rejects.toThrow();
+      await expect(store.release(lease)).rejects.toThrow();
+      await expect(store.abandon(lease)).rejects.toThrow();
     } finally {
       down.disconnect();
     }

@@ -91,6 +91,7 @@ describe('Google endpoints', () => {
       clientId: undefined,
       clientSecret: undefined,
       sandbox: false,
+      publishingStatus: 'production',
       endpoints: {
         calendarRootUrl: 'https://www.googleapis.com/',
         gmailRootUrl: 'https://gmail.googleapis.com/',
@@ -137,5 +138,12 @@ describe('sandbox configuration', () => {
     expect(() => loadSandboxConfig({ SANDBOX_CONTROL: 'maybe', SANDBOX_SEED: 'abc', SANDBOX_REDIRECT_URIS: 'not a url' })).toThrow(
       /SANDBOX_SEED[\s\S]*SANDBOX_CONTROL[\s\S]*SANDBOX_REDIRECT_URIS/,
     );
+  });
+});
+
+describe('HUB_GOOGLE_PUBLISHING_STATUS', () => {
+  it('when set to testing, then the Hub knows its grants end 7 days after consent; anything but production|testing is refused', () => {
+    expect(loadConfig(testEnv({ HUB_GOOGLE_PUBLISHING_STATUS: 'testing' })).google.publishingStatus).toBe('testing');
+    expect(() => loadConfig(testEnv({ HUB_GOOGLE_PUBLISHING_STATUS: 'beta' }))).toThrow(/HUB_GOOGLE_PUBLISHING_STATUS/);
   });
 });

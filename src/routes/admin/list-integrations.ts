@@ -7,6 +7,7 @@ import { sendJson } from '../../http/respond';
 import { parseParamsAndQuery } from '../../http/validation';
 import { describeConnections } from '../../integrations/connection-list';
 import { storeUnavailable } from '../../integrations/connections';
+import type { GrantPolicy } from '../../integrations/grant-health';
 import type { SetupUrlFor } from '../../integrations/setup-url';
 import type { Logger } from '../../logger';
 import type { CredentialStore } from '../../store/credential-store';
@@ -20,6 +21,8 @@ export function listIntegrationsRoute(deps: {
   store: CredentialStore;
   tools: ToolRegistry;
   setupUrlFor: SetupUrlFor;
+  /** What the Hub knows of Google's rules for its grants (HUB_GOOGLE_PUBLISHING_STATUS). */
+  grants: GrantPolicy;
   logger: Logger;
 }): RequestHandler {
   return async (req, res) => {
@@ -41,6 +44,6 @@ export function listIntegrationsRoute(deps: {
       sendError(res, storeUnavailable(err, requestLogger(deps.logger, res)));
       return;
     }
-    sendJson(res, 200, { customer_id: customerId, integrations: describeConnections(records, deps.tools, deps.setupUrlFor) });
+    sendJson(res, 200, { customer_id: customerId, integrations: describeConnections(records, deps.tools, deps.setupUrlFor, deps.grants) });
   };
 }

@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { DiscoveryDocument, DiscoveryMethod } from '../discovery/documents';
 import { type ApiRoute, matchRoute } from '../discovery/routes';
 import { checkQuery, checkRequestBody, checkResponseBody } from '../discovery/schema-check';
+import { faultAfterApply } from '../faults';
 import { type ApiFamily, type ApiResult, errors } from '../google-errors';
 import { resolveAccessToken } from '../oauth/tokens';
 import { findAccount, type World } from '../world';
@@ -92,6 +93,7 @@ export function apiDispatcher(options: DispatchOptions): RequestHandler {
 
     const handler = options.handlers[method.id];
     if (!handler) return sendResult(res, errors.notImplemented(method.id));
+    const ifMatch = req.get('if-match');
     const result = handler({
       world,
       methodId: method.id,
@@ -103,11 +105,14 @@ export function apiDispatcher(options: DispatchOptions): RequestHandler {
       account,
       scopes: record.scopes,
       now: world.clock.now(),
+      ...(ifMatch !== undefined ? { ifMatch } : {}),
     });
     if (options.checkResponses && method.response && result.status < 300 && result.body !== undefined) {
       const problems = checkResponseBody(doc, method.response.$ref, result.body);
       if (problems.length) world.violations.push({ operation: method.id, problems });
     }
-    sendResult(res, result);
+    const fault = faultAfterApply(req, res, fam);
+    if (fault === true) return; // dropped after the method ran: its effects stay, the client hears nothing
+    sendResult(res, fault ?? result);
   };
 }

@@ -27,6 +27,8 @@ export interface ApiCall {
   scopes: readonly string[];
   /** Sandbox time, ms since the epoch, fixed for the duration of the call. */
   now: number;
+  /** The If-Match request header, for methods that honour conditional modification. */
+  ifMatch?: string;
 }
 
 /** Handlers return values: a Google response or a Google error (see google-errors.ts); they never throw for expected failures. */

@@ -3,13 +3,15 @@ import { errors } from '../google-errors';
 import { calendarKey, openCalendar } from './access';
 import { attendeeEmails, notify, sendUpdatesMode } from './invites';
 import { instanceFields, locateEvent } from './occurrences';
+import { failedPrecondition } from './preconditions';
 import { copyStatus, isOrganizerCopy, nextEtag, touch } from './render';
 import type { EventFields } from './state';
 
 /**
  * `events.delete`. The organizer deleting cancels the event for everyone (it stays, status "cancelled", so its id
  * stays taken and a second delete is 410). A guest deleting only removes it from its own calendar and declines,
- * which is what the organizer then sees. Deleting an instance id cancels that one occurrence.
+ * which is what the organizer then sees. Deleting an instance id cancels that one occurrence. `If-Match` makes it
+ * conditional (preconditions.ts).
  */
 
 const declined = (fields: EventFields, self: string): EventFields =>
@@ -27,6 +29,8 @@ export function deleteEvent(call: ApiCall): ApiResult {
   const organizerSide = isOrganizerCopy(record, calendar);
   const self = calendarKey(calendar.id);
   if (copyStatus(copy, calendar) === 'cancelled' || instance?.status === 'cancelled') return errors.deleted();
+  const stale = failedPrecondition(call, instance?.exception?.etag ?? record.etag);
+  if (stale) return stale;
   const mode = sendUpdatesMode(call.query);
 
   if (instance) {

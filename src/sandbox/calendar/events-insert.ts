@@ -3,7 +3,7 @@ import { errors } from '../google-errors';
 import { ALPHABETS } from '../random';
 import type { World } from '../world';
 import { isPrimaryOf, openCalendar } from './access';
-import { attendeeEmails, notify, sendUpdatesMode, syncGuestCopies } from './invites';
+import { attendeeEmails, inviteKeptOff, notify, sendUpdatesMode, syncGuestCopies } from './invites';
 import { type NormalizedEvent, type Outcome, dropNulls, isValidEventId, normalizeEvent } from './model';
 import { nextEtag, renderEvent } from './render';
 import type { EventRecord, StoredCalendar } from './state';
@@ -70,7 +70,10 @@ export function markOrganizerAccepted(event: NormalizedEvent, organizerEmail: st
   }
 }
 
-/** Validates and stores a new event on `calendar`; shared by `events.insert` and seeding. */
+/**
+ * Validates and stores a new event on `calendar`; shared by `events.insert` and seeding. `keptOff`: the guests
+ * whose invitation setting kept it off their calendar (see invites.ts).
+ */
 export function createEvent(
   world: World,
   calendar: StoredCalendar,
@@ -78,7 +81,7 @@ export function createEvent(
   body: Record<string, unknown>,
   now: number,
   supportsAttachments: boolean,
-): Outcome<EventRecord> {
+): Outcome<{ record: EventRecord; keptOff: string[] }> {
   let id: string;
   if (typeof body.id === 'string') {
     const problem = checkNewEventId(calendar, body.id);
@@ -92,8 +95,8 @@ export function createEvent(
   const iCalUID = typeof body.iCalUID === 'string' && body.iCalUID !== '' ? body.iCalUID : undefined;
   const record = buildRecord(world, calendar, creatorEmail, id, iCalUID, event.value, body.attendees, now);
   calendar.events.set(id, { record, dismissed: false, reminders: event.value.reminders ?? { useDefault: true }, changeSeq: record.changeSeq });
-  syncGuestCopies(world, record);
-  return { ok: true, value: record };
+  const keptOff = syncGuestCopies(world, record);
+  return { ok: true, value: { record, keptOff } };
 }
 
 export function insertEvent(call: ApiCall): ApiResult {
@@ -103,8 +106,15 @@ export function insertEvent(call: ApiCall): ApiResult {
   const body = dropNulls(call.body ?? {}) as Record<string, unknown>;
   const created = createEvent(call.world, calendar, call.account.email, body, call.now, call.query.supportsAttachments === true);
   if (!created.ok) return created.error;
-  const record = created.value;
-  notify(call.world, record, 'invitation', attendeeEmails(record), sendUpdatesMode(call.query), call.now);
+  const { record, keptOff } = created.value;
+  const mode = sendUpdatesMode(call.query);
+  notify(call.world, record, 'invitation', attendeeEmails(record), mode, call.now);
+  inviteKeptOff(call.world, record, keptOff, mode, call.now);
+  // Google is eventually consistent: its error guide answers a 404 with "Use exponential backoff"
+  // (https://developers.google.com/calendar/api/guides/errors#404_not_found), and clients report reads right after
+  // a create missing it (Netflix/dispatch#165, "Google APIs tend to have eventual consistency problems").
+  const delay = call.world.calendar.settings.propagationDelayMs;
+  if (delay > 0) record.visibleFrom = call.now + delay;
   const copy = calendar.events.get(record.id)!;
   return ok(renderEvent({ world: call.world, calendar, role, tz: calendar.timeZone, ...maxAttendees(call) }, copy));
 }

@@ -3,8 +3,9 @@ import { errors, googleError } from '../google-errors';
 import { calendarKey, openCalendar } from './access';
 import { responseZone } from './events-get';
 import { maxAttendees } from './events-insert';
-import { type Instance, eventTimeZone, findOccurrence, instanceOf, instancesOf, isRecurring } from './occurrences';
+import { type Instance, eventTimeZone, findOccurrence, instanceOf, instancesOf, isRecurring, isVisible } from './occurrences';
 import { type RenderContext, copyStatus, renderCancelledInstance, renderEvent } from './render';
+import { emptyTimeRange } from './model';
 import { timingBounds } from './recurrence';
 import { ROLE_RANK, type EventCopy, type EventFields, type EventRecord } from './state';
 import { parseInstant } from './time';
@@ -74,7 +75,7 @@ export function listEvents(call: ApiCall): ApiResult {
   if ((query.timeMin !== undefined && timeMin === undefined) || (query.timeMax !== undefined && timeMax === undefined)) return badRequest();
   if (query.updatedMin !== undefined && updatedMin === undefined) return badRequest();
   if (timeMin !== undefined && timeMax !== undefined && timeMax <= timeMin) {
-    return errors.badRequest('The specified time range is empty.', 'calendar', 'timeRangeEmpty');
+    return emptyTimeRange();
   }
   const singleEvents = query.singleEvents === true;
   if (query.orderBy === 'startTime' && !singleEvents) {
@@ -102,6 +103,7 @@ export function listEvents(call: ApiCall): ApiResult {
   const items: Item[] = [];
   for (const copy of calendar.events.values()) {
     const record = copy.record;
+    if (!isVisible(call.world, record)) continue;
     if (sinceSeq !== undefined && Math.max(record.changeSeq, copy.changeSeq) <= sinceSeq) continue;
     if (typeof query.iCalUID === 'string' && record.iCalUID !== query.iCalUID) continue;
     if (updatedMin !== undefined && record.updated < updatedMin) continue;

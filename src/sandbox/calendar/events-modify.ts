@@ -2,9 +2,10 @@ import { type ApiCall, type ApiResult, ok } from '../api/types';
 import { errors } from '../google-errors';
 import { calendarKey, openCalendar } from './access';
 import { maxAttendees, markOrganizerAccepted } from './events-insert';
-import { attendeeEmails, notify, sendUpdatesMode, syncGuestCopies } from './invites';
+import { attendeeEmails, inviteKeptOff, notify, sendUpdatesMode, syncGuestCopies } from './invites';
 import { dropNulls, fieldsAsInput, mergePatch, normalizeEvent } from './model';
 import { instanceFields, instanceOf, locateEvent } from './occurrences';
+import { failedPrecondition } from './preconditions';
 import { isOrganizerCopy, nextEtag, renderEvent, touch } from './render';
 import type { EventFields, EventRecord, StoredAttendee, Timing } from './state';
 
@@ -14,6 +15,8 @@ import type { EventFields, EventRecord, StoredAttendee, Timing } from './state';
  * own copy, may only answer (its responseStatus, comment, additional guests) and set its reminders, unless the
  * organizer let guests modify the event; anything else is Google's 403 forbiddenForNonOrganizer.
  * Editing an instance id (`<id>_<start>`) edits that occurrence only, as an exception to the series.
+ * The organizer's `attendees` replaces the list: an entry without responseStatus is needsAction again, and with
+ * sendUpdates=all such a guest who had answered is invited again. `If-Match` makes the write conditional.
  */
 
 /** Key-sorted JSON, so two normalized values compare equal whatever order their keys were written in. */
@@ -55,8 +58,11 @@ export function modifyEvent(call: ApiCall, mode: 'patch' | 'update'): ApiResult 
   if (!located) return errors.notFound('calendar');
   const { copy, instance } = located;
   const record = copy.record;
+  const stale = failedPrecondition(call, instance?.exception?.etag ?? record.etag);
+  if (stale) return stale;
   const baseFields = instance ? instanceFields(world, instance, record) : record.fields;
   const baseTiming = instance?.timing ?? record.timing;
+  const organizerSide = isOrganizerCopy(record, calendar);
 
   const body = (call.body ?? {}) as Record<string, unknown>;
   const input = (mode === 'patch' ? mergePatch({ ...fieldsAsInput(baseFields), reminders: copy.reminders }, body) : dropNulls(body)) as Record<string, unknown>;
@@ -64,6 +70,7 @@ export function modifyEvent(call: ApiCall, mode: 'patch' | 'update'): ApiResult 
   const normalized = normalizeEvent(input, {
     calendarTz: calendar.timeZone,
     supportsAttachments: call.query.supportsAttachments === true,
+    keepReplies: !organizerSide,
     ...(baseFields.attendees ? { previousAttendees: baseFields.attendees } : {}),
     ...(baseFields.attachments ? { previousAttachments: baseFields.attachments } : {}),
   });
@@ -74,7 +81,6 @@ export function modifyEvent(call: ApiCall, mode: 'patch' | 'update'): ApiResult 
     return errors.badRequest('Invalid sequence value. The specified sequence number is below the current sequence number of the resource.', 'calendar', 'invalidSequenceValue');
   }
 
-  const organizerSide = isOrganizerCopy(record, calendar);
   const self = calendarKey(calendar.id);
   let fields = event.fields;
   let timing = event.timing;
@@ -91,6 +97,7 @@ export function modifyEvent(call: ApiCall, mode: 'patch' | 'update'): ApiResult 
   const changed = timesChanged || canonical(fields) !== canonical(baseFields);
   const sequence = event.sequence ?? (timesChanged ? currentSequence + 1 : currentSequence);
   const before = attendeeEmails(record);
+  const answered = answeredGuests(baseFields);
   const wasCancelled = record.fields.status === 'cancelled';
   if (instance) {
     const { etag, changeSeq } = nextEtag(world, now);
@@ -107,23 +114,45 @@ export function modifyEvent(call: ApiCall, mode: 'patch' | 'update'): ApiResult 
   const mine = fields.attendees?.find((a) => a.email.toLowerCase() === self);
   if (!organizerSide && copy.dismissed && mine && mine.responseStatus !== 'declined') copy.dismissed = false;
 
-  if (organizerSide || record.fields.guestsCanModify) announce(call, record, before, wasCancelled, changed);
+  if (organizerSide || record.fields.guestsCanModify) announce(call, record, { before, answered, wasCancelled, changed });
   const rendered = instance ? instanceOf(record, instance.key, instance.originalTiming) : undefined;
   return ok(renderEvent({ world, calendar, role, tz: calendar.timeZone, ...maxAttendees(call) }, copy, rendered));
 }
 
-/** Guest copies follow the guest list; mail goes to added (invitation), removed and, on cancel, all (cancellation), others (update). */
-function announce(call: ApiCall, record: EventRecord, before: string[], wasCancelled: boolean, changed: boolean): void {
+/** The guests who had answered (accepted, declined or tentative). */
+const answeredGuests = (fields: EventFields): Set<string> =>
+  new Set((fields.attendees ?? []).filter((a) => a.responseStatus !== 'needsAction').map((a) => a.email.toLowerCase()));
+
+interface Change {
+  before: string[];
+  answered: ReadonlySet<string>;
+  wasCancelled: boolean;
+  changed: boolean;
+}
+
+/**
+ * Guest copies follow the guest list; mail goes to added guests and to those whose answer this write reset
+ * (invitation: they are asked again — openonion/connectonion#1558 saw "every already-answered attendee … emailed a
+ * fresh invitation"), removed and, on cancel, all (cancellation), others (update).
+ */
+function announce(call: ApiCall, record: EventRecord, change: Change): void {
+  const { before, answered } = change;
   const after = attendeeEmails(record);
   const added = after.filter((e) => !before.includes(e));
   const removed = before.filter((e) => !after.includes(e));
   const kept = after.filter((e) => before.includes(e));
-  syncGuestCopies(call.world, record, new Set(added));
+  const stillAnswered = answeredGuests(record.fields);
+  const reset = kept.filter((e) => answered.has(e) && !stillAnswered.has(e));
+  const keptOff = syncGuestCopies(call.world, record, new Set(added));
   const mode = sendUpdatesMode(call.query);
   notify(call.world, record, 'invitation', added, mode, call.now);
+  inviteKeptOff(call.world, record, keptOff.filter((e) => added.includes(e)), mode, call.now);
   notify(call.world, record, 'cancellation', removed, mode, call.now);
-  if (record.fields.status === 'cancelled' && !wasCancelled) notify(call.world, record, 'cancellation', kept, mode, call.now);
-  else if (changed) notify(call.world, record, 'update', kept, mode, call.now);
+  if (record.fields.status === 'cancelled' && !change.wasCancelled) notify(call.world, record, 'cancellation', kept, mode, call.now);
+  else {
+    notify(call.world, record, 'invitation', reset, mode, call.now);
+    if (change.changed) notify(call.world, record, 'update', kept.filter((e) => !reset.includes(e)), mode, call.now);
+  }
 }
 
 export const patchEvent = (call: ApiCall) => modifyEvent(call, 'patch');

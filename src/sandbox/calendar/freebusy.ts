@@ -1,9 +1,10 @@
 import { type ApiCall, type ApiResult, ok } from '../api/types';
-import { errors } from '../google-errors';
+import { errors, googleError } from '../google-errors';
 import type { World } from '../world';
 import { calendarKey, findCalendar, resolveCalendarId, roleOf } from './access';
 import { instancesOf, isRecurring } from './occurrences';
 import { timingBounds } from './recurrence';
+import { emptyTimeRange } from './model';
 import { copyStatus, isOrganizerCopy } from './render';
 import type { StoredCalendar } from './state';
 import { formatInZone, isValidTimeZone, parseInstant } from './time';
@@ -58,6 +59,16 @@ export function busyIntervals(world: World, calendar: StoredCalendar, from: numb
 
 const MAX_CALENDARS = 50;
 
+/**
+ * The longest window freeBusy answers: 90 days of 24 hours. Google refuses longer ones with 400 "The requested
+ * time range is too long." (reason `timeRangeTooLong`, as public client code records it): reported at 90 days
+ * (https://github.com/calcom/cal.diy/pull/11962, "The Google /freeBusy endpoint has a maximum time span of 90
+ * days") and met when a 90-day window crossed the autumn DST change and so lasted an hour longer
+ * (https://github.com/calcom/cal.diy/pull/11696). The reports quote reason and message only; the `calendar`
+ * domain follows its sibling timeRangeEmpty (model.ts).
+ */
+export const MAX_FREEBUSY_SPAN_MS = 90 * 86_400_000;
+
 export function queryFreeBusy(call: ApiCall): ApiResult {
   const body = (call.body ?? {}) as { timeMin?: string; timeMax?: string; timeZone?: string; items?: Array<{ id?: string }>; calendarExpansionMax?: number };
   if (!body.timeMin) return errors.badRequest('Missing timeMin parameter.', 'calendar', 'required');
@@ -65,7 +76,8 @@ export function queryFreeBusy(call: ApiCall): ApiResult {
   const from = parseInstant(body.timeMin);
   const to = parseInstant(body.timeMax);
   if (from === undefined || to === undefined) return errors.badRequest('Bad Request', 'calendar', 'badRequest');
-  if (to <= from) return errors.badRequest('The specified time range is empty.', 'calendar', 'timeRangeEmpty');
+  if (to <= from) return emptyTimeRange();
+  if (to - from > MAX_FREEBUSY_SPAN_MS) return googleError(400, 'The requested time range is too long.', { domain: 'calendar', reason: 'timeRangeTooLong' }, { family: 'calendar' });
   const tz = body.timeZone || 'UTC';
   if (!isValidTimeZone(tz)) return errors.badRequest('Invalid time zone definition.', 'calendar', 'invalid');
   const items = body.items ?? [];

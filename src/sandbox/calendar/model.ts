@@ -1,4 +1,4 @@
-import { type ApiResult, errors } from '../google-errors';
+import { type ApiResult, errors, googleError } from '../google-errors';
 import { parseRecurrence } from './recurrence';
 import type { EventFields, EventStatus, StoredAttendee, Timing } from './state';
 import { compareYmd, isValidTimeZone, parseDate, parseDateTime, zonedToUtc } from './time';
@@ -14,6 +14,13 @@ export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ApiResult 
 const fail = (error: ApiResult): Outcome<never> => ({ ok: false, error });
 const bad = (message: string, reason = 'invalid') => fail(errors.badRequest(message, 'calendar', reason));
 
+/**
+ * An empty time range. Google's errors guide shows this one in the `calendar` domain
+ * (https://developers.google.com/calendar/api/guides/errors, "400: Bad Request").
+ */
+export const emptyTimeRange = (): ApiResult =>
+  googleError(400, 'The specified time range is empty.', { domain: 'calendar', reason: 'timeRangeEmpty' }, { family: 'calendar' });
+
 export type Reminders = { useDefault: boolean; overrides?: Array<{ method: string; minutes: number }> };
 
 export interface NormalizedEvent {
@@ -28,8 +35,15 @@ export interface NormalizedEvent {
 export interface NormalizeContext {
   /** The time zone of the calendar the event is written to: the default for floating values in recurrences. */
   calendarTz: string;
-  /** The attendees before this write: an attendee the client lists without a responseStatus keeps their reply. */
+  /** The attendees before this write (their `resource` flag and spelling stay; see `keepReplies`). */
   previousAttendees?: readonly StoredAttendee[];
+  /**
+   * Whether an attendee listed without a responseStatus keeps their previous reply. Only for a guest writing its
+   * own copy (it can answer for itself alone). The organizer's write replaces the list: an entry without
+   * responseStatus is needsAction again — reported by clients that sent bare emails and reset every reply
+   * (nspady/google-calendar-mcp#148, taylorwilsdon/google_workspace_mcp#319, openonion/connectonion#1558).
+   */
+  keepReplies?: boolean;
   /** Attachments are kept only for clients that declare `supportsAttachments=true`, as in Google. */
   supportsAttachments: boolean;
   previousAttachments?: EventFields['attachments'];
@@ -89,12 +103,12 @@ export function parseTiming(start: unknown, end: unknown): Outcome<{ timing: Tim
   const a = s.value;
   const b = e.value;
   if ('date' in a && 'date' in b) {
-    if (compareYmd(b.date, a.date) <= 0) return bad('The specified time range is empty.', 'timeRangeEmpty');
+    if (compareYmd(b.date, a.date) <= 0) return fail(emptyTimeRange());
     return { ok: true, value: { timing: { allDay: true, startDate: a.date, endDate: b.date }, start: a.stored, end: b.stored } };
   }
   if ('ms' in a && 'ms' in b) {
     // Zero-length events are allowed (Google keeps them); only an end before the start is an empty range.
-    if (b.ms < a.ms) return bad('The specified time range is empty.', 'timeRangeEmpty');
+    if (b.ms < a.ms) return fail(emptyTimeRange());
     return { ok: true, value: { timing: { allDay: false, startMs: a.ms, endMs: b.ms }, start: a.stored, end: b.stored } };
   }
   return bad('Start and end times must either both be date or both be dateTime.');
@@ -103,7 +117,7 @@ export function parseTiming(start: unknown, end: unknown): Outcome<{ timing: Tim
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const RESPONSES = ['needsAction', 'declined', 'tentative', 'accepted'] as const;
 
-function parseAttendees(raw: unknown, previous: readonly StoredAttendee[] = []): Outcome<StoredAttendee[]> {
+function parseAttendees(raw: unknown, previous: readonly StoredAttendee[] = [], keepReplies = false): Outcome<StoredAttendee[]> {
   if (!Array.isArray(raw)) return { ok: true, value: [] };
   const seen = new Set<string>();
   const out: StoredAttendee[] = [];
@@ -114,7 +128,7 @@ function parseAttendees(raw: unknown, previous: readonly StoredAttendee[] = []):
     if (seen.has(key)) continue; // Google keeps one entry per address
     seen.add(key);
     const before = previous.find((p) => p.email.toLowerCase() === key);
-    const status = a.responseStatus ?? before?.responseStatus ?? 'needsAction';
+    const status = a.responseStatus ?? (keepReplies ? before?.responseStatus : undefined) ?? 'needsAction';
     if (!RESPONSES.includes(status as StoredAttendee['responseStatus'])) return bad(`Invalid value for attendee responseStatus: ${String(status)}`);
     const attendee: StoredAttendee = { email: before?.email ?? a.email, responseStatus: status as StoredAttendee['responseStatus'] };
     if (str(a.displayName)) attendee.displayName = a.displayName as string;
@@ -165,7 +179,7 @@ export function normalizeEvent(input: Record<string, unknown>, ctx: NormalizeCon
   if (!transparency.ok) return transparency;
   const visibility = oneOf('visibility', input.visibility, ['default', 'public', 'private', 'confidential']);
   if (!visibility.ok) return visibility;
-  const attendees = parseAttendees(input.attendees, ctx.previousAttendees);
+  const attendees = parseAttendees(input.attendees, ctx.previousAttendees, ctx.keepReplies);
   if (!attendees.ok) return attendees;
   const reminders = parseReminders(input.reminders);
   if (!reminders.ok) return reminders;

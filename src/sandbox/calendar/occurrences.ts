@@ -102,13 +102,19 @@ export interface Located {
   instance?: Instance;
 }
 
-/** An event id on a calendar: a series or single event, or one occurrence of a series (`<id>_<key>`). */
+/** Whether reads see the event yet: an insert made with a propagation delay stays unseen for that long. */
+export const isVisible = (world: World, record: EventRecord): boolean => record.visibleFrom === undefined || world.clock.now() >= record.visibleFrom;
+
+/**
+ * An event id on a calendar: a series or single event, or one occurrence of a series (`<id>_<key>`). An event
+ * still propagating is not found (the caller answers 404), as a read right after Google's insert can miss it.
+ */
 export function locateEvent(world: World, calendar: StoredCalendar, eventId: string): Located | undefined {
   const copy = calendar.events.get(eventId);
-  if (copy) return { copy };
+  if (copy) return isVisible(world, copy.record) ? { copy } : undefined;
   const parsed = parseInstanceId(eventId);
   const series = parsed && calendar.events.get(parsed.recurringEventId);
-  if (!parsed || !series || !isRecurring(series.record)) return undefined;
+  if (!parsed || !series || !isRecurring(series.record) || !isVisible(world, series.record)) return undefined;
   const original = findOccurrence(world, series.record, parsed.key);
   return original ? { copy: series, instance: instanceOf(series.record, parsed.key, original) } : undefined;
 }

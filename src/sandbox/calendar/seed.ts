@@ -4,6 +4,7 @@ import { type Account, type World, accountKey } from '../world';
 import { calendarKey, ensurePrimaryCalendar, findCalendar, roleOf } from './access';
 import { createEvent } from './events-insert';
 import { syncGuestCopies } from './invites';
+import { invitationSeedFields, setInvitationPolicy } from './settings';
 import { isValidEventId, normalizeEvent } from './model';
 import { ROLE_RANK, type StoredCalendar } from './state';
 import { isValidTimeZone } from './time';
@@ -20,6 +21,7 @@ const timeZone = z.string().refine(isValidTimeZone, { message: 'must be an IANA 
 const when = z.union([z.string().min(1), z.strictObject({ date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD') })]);
 
 export const calendarSeedFields = {
+  ...invitationSeedFields,
   calendars: z
     .array(
       z.strictObject({
@@ -131,6 +133,7 @@ export function seedAccountCalendars(world: World, account: Account, seed: Calen
   }
 
   // 2. Write.
+  setInvitationPolicy(world, account.email, seed);
   const primary = ensurePrimaryCalendar(world, account, now);
   for (const s of seed.primary_shared_with ?? []) if (accountKey(s.email) !== owner) primary.acl.set(accountKey(s.email), s.role);
   for (const c of newCalendars) world.calendar.calendars.set(calendarKey(c.id), c);

@@ -83,6 +83,11 @@ export interface EventRecord {
   changeSeq: number;
   /** Occurrence key (see `instanceKey`) → exception. */
   exceptions: Map<string, InstanceException>;
+  /**
+   * Until this sandbox time, reads by id miss the event (404) and lists leave it out: the propagation delay
+   * (`calendar_propagation_delay_ms`) an API insert was given. Absent: visible at once.
+   */
+  visibleFrom?: number;
 }
 
 /** One calendar's view of an event. */
@@ -120,18 +125,44 @@ export interface CalendarNotification {
   calendarId: string;
   eventId: string;
   summary?: string;
-  /** The sendUpdates mode that caused it. */
-  sendUpdates: 'all' | 'externalOnly';
+  /** The sendUpdates mode of the request that caused it. */
+  sendUpdates: 'all' | 'externalOnly' | 'none';
+  /**
+   * Sent whatever sendUpdates said: the guest's "Add invitations to my calendar" setting kept the event off its
+   * calendar, and Google then emails the invitation "even if the organizer doesn't send one".
+   */
+  reason?: 'not_added_to_calendar';
+}
+
+/**
+ * A guest's "Add invitations to my calendar" setting (Google Calendar help, "Respond to an event invitation",
+ * https://support.google.com/calendar/answer/37135): `everyone` adds every invitation; `known_senders` only
+ * those from its contacts, its organization or people it interacted with (here: the same non-consumer email
+ * domain, or `knownSenders`); `when_responded` none until the guest answers the email.
+ */
+export interface InvitationPolicy {
+  add: 'everyone' | 'known_senders' | 'when_responded';
+  /** Lower-cased addresses the guest knows (contacts, people it interacted with). */
+  knownSenders: string[];
+}
+
+/** Sandbox-wide calendar behaviour set through `PUT /_sandbox/settings`. */
+export interface CalendarSettings {
+  /** How long (ms of sandbox time) a newly inserted event stays invisible to reads by id and to lists. */
+  propagationDelayMs: number;
 }
 
 export interface CalendarState {
   /** Lower-cased calendar id → calendar. */
   calendars: Map<string, StoredCalendar>;
   notifications: CalendarNotification[];
+  /** Lower-cased account email → its invitation setting; absent = `everyone`. */
+  invitationPolicies: Map<string, InvitationPolicy>;
+  settings: CalendarSettings;
   /** Monotonic counter behind etags and sync tokens (deterministic, unlike the wall clock). */
   changeSeq: number;
 }
 
 export function createCalendarState(): CalendarState {
-  return { calendars: new Map(), notifications: [], changeSeq: 0 };
+  return { calendars: new Map(), notifications: [], invitationPolicies: new Map(), settings: { propagationDelayMs: 0 }, changeSeq: 0 };
 }

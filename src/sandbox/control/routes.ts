@@ -1,5 +1,6 @@
 import express, { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
+import { applyCalendarSettings, calendarSettingsFields, describeCalendarSettings } from '../calendar/settings';
 import { addFault, describeFault, faultSpecSchema } from '../faults';
 import { mintOfflineGrant, mintTestToken, revokeGrant } from '../oauth/tokens';
 import { parseScopeParam } from '../oauth/scopes';
@@ -7,6 +8,7 @@ import type { World } from '../world';
 import { findAccount } from '../world';
 import { accountSpecSchema, addEvents, addMessages, createAccount, eventsSpecSchema, messagesSpecSchema, type Outcome } from './accounts';
 import { describeAccount } from './describe';
+import { mountOAuthLifetimes } from './oauth-lifetimes';
 
 /**
  * The control API (`/_sandbox/...`), for tests and demos only — mounted only in sandbox mode. Bodies are strict
@@ -49,6 +51,8 @@ const consentSchema = z.strictObject({
 const settingsSchema = z.strictObject({
   access_token_lifetime_s: z.number().int().min(1).max(86_400).optional(),
   rotate_refresh_tokens: z.boolean().optional(),
+  // Calendar
+  ...calendarSettingsFields,
 });
 const tokenSchema = z
   .strictObject({
@@ -126,7 +130,12 @@ export function controlRoutes(deps: ControlDeps): Router {
     if (!s) return;
     if (s.access_token_lifetime_s !== undefined) w().oauth.accessTokenLifetimeS = s.access_token_lifetime_s;
     if (s.rotate_refresh_tokens !== undefined) w().oauth.rotateRefreshTokens = s.rotate_refresh_tokens;
-    res.json({ access_token_lifetime_s: w().oauth.accessTokenLifetimeS, rotate_refresh_tokens: w().oauth.rotateRefreshTokens });
+    applyCalendarSettings(w(), s);
+    res.json({
+      access_token_lifetime_s: w().oauth.accessTokenLifetimeS,
+      rotate_refresh_tokens: w().oauth.rotateRefreshTokens,
+      ...describeCalendarSettings(w()),
+    });
   });
   router.post('/tokens', (req, res) => {
     const t = parse(tokenSchema, req, res);
@@ -176,6 +185,9 @@ export function controlRoutes(deps: ControlDeps): Router {
     res.json({ now: new Date(w().clock.now()).toISOString() });
   });
   router.get('/violations', (_req, res) => res.json({ violations: w().violations }));
+
+  // How refresh tokens die (Testing mode, the 100-token limit, time-based access, Workspace policies).
+  mountOAuthLifetimes(router, w, { parse, fail });
 
   router.use((_req: Request, res: Response) => fail(res, 404, 'unknown control endpoint; see the README (Google sandbox)'));
   return router;

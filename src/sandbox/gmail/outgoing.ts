@@ -18,8 +18,13 @@ const field = (name: string, value: string): RawField => ({ name, raw: `${name}:
 
 /**
  * Validates a raw message for messages.send and applies what Gmail's outgoing path does: From becomes the
- * sending account (its display name kept when the address already matches), and Message-ID, Date and
- * MIME-Version are added when absent. Line ends become CRLF.
+ * sending account (its display name kept when the address already matches), Date and MIME-Version are added
+ * when absent, and the Message-ID is always Gmail's own — a client-set one does not survive messages.send
+ * (gauteh/lieer#198: "sending with smtp preserves message-IDs and sending via the API creates new ones";
+ * huacnlee/omamail#85: "Gmail rewrites the Message-ID on its own path"), so nothing may rely on finding it,
+ * e.g. with `rfc822msgid:`. Other headers, custom X- ones included, are kept as sent: no report of Gmail
+ * dropping one was found, and senders rely on X- headers reaching Gmail (Resend's docs: X-Entity-Ref-ID to stop
+ * Gmail threading). Line ends become CRLF.
  */
 export function prepareOutgoing(raw: Buffer, account: Account, now: number, random: SandboxRandom): Outgoing | ApiResult {
   const { fields, body } = splitHeaders(toCrlf(raw.toString('latin1')));
@@ -48,7 +53,8 @@ export function prepareOutgoing(raw: Buffer, account: Account, now: number, rand
   const added: RawField[] = [];
   if (!findField(out, 'mime-version')) added.push(field('MIME-Version', '1.0'));
   if (!findField(out, 'date')) added.push(field('Date', formatMailDate(now, utcOffsetMinutes(now, account.timeZone))));
-  if (!findField(out, 'message-id')) added.push(field('Message-ID', `<CA${random.string(44, ALPHABETS.alnum)}@mail.gmail.com>`));
+  out = out.filter((f) => f.name.toLowerCase() !== 'message-id');
+  added.push(field('Message-ID', `<CA${random.string(44, ALPHABETS.alnum)}@mail.gmail.com>`));
   return { fields: [...added, ...out], body, recipients: [...recipients.values()] };
 }
 

@@ -1,5 +1,7 @@
 import type { World } from '../world';
-import { findAccount } from '../world';
+import { accountKey, findAccount } from '../world';
+import { errorPage } from './consent-page';
+import { policyOf } from './lifetimes';
 import { IDENTITY_SCOPES, parseScopeParam } from './scopes';
 import type { PendingAuthorization } from './state';
 import { grantFor, newAuthCode } from './tokens';
@@ -57,6 +59,20 @@ export function checkAuthorizationRequest(world: World, known: Set<string>, q: R
       expiresAt: world.clock.now() + PENDING_LIFETIME_MS,
     },
   };
+}
+
+/**
+ * A Workspace admin restricting the app stops consent at Google with "Error 400: admin_policy_enforced" — the
+ * person sees it; the app is never redirected to (Google's web-server guide, "Authorization errors";
+ * www.reco.ai/hub/error-400-admin-policy-enforced-google-workspace). The page, when `email` is so restricted.
+ */
+export function adminPolicyPage(world: World, email: string): string | undefined {
+  if (!policyOf(world, accountKey(email)).adminBlocked) return undefined;
+  return errorPage(
+    'admin_policy_enforced',
+    'The Google Account is unable to authorize one or more scopes requested due to the policies of their Google Workspace administrator.',
+    'Access blocked: your administrator restricts this app',
+  );
 }
 
 export const promptNone = (q: Record<string, unknown>) => (str(q.prompt) ?? '').split(' ').includes('none');

@@ -43,10 +43,10 @@ export function consentPage(pending: PendingAuthorization, accounts: Account[]):
 </form></body></html>`;
 }
 
-export function errorPage(error: string, description: string): string {
+export function errorPage(error: string, description: string, heading = "Access blocked: this app's request is invalid"): string {
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Error 400: ${escape(error)}</title><style>${PAGE_STYLE}</style></head>
-<body><h1>Access blocked: this app's request is invalid</h1>
+<body><h1>${escape(heading)}</h1>
 <p><strong>Error 400: ${escape(error)}</strong></p><p>${escape(description)}</p>
 <p class="note">Google sandbox</p></body></html>`;
 }

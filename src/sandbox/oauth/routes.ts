@@ -1,7 +1,7 @@
 import express, { type Request, type Response, Router } from 'express';
 import { sendResult } from '../api/dispatch';
 import type { World } from '../world';
-import { approve, approveSilently, checkAuthorizationRequest, denyUrl, promptNone } from './authorize';
+import { adminPolicyPage, approve, approveSilently, checkAuthorizationRequest, denyUrl, promptNone } from './authorize';
 import { consentPage, errorPage } from './consent-page';
 import { resolveAccessToken, revokeGrant } from './tokens';
 import { oauthError, subjectOf, tokenEndpoint } from './token';
@@ -40,6 +40,8 @@ export function oauthRoutes(getWorld: () => World, knownScopes: Set<string>): Ro
       if (policy.deny) return res.redirect(302, denyUrl(pending));
       const email = policy.account ?? pending.loginHint ?? (world.accounts.size === 1 ? [...world.accounts.values()][0]!.email : undefined);
       if (!email) return html(res, 400, errorPage('account_required', 'Auto-consent needs an account: set it on POST /_sandbox/consent or pass login_hint.'));
+      const blocked = adminPolicyPage(world, email);
+      if (blocked) return html(res, 400, blocked);
       return res.redirect(302, approve(world, pending, email, policy.grant ?? pending.scopes));
     }
     world.oauth.pending.set(pending.id, pending);
@@ -57,6 +59,8 @@ export function oauthRoutes(getWorld: () => World, knownScopes: Set<string>): Ro
     }
     world.oauth.pending.delete(pending.id);
     if (f.decision !== 'allow' || !f.account) return res.redirect(302, denyUrl(pending));
+    const blocked = adminPolicyPage(world, f.account);
+    if (blocked) return html(res, 400, blocked);
     const body = req.body as Record<string, unknown>;
     const chosen = Array.isArray(body.scope) ? body.scope.map(String) : typeof body.scope === 'string' ? [body.scope] : [];
     res.redirect(302, approve(world, pending, f.account, chosen));

@@ -34,6 +34,35 @@ export interface RefreshTokenRecord {
   token: string;
   grantId: string;
   scopes: string[];
+  /** When it was issued (sandbox clock): the order the 100-token limit retires them in, the Testing-mode start. */
+  issuedAt: number;
+  /** Last successful refresh (or issue): six months without one and Google expires it. */
+  lastUsedAt: number;
+  /** Time-based access: when the person's grant ends (`refresh_token_expires_in`). */
+  expiresAt?: number;
+  /** Issued while the client was in "Testing" publishing status, for more than sign-in scopes: dies after 7 days. */
+  testing: boolean;
+}
+
+/**
+ * How one account's organisation or owner limits what it grants (control API: PUT /_sandbox/accounts/{email}/oauth).
+ * See oauth/lifetimes.ts for the behaviour and its sources.
+ */
+export interface AccountOAuthPolicy {
+  /** The person grants time-based access for this long (instead of ongoing access). */
+  timeLimitedAccessS?: number;
+  /** Workspace session control: a refresh token older than this answers invalid_grant / invalid_rapt. */
+  reauthAfterS?: number;
+  /** The Workspace admin restricts the app: consent shows Error 400 admin_policy_enforced, refreshes are refused. */
+  adminBlocked?: boolean;
+}
+
+/** Lifetime rules Google applies to every refresh token of a client (control API: PUT /_sandbox/oauth). */
+export interface OAuthLifetimeSettings {
+  /** "testing": refresh tokens for more than sign-in scopes expire 7 days after they are issued. */
+  publishingStatus: 'production' | 'testing';
+  /** Live refresh tokens per account and client; one more retires the oldest silently (Google: 100). */
+  refreshTokenLimit: number;
 }
 
 export interface AuthCodeRecord {
@@ -92,6 +121,9 @@ export interface OAuthState {
   accessTokenLifetimeS: number;
   /** When true, each refresh returns a new refresh token and retires the old one (some Google clients see this). */
   rotateRefreshTokens: boolean;
+  lifetimes: OAuthLifetimeSettings;
+  /** Per account (email, lower case): how its organisation or owner limits grants. */
+  accountPolicies: Map<string, AccountOAuthPolicy>;
   /** Signs id_tokens; the public half is served at /oauth2/v3/certs. */
   signing: { kid: string; privateKey: KeyObject; publicKey: KeyObject };
 }
@@ -127,6 +159,8 @@ export function createOAuthState(accessTokenLifetimeS: number, signing: SigningK
     consent: { mode: 'page' },
     accessTokenLifetimeS,
     rotateRefreshTokens: false,
+    lifetimes: { publishingStatus: 'production', refreshTokenLimit: 100 },
+    accountPolicies: new Map(),
     signing,
   };
 }

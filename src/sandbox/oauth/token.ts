@@ -3,7 +3,9 @@ import jwt from 'jsonwebtoken';
 import type { ApiResult } from '../google-errors';
 import { type World, findAccount } from '../world';
 import type { OAuthClient } from './state';
-import { issueAccessToken, newRefreshToken, revokeGrant } from './tokens';
+import { expiresInField, refreshRefusal } from './lifetimes';
+import type { RefreshTokenRecord } from './state';
+import { issueAccessToken, issueRefreshToken, newRefreshToken, revokeGrant } from './tokens';
 import { parseScopeParam } from './scopes';
 
 /** The token endpoint (`POST /token`): authorization_code (with PKCE) and refresh_token grants, as Google answers. */
@@ -59,7 +61,7 @@ function idToken(world: World, clientId: string, email: string, nonce: string | 
   return jwt.sign(claims, world.oauth.signing.privateKey, { algorithm: 'RS256', keyid: world.oauth.signing.kid });
 }
 
-function tokenResponse(world: World, grantId: string, clientId: string, email: string, scopes: string[], offline: boolean, refresh: string | undefined, nonce?: string): ApiResult {
+function tokenResponse(world: World, grantId: string, clientId: string, email: string, scopes: string[], offline: boolean, refresh: RefreshTokenRecord | undefined, nonce?: string): ApiResult {
   const grant = world.oauth.grants.get(grantId)!;
   const access = issueAccessToken(world, grant, scopes, offline);
   return {
@@ -67,7 +69,7 @@ function tokenResponse(world: World, grantId: string, clientId: string, email: s
     body: {
       access_token: access.token,
       expires_in: world.oauth.accessTokenLifetimeS,
-      ...(refresh ? { refresh_token: refresh } : {}),
+      ...(refresh ? { refresh_token: refresh.token, ...expiresInField(world, refresh) } : {}),
       scope: scopes.join(' '),
       token_type: 'Bearer',
       ...(scopes.includes('openid') ? { id_token: idToken(world, clientId, email, nonce) } : {}),
@@ -95,12 +97,7 @@ export function exchangeCode(world: World, client: OAuthClient, form: Record<str
     if (!safeEqual(derived, code.codeChallenge)) return oauthError(400, 'invalid_grant', 'Invalid code verifier.');
   }
   code.used = true;
-  let refresh: string | undefined;
-  if (code.issueRefreshToken) {
-    refresh = newRefreshToken(world);
-    world.oauth.refreshTokens.set(refresh, { token: refresh, grantId: code.grantId, scopes: code.scopes });
-    world.oauth.grants.get(code.grantId)!.offlineIssued = true;
-  }
+  const refresh = code.issueRefreshToken ? issueRefreshToken(world, world.oauth.grants.get(code.grantId)!, code.scopes) : undefined;
   return tokenResponse(world, code.grantId, client.clientId, code.email, code.scopes, code.issueRefreshToken, refresh, code.nonce);
 }
 
@@ -110,17 +107,20 @@ export function refreshAccess(world: World, client: OAuthClient, form: Record<st
   const grant = record && world.oauth.grants.get(record.grantId);
   if (!record || !grant) return EXPIRED_OR_REVOKED();
   if (grant.clientId !== client.clientId) return oauthError(401, 'unauthorized_client', 'Unauthorized');
+  const refused = refreshRefusal(world, record, grant);
+  if (refused) return refused;
   let scopes = record.scopes;
   if (form.scope) {
     const asked = parseScopeParam(form.scope);
     if (asked.some((s) => !record.scopes.includes(s))) return oauthError(400, 'invalid_scope', 'Bad Request');
     scopes = asked;
   }
-  let rotated: string | undefined;
+  let rotated: RefreshTokenRecord | undefined;
   if (world.oauth.rotateRefreshTokens) {
-    rotated = newRefreshToken(world);
+    // The same grant under a new token: its lifetime (issue time, Testing, time limit) carries over.
+    rotated = { ...record, token: newRefreshToken(world) };
     world.oauth.refreshTokens.delete(record.token);
-    world.oauth.refreshTokens.set(rotated, { ...record, token: rotated });
+    world.oauth.refreshTokens.set(rotated.token, rotated);
   }
   return tokenResponse(world, grant.id, client.clientId, grant.email, scopes, true, rotated);
 }

@@ -1,6 +1,7 @@
 import { ALPHABETS } from '../random';
 import type { World } from '../world';
-import type { AccessTokenRecord, Grant } from './state';
+import { IDENTITY_SCOPES } from './scopes';
+import type { AccessTokenRecord, Grant, RefreshTokenRecord } from './state';
 
 /** Token shapes as Google's: access `ya29.…`, refresh `1//0…`, code `4/0…` (log scrubbers recognise them). */
 export const newAccessToken = (world: World) => `ya29.a0${world.random.string(150, ALPHABETS.base64url)}`;
@@ -13,6 +14,33 @@ export function grantFor(world: World, clientId: string, email: string): Grant {
   const grant: Grant = { id: world.random.hex(16), clientId, email, scopes: new Set(), createdAt: world.clock.now(), offlineIssued: false };
   world.oauth.grants.set(grant.id, grant);
   return grant;
+}
+
+/**
+ * A new refresh token for `grant`, under Google's lifetime rules (see lifetimes.ts): stamped for Testing mode and
+ * time-based access, and retiring the oldest of this account's tokens for this client beyond the limit, silently
+ * — Google documents a limit of 100 live refresh tokens per Google Account per OAuth 2.0 client ID, past which
+ * a new one invalidates the oldest without warning (developers.google.com/identity/protocols/oauth2, "Refresh
+ * token expiration"; also unified.to/blog/why_google_oauth_returns, usefulangle.com/post/51 for the older 50).
+ */
+export function issueRefreshToken(world: World, grant: Grant, scopes: readonly string[]): RefreshTokenRecord {
+  const now = world.clock.now();
+  const live = [...world.oauth.refreshTokens.values()].filter((r) => r.grantId === grant.id).sort((a, b) => a.issuedAt - b.issuedAt);
+  for (const old of live.slice(0, Math.max(0, live.length - world.oauth.lifetimes.refreshTokenLimit + 1))) world.oauth.refreshTokens.delete(old.token);
+  const timeLimitS = world.oauth.accountPolicies.get(grant.email)?.timeLimitedAccessS;
+  const record: RefreshTokenRecord = {
+    token: newRefreshToken(world),
+    grantId: grant.id,
+    scopes: [...scopes],
+    issuedAt: now,
+    lastUsedAt: now,
+    ...(timeLimitS !== undefined ? { expiresAt: now + timeLimitS * 1000 } : {}),
+    // Google exempts apps that ask only for sign-in scopes (name, email, profile) from the 7-day limit.
+    testing: world.oauth.lifetimes.publishingStatus === 'testing' && scopes.some((s) => !IDENTITY_SCOPES.has(s)),
+  };
+  world.oauth.refreshTokens.set(record.token, record);
+  grant.offlineIssued = true;
+  return record;
 }
 
 export function issueAccessToken(world: World, grant: Grant, scopes: readonly string[], offline: boolean): AccessTokenRecord {
@@ -61,9 +89,7 @@ export function mintTestToken(world: World, email: string, scopes: readonly stri
 export function mintOfflineGrant(world: World, clientId: string, email: string, scopes: readonly string[]) {
   const grant = grantFor(world, clientId, email);
   for (const s of scopes) grant.scopes.add(s);
-  grant.offlineIssued = true;
-  const refreshToken = newRefreshToken(world);
-  world.oauth.refreshTokens.set(refreshToken, { token: refreshToken, grantId: grant.id, scopes: [...scopes] });
+  const refresh = issueRefreshToken(world, grant, scopes);
   const access = issueAccessToken(world, grant, scopes, true);
-  return { accessToken: access.token, refreshToken, expiresAt: new Date(access.expiresAt) };
+  return { accessToken: access.token, refreshToken: refresh.token, expiresAt: new Date(access.expiresAt), refreshTokenExpiresAt: refresh.expiresAt };
 }

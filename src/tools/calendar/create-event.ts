@@ -16,6 +16,9 @@ import {
 } from './inputs';
 import { parseGoogle } from '../google-answer';
 import { type EventResult, type GoogleEvent, eventResultSchema, eventTimeMs, googleEventSchema, toEventResult } from './mapping';
+import { getEvent } from './google';
+import { eventNotFound } from './not-found';
+import { rememberCreated, settle } from './settle';
 import { offsetDateTimeMs } from './time';
 
 const input = z
@@ -36,15 +39,13 @@ type Input = z.infer<typeof input>;
 
 /**
  * A retried create found its event already at Google (the deterministic id): answer with that event — unless
- * the request_id was reused for a different event, which must not silently return the first one.
+ * the request_id was reused for a different event, which must not silently return the first one. Google's 409
+ * proves the event exists, so a 404 from the read is its lag (settle.ts), not absence.
  */
 async function existingEvent(ctx: ToolContext, calendarId: string, eventId: string, args: Input): Promise<Result<EventResult>> {
-  const got = await ctx.callGoogle({ integration: 'google_calendar', operation: 'calendar.events.get', idempotent: true }, (signal, auth) =>
-    ctx.google.calendar(auth).events.get({ calendarId, eventId }, { signal, retry: false }),
-  );
-  if (!got.ok) return got;
-  const event = parseGoogle(googleEventSchema, got.value.data, 'calendar.events.get', ctx.logger);
-  if (!event.ok) return event;
+  const got = await settle(ctx, true, () => getEvent(ctx, calendarId, eventId));
+  if (!got.ok) return got.error.code === 'RESOURCE_NOT_FOUND' ? fail(eventNotFound(got.error, eventId, calendarId)) : got;
+  const event = got;
   if (!sameEvent(event.value, args)) {
     return fail(
       hubError('CONFLICT', 'This request_id already created a different event; use a new request_id for a new event', {
@@ -64,7 +65,8 @@ export const calendarCreateEvent = defineTool({
   version: '1.0.0',
   description:
     'Create an event on the connected Google Calendar (default: the primary calendar) and, by default, email ' +
-    'invitations to the attendees. Times are RFC 3339 with an offset; end must be after start. Pass ' +
+    'invitations to the attendees (with send_notifications false, some guests may never see the event: see that ' +
+    'field). Times are RFC 3339 with an offset; end must be after start. Pass ' +
     'context.request_id and reuse it when retrying: a retried call never creates a second event. Returns the ' +
     'event id (for calendar_update_event / calendar_delete_event), its link, status and each attendee\'s response.',
   integration: 'google_calendar',
@@ -82,10 +84,14 @@ export const calendarCreateEvent = defineTool({
     );
     if (!inserted.ok) {
       const { error } = inserted;
-      if (id && error.code === 'CONFLICT' && error.details?.reason === 'duplicate') return existingEvent(ctx, calendarId, id, args);
-      return inserted;
+      if (!id || error.code !== 'CONFLICT' || error.details?.reason !== 'duplicate') return inserted;
+      const existing = await existingEvent(ctx, calendarId, id, args);
+      if (existing.ok) await rememberCreated(ctx, calendarId, id);
+      return existing;
     }
     const event = parseGoogle(googleEventSchema, inserted.value.data, 'calendar.events.insert', ctx.logger);
-    return event.ok ? ok(toEventResult(event.value)) : event;
+    if (!event.ok) return event;
+    await rememberCreated(ctx, calendarId, event.value.id);
+    return ok(toEventResult(event.value));
   },
 });

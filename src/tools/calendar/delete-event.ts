@@ -4,6 +4,7 @@ import { googleScope } from '../../integrations/integrations';
 import { defineTool } from '../types';
 import { calendarIdInput, eventIdInput, sendNotificationsInput, sendUpdatesOf } from './inputs';
 import { eventNotFound } from './not-found';
+import { createdRecently, settle } from './settle';
 
 const input = z.strictObject({
   event_id: eventIdInput,
@@ -31,9 +32,12 @@ export const calendarDeleteEvent = defineTool({
   output,
   run: async (ctx, args) => {
     const calendarId = args.calendar_id ?? 'primary';
-    // Deleting twice ends in the same state (Google answers 410 the second time): safe to retry.
-    const deleted = await ctx.callGoogle({ integration: 'google_calendar', operation: 'calendar.events.delete', idempotent: true }, (signal, auth) =>
-      ctx.google.calendar(auth).events.delete({ calendarId, eventId: args.event_id, sendUpdates: sendUpdatesOf(args.send_notifications) }, { signal, retry: false }),
+    // Deleting twice ends in the same state (Google answers 410 the second time): safe to retry. Right after
+    // this Hub created the event, Google's 404 may be its lag (settle.ts).
+    const deleted = await settle(ctx, await createdRecently(ctx, calendarId, args.event_id), () =>
+      ctx.callGoogle({ integration: 'google_calendar', operation: 'calendar.events.delete', idempotent: true }, (signal, auth) =>
+        ctx.google.calendar(auth).events.delete({ calendarId, eventId: args.event_id, sendUpdates: sendUpdatesOf(args.send_notifications) }, { signal, retry: false }),
+      ),
     );
     if (deleted.ok) return ok({ event_id: args.event_id, deleted: true as const });
     const { error } = deleted;

@@ -3,7 +3,7 @@ import { type Result, fail, ok } from '../../errors';
 import { connectionFactKey } from '../tool-cache';
 import type { ToolContext } from '../types';
 import { parseGoogle, unexpectedAnswer } from '../google-answer';
-import { type CalendarBusy, type Interval, freeBusySchema, busyByCalendar, googleEventSchema } from './mapping';
+import { type CalendarBusy, type GoogleEvent, type Interval, busyByCalendar, freeBusySchema, googleEventSchema, mergeIntervals } from './mapping';
 import { isIanaZone } from './time';
 
 /**
@@ -28,8 +28,49 @@ export async function accountZone(ctx: ToolContext): Promise<Result<string>> {
   });
 }
 
-/** One freeBusy request for every id (Google takes up to 50); per id its busy time or why it could not be read. */
+/** One event (events.get), validated. */
+export async function getEvent(ctx: ToolContext, calendarId: string, eventId: string): Promise<Result<GoogleEvent>> {
+  const answer = await ctx.callGoogle(op('calendar.events.get'), (signal, auth) =>
+    ctx.google.calendar(auth).events.get({ calendarId, eventId }, { signal, retry: false }),
+  );
+  return answer.ok ? parseGoogle(googleEventSchema, answer.value.data, 'calendar.events.get', ctx.logger) : answer;
+}
+
+/**
+ * The longest window one freeBusy request may cover: Google refuses more than 90 × 24 h with 400
+ * `timeRangeTooLong` — which a 90-day range crossing the autumn DST change (one hour longer) already is
+ * (https://github.com/calcom/cal.diy/pull/11696, /11962). Longer ranges are asked in consecutive windows.
+ */
+export const FREEBUSY_MAX_SPAN_MS = 90 * 86_400_000;
+
+/** `range` cut into consecutive windows of at most FREEBUSY_MAX_SPAN_MS. */
+export function freeBusyWindows(range: Interval): Interval[] {
+  const windows: Interval[] = [];
+  for (let start = range.start; start < range.end; start += FREEBUSY_MAX_SPAN_MS) windows.push({ start, end: Math.min(range.end, start + FREEBUSY_MAX_SPAN_MS) });
+  return windows;
+}
+
+/**
+ * Free/busy of every id (Google takes up to 50 per request) over `range`: one request per window of at most 90 × 24 h
+ * (two at most for the tools' 90-day ranges, in parallel), joined per id — busy time merged across the cut, a
+ * calendar unreadable in any window unreadable.
+ */
 export async function queryFreeBusy(ctx: ToolContext, ids: readonly string[], range: Interval, zone: string): Promise<Result<Map<string, CalendarBusy>>> {
+  const windows: Map<string, CalendarBusy>[] = [];
+  for (const answer of await Promise.all(freeBusyWindows(range).map((window) => queryFreeBusyWindow(ctx, ids, window, zone)))) {
+    if (!answer.ok) return answer;
+    windows.push(answer.value);
+  }
+  const out = new Map<string, CalendarBusy>();
+  for (const id of ids) {
+    const parts = windows.map((w) => w.get(id)!);
+    const unreadable = parts.find((p) => !p.readable);
+    out.set(id, unreadable ?? { readable: true, busy: mergeIntervals(parts.flatMap((p) => (p.readable ? p.busy : [])), range) });
+  }
+  return ok(out);
+}
+
+async function queryFreeBusyWindow(ctx: ToolContext, ids: readonly string[], range: Interval, zone: string): Promise<Result<Map<string, CalendarBusy>>> {
   const answer = await ctx.callGoogle(op('calendar.freebusy.query'), (signal, auth) =>
     ctx.google.calendar(auth).freebusy.query(
       {

@@ -47,7 +47,12 @@ export const eventIdInput = z
 
 export const sendNotificationsInput = z
   .boolean()
-  .describe('Email the attendees about this change (Google "sendUpdates": all when true, none when false). Default: true.');
+  .describe(
+    'Email the guests about this (Google "sendUpdates": all when true, none when false). Default: true. With false the ' +
+      'organizer emails nobody: guests who do not use Google Calendar never learn of it, and Google Calendar users ' +
+      'see a new event on their calendar only if their settings add invitations by themselves (otherwise Google ' +
+      'emails them its own invitation and the event appears once they answer). Use false only when the guests already know.',
+  );
 
 export const titleInput = z.string().trim().min(1).max(1024).describe('Event title (shown as the summary in Google Calendar).');
 export const descriptionInput = z.string().max(8192).describe('Event description / agenda (plain text).');

@@ -14,14 +14,29 @@ export const EVENT_STATUSES = ['confirmed', 'tentative', 'cancelled'] as const;
 
 const googleTime = z.object({ dateTime: z.string().optional(), date: z.string().optional(), timeZone: z.string().optional() });
 
+/** A guest as Google lists it: what the guest answered and the per-guest fields a rewritten guest list must keep. */
+export const googleAttendeeSchema = z.object({
+  email: z.string().min(1),
+  responseStatus: z.enum(RESPONSE_STATUSES),
+  self: z.boolean().optional(),
+  displayName: z.string().optional(),
+  optional: z.boolean().optional(),
+  resource: z.boolean().optional(),
+  comment: z.string().optional(),
+  additionalGuests: z.number().int().min(0).optional(),
+});
+export type GoogleAttendee = z.infer<typeof googleAttendeeSchema>;
+
 export const googleEventSchema = z.object({
   id: z.string().min(1),
+  /** The event's version, for If-Match on a write that depends on what was read. */
+  etag: z.string().min(1).optional(),
   htmlLink: z.string().min(1),
   status: z.enum(EVENT_STATUSES),
   summary: z.string().optional(),
   start: googleTime.optional(),
   end: googleTime.optional(),
-  attendees: z.array(z.object({ email: z.string().min(1), responseStatus: z.enum(RESPONSE_STATUSES), self: z.boolean().optional() })).optional(),
+  attendees: z.array(googleAttendeeSchema).optional(),
 });
 export type GoogleEvent = z.infer<typeof googleEventSchema>;
 

@@ -6,8 +6,10 @@ import { type ToolContext, defineTool } from '../types';
 import { type Mailbox, parseRecipient } from './addresses';
 import { buildRawMessage, toGmailRaw } from './compose';
 import { callGmail, checkExtraScopes, notFoundAs } from './gmail';
-import { headerOf, messageRefSchema, messageSchema } from './gmail-schemas';
+import { headerOf, messageSchema } from './gmail-schemas';
 import { MAX_BODY_CHARS_IN, MAX_RECIPIENTS, MAX_SUBJECT_CHARS, inputId, headerText, recipient } from './inputs';
+import { checkEarlierSend, sendChecked, withSendToken } from './send-once';
+import { sendToken } from './sent-lookup';
 import { baseSubject, replyHeaders, replySubject } from './threading';
 
 const SCOPES = [googleScope('gmail.send')];
@@ -94,13 +96,21 @@ export const emailSend = defineTool({
     'Send an email from the connected Gmail account. Give recipients in to/cc/bcc (at least one, at most 100 in all), a subject and a ' +
     'body (plain text, or HTML with body_type "html"). To answer a message in its conversation, pass its id as reply_to_message_id: ' +
     'the reply is threaded (In-Reply-To/References, same Gmail thread) and the subject defaults to "Re: <original subject>". ' +
-    'The email is really sent and cannot be recalled. Pass context.request_id and reuse it on retries: the Hub then sends at most once.',
+    'The email is really sent and cannot be recalled. Pass context.request_id and reuse it on retries: the Hub then sends at most once, ' +
+      'and checks the Sent folder before repeating a send whose outcome was uncertain.',
   integration: 'google_gmail',
   requiredScopes: SCOPES,
   sideEffects: 'writes',
   input,
   output,
   run: async (ctx, v): Promise<Result<Output>> => {
+    const sent = (ref: { id: string; threadId: string }) => ok({ message_id: ref.id, thread_id: ref.threadId, status: 'sent' as const });
+    // Every attempt of one request carries the same token, so an earlier attempt's message can be recognised.
+    const token = sendToken(ctx, v);
+    const earlier = await checkEarlierSend(ctx, token);
+    if (!earlier.ok) return earlier;
+    if (earlier.value) return sent(earlier.value);
+
     let threading: Threading = { subject: v.subject ?? '' };
     if (v.reply_to_message_id != null) {
       const found = await threadingFor(ctx, v, v.reply_to_message_id);
@@ -118,12 +128,8 @@ export const emailSend = defineTool({
       references: threading.references,
       messageIdDomain: ctx.connection?.accountEmail?.split('@')[1] ?? 'hub.invalid',
     });
-    const requestBody = { raw: toGmailRaw(raw), ...(threading.threadId ? { threadId: threading.threadId } : {}) };
-    // Not idempotent: Gmail has no request id of its own, so a send is never repeated by the upstream layer.
-    const sent = await callGmail(ctx, { operation: 'gmail.users.messages.send', idempotent: false }, messageRefSchema, (api, options) =>
-      api.users.messages.send({ userId: 'me', requestBody }, options),
-    );
-    if (!sent.ok) return sent;
-    return ok({ message_id: sent.value.id, thread_id: sent.value.threadId, status: 'sent' as const });
+    const requestBody = { raw: toGmailRaw(withSendToken(raw, token)), ...(threading.threadId ? { threadId: threading.threadId } : {}) };
+    const done = await sendChecked(ctx, requestBody, token);
+    return done.ok ? sent(done.value) : done;
   },
 });

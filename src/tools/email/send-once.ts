@@ -1,0 +1,125 @@
+import type { gmail_v1 } from 'googleapis/build/src/apis/gmail';
+import { type HubError, type Result, fail, hubError, ok } from '../../errors';
+import type { ToolContext } from '../types';
+import { callGmail } from './gmail';
+import { messageRefSchema } from './gmail-schemas';
+import { SEND_ID_HEADER, type SentLookup, findSent } from './sent-lookup';
+
+/**
+ * messages.send at most once per request_id, across every failure window Gmail and the Hub have:
+ * - an earlier attempt under this request_id may have sent it (it died after Gmail accepted, its record was
+ *   lost, it could not tell): look in Sent first, and answer with the message found rather than send again;
+ * - Gmail answers 5xx ("An unexpected error occurred while processing the request", Gmail API guide "Resolve
+ *   errors"), or the connection drops or times out after the request left: the mail may have gone out
+ *   (googleapis/google-api-python-client#1474) — look in Sent, and never send it again from here.
+ * Gmail's 429 and 403 rate-limit answers are admission refusals (the same guide prescribes retrying them with
+ * backoff, which it could not if they might have sent), and other 4xx reject the request: final, not uncertain.
+ * Where the lookup cannot tell (no read scope, too many newer sent messages), the answer is EXTERNAL_API_ERROR
+ * with `details.outcome: "unknown"`, not retryable — recorded, so retries replay it instead of sending.
+ */
+
+export type SentRef = { id: string; threadId: string };
+
+/** After a send that got no answer and is not in Sent: give Gmail this long before the retry looks again. */
+const NOT_FOUND_YET_RETRY_S = 5;
+
+/** A send answer that does not say whether the mail went out. */
+export const uncertainSend = (e: HubError) =>
+  e.details?.outcome === 'unknown' || (e.code === 'EXTERNAL_API_ERROR' && typeof e.details?.upstream_status === 'number' && e.details.upstream_status >= 500);
+
+/** Prepended as a header line: hex only, so it can neither fold nor inject; recipients see an opaque id. */
+export const withSendToken = (raw: Buffer, token: string) => Buffer.concat([Buffer.from(`${SEND_ID_HEADER}: ${token}\r\n`, 'latin1'), raw]);
+
+/** Before a send under a request_id an earlier attempt may have carried out: found, or not-found-so-send, or a final answer. */
+export async function checkEarlierSend(ctx: ToolContext, token: string): Promise<Result<SentRef | null>> {
+  const earlier = ctx.earlierAttempt;
+  if (!earlier) return ok(null);
+  const looked = await findSent(ctx, token, earlier.since, ctx.settings.sendVerifyMaxMessages);
+  if (!looked.ok) return fail(lookupFailed(ctx, looked.error, 'An earlier attempt with this request_id may have sent this email'));
+  const found = looked.value;
+  if (found.kind === 'found') {
+    ctx.logger.info({ reason: earlier.reason }, 'an earlier attempt had sent this email; answering with it instead of sending again');
+    return ok({ id: found.id, threadId: found.threadId });
+  }
+  // store_reset is weak evidence (most keys after a reset are new): when it cannot be checked, send.
+  if (found.kind === 'unverifiable' && earlier.reason === 'taken_over') {
+    return fail(unknownOutcome(found, 'An earlier attempt with this request_id may have sent this email', {}));
+  }
+  return ok(null);
+}
+
+/** messages.send; on an uncertain failure, the Sent folder decides what the caller hears. */
+export async function sendChecked(ctx: ToolContext, requestBody: gmail_v1.Schema$Message, token: string): Promise<Result<SentRef>> {
+  const startedAt = Date.now();
+  // Not idempotent at Gmail: the upstream layer never repeats it once bytes left; only the lookup below decides.
+  const sent = await callGmail(ctx, { operation: 'gmail.users.messages.send', idempotent: false }, messageRefSchema, (api, options) =>
+    api.users.messages.send({ userId: 'me', requestBody }, options),
+  );
+  if (sent.ok || !uncertainSend(sent.error)) return sent;
+
+  const what = `Gmail did not confirm the send (${failureText(sent.error)})`;
+  const looked = await findSent(ctx, token, startedAt, ctx.settings.sendVerifyMaxMessages);
+  if (!looked.ok) return fail(lookupFailed(ctx, looked.error, what, sent.error));
+  const found = looked.value;
+  switch (found.kind) {
+    case 'found':
+      ctx.logger.info({ upstream: failureText(sent.error) }, 'Gmail failed a send it had carried out; the message is in Sent');
+      return ok({ id: found.id, threadId: found.threadId });
+    case 'absent': {
+      // The record is kept either way, so a retry looks again before sending (a late copy is still caught).
+      ctx.outcomeUncertain();
+      if (typeof sent.error.details?.upstream_status === 'number') {
+        // Gmail answered: it is done with the request, and the message is not in Sent.
+        return fail(
+          hubError('EXTERNAL_API_ERROR', `${what}, and the message is not in Sent: it was not sent. Retry with the same request_id`, {
+            retryable: true,
+            details: { ...upstreamDetails(sent.error), outcome: 'not_sent' },
+            ...(sent.error.retryAfterS !== undefined ? { retryAfterS: sent.error.retryAfterS } : {}),
+          }),
+        );
+      }
+      // No answer: Gmail may still be working on it. Only a retry that looks first again may follow.
+      const retryable = ctx.idempotencyKey !== null;
+      return fail(
+        hubError('EXTERNAL_API_ERROR', `${what}; the message is not in Sent yet, so it may still go out. ${retryable ? 'A retry with the same request_id checks again before sending' : 'Check the Sent folder before sending it again'}`, {
+          retryable,
+          details: { ...upstreamDetails(sent.error), outcome: 'unknown', verification: 'not_found_yet' },
+          ...(retryable ? { retryAfterS: NOT_FOUND_YET_RETRY_S } : {}),
+        }),
+      );
+    }
+    case 'unverifiable':
+      return fail(unknownOutcome(found, what, upstreamDetails(sent.error)));
+  }
+}
+
+const failureText = (e: HubError) =>
+  typeof e.details?.upstream_status === 'number' ? `HTTP ${e.details.upstream_status}` : String(e.details?.reason ?? e.code).replace(/_/g, ' ');
+
+/** What the caller may keep of Google's answer (never the message text, which may quote the request). */
+const upstreamDetails = (e: HubError) => {
+  const { upstream_status, reason, code } = (e.details ?? {}) as Record<string, unknown>;
+  return { ...(upstream_status !== undefined ? { upstream_status } : {}), ...(reason !== undefined ? { reason } : {}), ...(code !== undefined ? { code } : {}) };
+};
+
+function unknownOutcome(found: Extract<SentLookup, { kind: 'unverifiable' }>, what: string, details: Record<string, unknown>): HubError {
+  const why = found.reason === 'no_read_scope' ? 'the connection has no Gmail read access to check Sent' : 'too many newer messages in Sent to check';
+  return hubError('EXTERNAL_API_ERROR', `${what}, and the Hub cannot tell whether it went out (${why}); it was not sent again. Check the Sent folder before sending it with a new request_id`, {
+    retryable: false,
+    details: { ...details, outcome: 'unknown', verification: found.reason },
+  });
+}
+
+/**
+ * The check itself failed (Google unreachable, rate limited…): still unknown. With a request_id the record stays
+ * and the retry checks again, so the retry is safe; without one nothing would check, so it is final.
+ */
+function lookupFailed(ctx: ToolContext, lookupError: HubError, what: string, sendError?: HubError): HubError {
+  const retryable = ctx.idempotencyKey !== null && lookupError.retryable;
+  if (retryable) ctx.outcomeUncertain();
+  return hubError('EXTERNAL_API_ERROR', `${what}, and checking the Sent folder failed (${failureText(lookupError)}); it was not sent again${retryable ? '. Retry with the same request_id' : ''}`, {
+    retryable,
+    details: { ...(sendError ? upstreamDetails(sendError) : {}), outcome: 'unknown', verification: 'failed' },
+    ...(retryable && lookupError.retryAfterS !== undefined ? { retryAfterS: lookupError.retryAfterS } : {}),
+  });
+}
