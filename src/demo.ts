@@ -84,6 +84,10 @@ async function connectDemoCustomer(hub: RunningHub, world: World, config: Config
   world.oauth.consent = { mode: 'auto', account: DEMO_ACCOUNTS.ana };
   try {
     for (const integration of ['google_calendar', 'google_gmail'] as const) {
+      // The sandbox's world is new at every start: a connection the last run stored holds tokens of a world that
+      // is gone, and reconnecting would try to carry that grant on (src/integrations/grant-reuse.ts). Forget it
+      // first, as an admin's disconnect would; the new sandbox has nothing of it to revoke.
+      await hub.store.remove(DEMO_CUSTOMER_ID, null, integration);
       const link = links.create({ customerId: DEMO_CUSTOMER_ID, userId: null, integration, returnUrl: null });
       // The link is on the public URL; the request goes to this process (they differ behind a proxy).
       const atHub = (url: string) => new URL(new URL(url).pathname + new URL(url).search, hub.url).toString();
