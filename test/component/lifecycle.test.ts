@@ -26,6 +26,10 @@ function post(url: string, body: unknown): Promise<{ status: number; body: strin
 
 const slowCall = (delay_ms: number) => anExecuteBody({ tool: 'test_slow', inputs: { delay_ms } });
 
+// Each case starts a real Hub (PGlite's WASM runtime, migrations): seconds on a loaded 2-core machine. The
+// allowance is generous so load never fails a case; none of them waits on it.
+jest.setTimeout(90_000);
+
 describe('a running Hub (real server)', () => {
   const { databaseUrl, redisUrl } = services();
 
@@ -85,7 +89,7 @@ describe('a running Hub (real server)', () => {
   });
 
   // Under load this once timed out: it started three Hubs. Now a bare socket holds the port and the directory
-  // is reopened with PGlite alone — one Hub start instead of three — and the allowance is generous.
+  // is reopened with PGlite alone — one Hub start instead of three.
   it('when the port is taken, then start fails naming HUB_PORT and leaves nothing open', async () => {
     const { mkdtempSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
@@ -107,7 +111,7 @@ describe('a running Hub (real server)', () => {
       await new Promise((resolve) => holder.close(resolve));
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 
   it('when a second Hub opens the same embedded data directory, then it is refused instead of corrupting it', async () => {
     const { mkdtempSync, rmSync } = await import('node:fs');
