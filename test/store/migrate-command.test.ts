@@ -12,6 +12,10 @@ import { captureLogs } from '../helpers/logs';
  * The migrate command deploy/ runs once before the replicas, and replicas that leave migrations to it
  * (HUB_MIGRATE_ON_START=false): they refuse a schema that is behind instead of serving on it.
  */
+// The PGlite case opens an on-disk database three times (two migrate runs, then a Hub): seconds each on a
+// loaded 2-core machine, so the allowance is generous.
+jest.setTimeout(90_000);
+
 describe.each(drivers())('the migrate command on %s', (driver) => {
   let databaseEnv: Record<string, string>;
   let cleanup: () => Promise<void>;
