@@ -4,7 +4,6 @@ import { DEFAULT_WORKING_HOURS } from '../src/integrations/working-hours';
 import { googleScope } from '../src/integrations/integrations';
 import { createSandbox } from '../src/sandbox/app';
 import { startHub } from '../src/server';
-import { deriveEventId } from '../src/tools/calendar/event-id';
 import { busyByCalendar } from '../src/tools/calendar/mapping';
 import { organizerTime } from '../src/tools/calendar/organizer-events';
 import { findSlots } from '../src/tools/calendar/slots';
@@ -123,6 +122,7 @@ async function roundTrips(): Promise<string[]> {
       HUB_PORT: '0',
       HUB_HOST: '127.0.0.1',
       HUB_DATA_DIR: 'memory://',
+      HUB_SHUTDOWN_GRACE_MS: '0',
       LOG_LEVEL: 'silent',
       HUB_GOOGLE_SANDBOX_URL: sb.url,
       HUB_GOOGLE_CLIENT_ID: CLIENT.clientId,
@@ -172,7 +172,9 @@ async function roundTrips(): Promise<string[]> {
     const event = { title: 'Bench', start: '2027-02-10T14:00:00-05:00', end: '2027-02-10T15:00:00-05:00', attendees: [ATTENDEES[0]] };
     const created = await run('create_event', 'calendar_create_event', event, 'bench-create-1');
     // A crash between Google's success and the Hub's answer: the event is at Google, the Hub kept no record.
-    const crashedId = deriveEventId({ customerId, userId: null, calendarId: 'primary', requestId: 'bench-create-2' });
+    const derived = await hub.eventIds.derive({ customerId, userId: null, calendarId: 'primary', requestId: 'bench-create-2' });
+    if (!derived.ok || derived.value === null) throw new Error('the event-id key could not be loaded');
+    const crashedId = derived.value;
     await fetch(`${sb.url}/calendar/v3/calendars/primary/events`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${grant.access_token}` },

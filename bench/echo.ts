@@ -17,7 +17,7 @@ import autocannon from 'autocannon';
  * Two more Hubs measure protection: `hub-429` has a limit of one call per minute, so every measured request is
  * the rate-limit rejection path (429 before any credential lookup) — compared with the bare Express baseline; and,
  * when REDIS_URL is set, `hub-redis` shares its limits through Redis — its p50/p99 against the in-memory hub's
- * is the latency the Redis limiter adds (two Redis round trips per call: agent, then customer).
+ * is the latency the Redis limiter adds (one Redis round trip per call: a Lua script charges every limit).
  *
  * Knobs: BENCH_SECONDS (per measurement, default 4), BENCH_ROUNDS (default 7), BENCH_CONNECTIONS (default 50).
  */
@@ -108,6 +108,7 @@ async function main() {
     HUB_PORT: '0',
     HUB_HOST: '127.0.0.1',
     LOG_LEVEL: 'info',
+    HUB_SHUTDOWN_GRACE_MS: '0', // no load balancer to drain: stop at once when the bench ends
     // The measured hubs must never limit: one customer sends everything.
     HUB_RATE_LIMIT_CUSTOMER_POINTS: '10000000',
     HUB_RATE_LIMIT_AGENT_POINTS: '10000000',

@@ -62,6 +62,7 @@ async function main() {
     HUB_SERVICE_SECRETS: SECRET,
     HUB_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
     HUB_DATA_DIR: 'memory://',
+    HUB_SHUTDOWN_GRACE_MS: '0',
     HUB_GOOGLE_SANDBOX_URL: running.url,
     HUB_GOOGLE_CLIENT_ID: CLIENT.clientId,
     HUB_GOOGLE_CLIENT_SECRET: CLIENT.clientSecret,

@@ -17,6 +17,7 @@ import { createConnectFlow } from './integrations/connect-flow';
 import type { CredentialChange, CredentialEvents } from './integrations/credential-events';
 import { createGoogleOAuth } from './integrations/google-oauth';
 import { createOAuthStates } from './integrations/oauth-states';
+import { createConnectCompletions } from './integrations/connect-completions';
 import { connectCallbackRoute } from './routes/connect/callback';
 import { connectStartRoute } from './routes/connect/start';
 import type { Logger } from './logger';
@@ -27,6 +28,7 @@ import { createIdempotencyGuard } from './protection/idempotency';
 import { createPostgresIdempotencyStore } from './protection/idempotency-postgres';
 import { createRedisIdempotencyStore } from './protection/idempotency-redis';
 import { createRateLimiter } from './protection/rate-limit';
+import { createRedisHealth } from './store/redis-health';
 import { healthz, readyz } from './routes/health';
 import { createUpstream } from './upstream';
 import { integrationStatusRoute } from './routes/integration-status';
@@ -39,11 +41,14 @@ import { openApiRoute } from './routes/openapi';
 import { type CredentialStore, createCredentialStore } from './store/credential-store';
 import type { Db } from './store/db';
 import { type KeyRotation, createKeyRotation } from './store/key-rotation';
+import { createHubSecrets } from './store/hub-secrets';
 import { createTokenCipher } from './store/token-cipher';
+import { createEventIds, type EventIds } from './tools/calendar/event-id';
 import { buildCatalog } from './tools/catalog';
 import { BUILT_IN_TOOLS } from './tools';
 import { type ToolRegistry, createToolRegistry } from './tools/registry';
 import { createToolCache } from './tools/tool-cache';
+import { type HtmlConverter, createHtmlConverter } from './tools/email/html-text';
 import type { AnyTool } from './tools/types';
 
 export interface AppDeps {
@@ -69,6 +74,10 @@ export interface HubApp {
   lifecycle: Lifecycle;
   /** Credential lookups for tool calls (cached briefly); `invalidate` after a connection changes. */
   connections: ConnectionResolver;
+  /** The HTML conversion worker pool: `close()` it when the Hub stops. */
+  html: HtmlConverter;
+  /** The event ids calendar creates derive (benchmarks and tests re-create a crash with them). */
+  eventIds: EventIds;
 }
 
 /** Builds the whole Hub from its parsed configuration and open connections — the only place things are wired. */
@@ -77,7 +86,11 @@ export function createApp(deps: AppDeps): HubApp {
   const lifecycle = deps.lifecycle ?? { shuttingDown: false };
   const cipher = createTokenCipher(config.encryptionKeys);
   const store = createCredentialStore(db, cipher);
-  const connectLinks = createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: config.connect.linkTtlS });
+  const connectLinks = createConnectLinks({
+    publicUrl: config.publicUrl,
+    encryptionKeys: config.encryptionKeys,
+    ttlS: { admin: config.connect.linkTtlS, setup: config.connect.setupUrlTtlS },
+  });
   const setupUrlFor = createSetupUrlFor(connectLinks);
   const tools = createToolRegistry(deps.tools ?? BUILT_IN_TOOLS);
   const refresher = tokenRefresherFor(config, store, deps.redis ?? null, logger);
@@ -89,15 +102,19 @@ export function createApp(deps: AppDeps): HubApp {
   };
   deps.credentialEvents?.onRemoteChange((change) => connections.invalidate(change));
   const catalog = buildCatalog(tools);
-  const rateLimiter = createRateLimiter(config.rateLimit, deps.redis ?? null);
+  // A breaker around the client: a Redis that stops answering is noticed within one short charge (or a heartbeat).
+  const redis = deps.redis ? { client: deps.redis, health: createRedisHealth(deps.redis, { logger, probeIntervalMs: config.redisProbeIntervalMs }) } : null;
+  const rateLimiter = createRateLimiter(config.rateLimit, redis, logger);
   // Redis when configured, so every replica sees the same records; else the database every replica shares.
-  const idempotencyStore = deps.redis
-    ? createRedisIdempotencyStore(deps.redis, { ttlS: config.idempotency.ttlS })
+  const idempotencyStore = redis
+    ? createRedisIdempotencyStore(redis.client, { ttlS: config.idempotency.ttlS, available: redis.health.available })
     : createPostgresIdempotencyStore(db, { ttlS: config.idempotency.ttlS });
   const idempotency = createIdempotencyGuard(idempotencyStore, { leaseMs: config.upstream.toolDeadlineMs + 2_000, ttlS: config.idempotency.ttlS, logger });
   const google = createGoogleClients(config.google);
   const upstream = createUpstream(config.upstream, logger);
+  const html = createHtmlConverter(config.html); // its workers start on the first HTML mail
   const auth = serviceSecretAuth(config.serviceSecrets);
+  const eventIds = createEventIds(createHubSecrets(db, cipher, logger), logger);
 
   const app = express();
   app.disable('x-powered-by');
@@ -107,7 +124,7 @@ export function createApp(deps: AppDeps): HubApp {
   app.use(requestContext({ logger, lifecycle, securityHeaders: apiSecurityHeaders() }));
 
   // Routes are flat (no nested routers): the execute call is the hot path and passes the fewest layers first.
-  app.post('/api/internal/tools/execute', auth, jsonBody, executeRoute({ tools, connections, logger, rateLimiter, idempotency, google, upstream, deadlineMs: config.upstream.toolDeadlineMs, settings: config.tools, cache: createToolCache(), ...(deps.now ? { now: deps.now } : {}) }));
+  app.post('/api/internal/tools/execute', auth, jsonBody, executeRoute({ tools, connections, logger, rateLimiter, idempotency, google, upstream, deadlineMs: config.upstream.toolDeadlineMs, settings: { ...config.tools, eventIds }, cache: createToolCache(), html, ...(deps.now ? { now: deps.now } : {}) }));
   app.get('/api/internal/tools', auth, (_req, res) => sendJson(res, 200, catalog));
   app.get('/api/internal/integrations/status/:customer_id', auth, integrationStatusRoute({ store, tools, setupUrlFor, grants: grantPolicyFor(config.google), logger }));
   app.use('/api/internal', auth); // unknown internal paths: authenticate first, so probing learns nothing
@@ -115,7 +132,7 @@ export function createApp(deps: AppDeps): HubApp {
   // The admin API (Bearer JWT): connect links, and every connection of a customer, listed or disconnected.
   const adminAuth = adminJwtAuth(config.admin);
   const disconnect = createDisconnect({ store, google, timeoutMs: config.upstream.attemptTimeoutMs, onCredentialChanged: credentialChanged });
-  app.post('/api/admin/connect-links', adminAuth, jsonBody, createConnectLinkRoute({ connectLinks, returnUrlPrefixes: config.connect.returnUrlPrefixes }));
+  app.post('/api/admin/connect-links', adminAuth, jsonBody, createConnectLinkRoute({ connectLinks, returnUrlPrefixes: config.connect.returnUrlPrefixes, logger }));
   app.get('/api/admin/customers/:customer_id/integrations', adminAuth, listIntegrationsRoute({ store, tools, setupUrlFor, grants: grantPolicyFor(config.google), logger }));
   app.delete('/api/admin/customers/:customer_id/integrations/:integration', adminAuth, deleteIntegrationRoute({ disconnect, logger }));
   const workingHours = { store, onCredentialChanged: credentialChanged, logger };
@@ -126,7 +143,8 @@ export function createApp(deps: AppDeps): HubApp {
   // The browser side of connecting Google: a signed connect link in, Google's consent, the callback back.
   const connectFlow = createConnectFlow({
     links: connectLinks,
-    states: createOAuthStates(db, cipher),
+    states: createOAuthStates(db, cipher, { perLink: config.connect.maxAttemptsPerLink, perAddress: config.connect.maxAttemptsPerAddress }),
+    completions: createConnectCompletions(db, { leaseMs: config.upstream.toolDeadlineMs + 10_000 }),
     oauth: createGoogleOAuth({ config, google, logger }),
     reuse: createGrantReuse({ store, refresher, grants: grantPolicyFor(config.google), timeoutMs: config.upstream.toolDeadlineMs, logger }),
     store,
@@ -140,10 +158,10 @@ export function createApp(deps: AppDeps): HubApp {
   app.get('/integrations/google/callback', connectCallbackRoute({ flow: connectFlow, secureCookies }));
 
   app.get('/healthz', healthz);
-  app.get('/readyz', readyz({ db, redis: deps.redis ?? null, lifecycle }));
+  app.get('/readyz', readyz({ db, redis, lifecycle }));
   app.get('/openapi.yaml', openApiRoute());
 
   app.use(notFound);
   app.use(errorHandler(logger));
-  return { app, store, keys: createKeyRotation(db, cipher), tools, lifecycle, connections };
+  return { app, store, keys: createKeyRotation(db, cipher), tools, lifecycle, connections, eventIds, html };
 }

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 /**
@@ -21,11 +22,12 @@ const optionalString = z
   .optional()
   .transform((s) => (s === '' ? undefined : s));
 
-const integer = (def: number, min: number, max: number) =>
+/** An integer variable in [min, max]; unset → `def` (pass undefined when the default depends on other variables). */
+const integer = <D extends number | undefined>(def: D, min: number, max: number) =>
   z
     .string()
     .optional()
-    .transform((s, ctx) => {
+    .transform((s, ctx): number | D => {
       if (s === undefined || s.trim() === '') return def;
       const n = Number(s);
       if (!Number.isInteger(n) || n < min || n > max) {
@@ -229,8 +231,16 @@ const envSchema = z.object({
     .pipe(z.enum(LOG_LEVELS).optional())
     .transform((s) => s ?? 'info')
     .describe(`Log level: ${LOG_LEVELS.map((l) => `\`${l}\``).join(', ')}.`),
-  HUB_SHUTDOWN_TIMEOUT_MS: integer(10_000, 0, 600_000).describe(
-    'On SIGTERM/SIGINT, how long in-flight calls may finish before connections are closed (keep it at least `HUB_TOOL_DEADLINE_MS`).',
+  HUB_SHUTDOWN_TIMEOUT_MS: integer(undefined, 0, 600_000)
+    .meta({ defaultText: '`$HUB_TOOL_DEADLINE_MS + 2000`' })
+    .describe(
+      'After SIGTERM/SIGINT and the grace period: how long in-flight calls may finish before connections are cut (ms); at least HUB_TOOL_DEADLINE_MS, default HUB_TOOL_DEADLINE_MS + 2000.',
+    ),
+  HUB_SHUTDOWN_GRACE_MS: integer(5_000, 0, 120_000).describe(
+    'After SIGTERM/SIGINT: how long /readyz answers 503 while the Hub still accepts and serves connections, so a load balancer drains it first (ms).',
+  ),
+  HUB_REDIS_PROBE_INTERVAL_MS: integer(1_000, 100, 60_000).describe(
+    'How often Redis is PINGed: a heartbeat while it answers, a reconnection check while it does not (ms).',
   ),
   HUB_TRUST_PROXY: trustProxy.describe('Express `trust proxy` setting behind a load balancer: `true`, a hop count, or addresses (`loopback, 10.0.0.0/8`).'),
   HUB_GOOGLE_CLIENT_ID: optionalString.describe('The Hub\'s Google OAuth client id (required with `NODE_ENV=production`).'),
@@ -257,6 +267,12 @@ const envSchema = z.object({
   HUB_RATE_LIMIT_CUSTOMER_POINTS: integer(600, 1, 10_000_000).describe('Points one customer may spend per window, across every replica with Redis.'),
   HUB_RATE_LIMIT_AGENT_POINTS: integer(300, 1, 10_000_000).describe(
     'Points one (customer, agent) pair may spend per window, so one runaway agent cannot starve its siblings.',
+  ),
+  HUB_RATE_LIMIT_AGENTS_PER_CUSTOMER: integer(50, 1, 100_000).describe(
+    'Distinct agent_ids one customer may use per window; a further new agent_id gets 429 RATE_LIMITED (scope distinct_agents).',
+  ),
+  HUB_RATE_LIMIT_REDIS_TIMEOUT_MS: integer(50, 1, 5_000).describe(
+    'How long a rate-limit charge waits for Redis before this call is limited in memory and Redis is probed (ms).',
   ),
   HUB_RATE_LIMIT_READ_COST: integer(1, 1, 1000).describe('Points a read tool call costs.'),
   HUB_RATE_LIMIT_WRITE_COST: integer(5, 1, 1000).describe('Points a write tool call costs.'),
@@ -285,6 +301,15 @@ const envSchema = z.object({
   HUB_MAX_BODY_CHARS: integer(100_000, 1_000, 10_000_000).describe(
     'Longest message body the email tools return; longer ones are cut and flagged `truncated: true`.',
   ),
+  HUB_HTML_WORKERS: integer(Math.max(1, Math.min(4, availableParallelism() - 1)), 1, 64)
+    .meta({ defaultText: 'cores − 1, within 1–4' }) // machine-dependent: the README must not change with the machine
+    .describe('Worker threads converting HTML mail to text off the event loop (default: one per core beyond the first, 1–4).'),
+  HUB_HTML_TIMEOUT_MS: integer(1_000, 50, 60_000).describe(
+    'Longest one message\'s HTML-to-text conversion may run; past it the worker is stopped and the body is the tag-stripped text (body_degraded).',
+  ),
+  HUB_HTML_BUDGET_MS: integer(5_000, 100, 300_000).describe(
+    'Longest all HTML conversions of one tool call may take together, queue wait included; bodies not converted by then are tag-stripped (body_degraded).',
+  ),
   HUB_SEND_VERIFY_MAX_MESSAGES: integer(50, 1, 500).describe(
     'Most sent messages email_send reads back (newest first) when it checks whether an uncertain earlier send went out; past it the outcome is reported unknown.',
   ),
@@ -292,7 +317,19 @@ const envSchema = z.object({
   HUB_ADMIN_JWT_PUBLIC_KEY: publicKeyPem.describe('RS256 PEM public key of admin API tokens (`\\n` escapes accepted); set this or `HUB_ADMIN_JWT_SECRET`.'),
   HUB_ADMIN_JWT_ISSUER: optionalString.transform((s) => s ?? 'hub-admin').describe('Required `iss` of admin API tokens.'),
   HUB_ADMIN_JWT_AUDIENCE: optionalString.transform((s) => s ?? 'hub-admin-api').describe('Required `aud` of admin API tokens.'),
-  HUB_CONNECT_LINK_TTL_S: integer(3600, 60, 7 * 86_400).describe('Lifetime of a signed connect link (`setup_url`) in seconds.'),
+  HUB_ADMIN_JWT_MAX_TTL_S: integer(30 * 86_400, 60, 366 * 86_400).describe(
+    'Longest lifetime (exp - iat, seconds) an admin token may declare; tokens without iat, or claiming more, are refused.',
+  ),
+  HUB_CONNECT_LINK_TTL_S: integer(3600, 60, 7 * 86_400).describe('Lifetime (seconds) of a connect link an admin makes (`POST /api/admin/connect-links`).'),
+  HUB_SETUP_URL_TTL_S: integer(900, 60, 86_400).describe(
+    'Lifetime (seconds) of the connect links the Hub hands to agents as setup_url; shorter than admin links because they travel through agents, transcripts and chats.',
+  ),
+  HUB_CONNECT_ATTEMPTS_PER_LINK: integer(10, 1, 1000).describe(
+    'Sign-in attempts one connect link may have pending at once (each open of the link starts one, valid 10 minutes); more are refused with 429.',
+  ),
+  HUB_CONNECT_ATTEMPTS_PER_ADDRESS: integer(100, 1, 100_000).describe(
+    'Sign-in attempts one client address may have pending at once, across all links; more are refused with 429.',
+  ),
   HUB_CONNECT_RETURN_URLS: returnUrlPrefixes.describe(
     'Comma-separated URL prefixes a connect link\'s `return_url` may point under; unset, the flow ends on the Hub\'s own page.',
   ),
@@ -340,14 +377,21 @@ export interface Config {
   /** Apply pending migrations at start (else only check that none is pending: a separate `migrate` step runs them). */
   migrateOnStart: boolean;
   redisUrl: string | undefined;
+  /** Heartbeat and reconnection check of the Redis breaker. */
+  redisProbeIntervalMs: number;
   logLevel: (typeof LOG_LEVELS)[number];
+  /** How long in-flight calls may finish once the listener has closed; never below the tool deadline. */
   shutdownTimeoutMs: number;
+  /** How long readiness fails before the listener closes, so load balancers stop sending first. */
+  shutdownGraceMs: number;
   trustProxy: boolean | number | string;
   rateLimit: RateLimitConfig;
   upstream: UpstreamConfig;
   idempotency: { ttlS: number };
   /** What shapes tool results: the longest message body returned (characters; longer is cut, flagged truncated). */
   tools: { maxBodyChars: number; sendVerifyMaxMessages: number };
+  /** HTML mail → text in worker threads, within a time budget. */
+  html: HtmlConversionConfig;
   admin: AdminAuthConfig;
   connect: ConnectConfig;
   tokens: TokenLifecycleConfig;
@@ -362,12 +406,25 @@ export interface Config {
   };
 }
 
+export interface HtmlConversionConfig {
+  /** Worker threads converting HTML. */
+  workers: number;
+  /** Longest one message's conversion may run. */
+  taskTimeoutMs: number;
+  /** Longest all conversions of one tool call may take together, waiting included. */
+  callBudgetMs: number;
+}
+
 export interface RateLimitConfig {
   windowS: number;
   /** Points per window for one customer, across every replica (Redis) — or per replica without Redis. */
   customerPoints: number;
   /** Points per window for one (customer, agent) pair, so one runaway agent cannot starve its siblings. */
   agentPoints: number;
+  /** Distinct agent ids one customer may use per window (agent_id is self-asserted: this bounds rotating it). */
+  agentsPerCustomer: number;
+  /** The longest a charge waits for Redis before the in-memory insurance decides. */
+  redisTimeoutMs: number;
   readCost: number;
   writeCost: number;
   /** Per-tool overrides of the read/write cost. */
@@ -394,11 +451,18 @@ export interface AdminAuthConfig {
   key: { algorithm: 'HS256'; secret: string } | { algorithm: 'RS256'; publicKey: string } | null;
   issuer: string;
   audience: string;
+  /** Longest `exp - iat` a token may declare (seconds); `iat` is required. */
+  maxTtlS: number;
 }
 
 export interface ConnectConfig {
-  /** Lifetime of a signed connect link (setup_url). */
+  /** Lifetime of a connect link an admin makes (POST /api/admin/connect-links). */
   linkTtlS: number;
+  /** Lifetime of a connect link handed to agents as `setup_url` (errors, status): shorter, it travels further. */
+  setupUrlTtlS: number;
+  /** Pending sign-in attempts (oauth_states rows) allowed per link, and per client address across links. */
+  maxAttemptsPerLink: number;
+  maxAttemptsPerAddress: number;
   /** The OAuth redirect URI registered with Google, matched exactly. */
   redirectUri: string;
   /** URL prefixes a connect link's return_url must start with; empty = no redirects, the Hub's own page. */
@@ -421,7 +485,7 @@ export class ConfigError extends Error {
   }
 }
 
-type AdminEnv = Pick<Env, 'HUB_ADMIN_JWT_SECRET' | 'HUB_ADMIN_JWT_PUBLIC_KEY' | 'HUB_ADMIN_JWT_ISSUER' | 'HUB_ADMIN_JWT_AUDIENCE'>;
+type AdminEnv = Pick<Env, 'HUB_ADMIN_JWT_SECRET' | 'HUB_ADMIN_JWT_PUBLIC_KEY' | 'HUB_ADMIN_JWT_ISSUER' | 'HUB_ADMIN_JWT_AUDIENCE' | 'HUB_ADMIN_JWT_MAX_TTL_S'>;
 
 function adminAuth(e: AdminEnv): AdminAuthConfig {
   if (e.HUB_ADMIN_JWT_SECRET && e.HUB_ADMIN_JWT_PUBLIC_KEY) {
@@ -436,6 +500,7 @@ function adminAuth(e: AdminEnv): AdminAuthConfig {
         : null,
     issuer: e.HUB_ADMIN_JWT_ISSUER,
     audience: e.HUB_ADMIN_JWT_AUDIENCE,
+    maxTtlS: e.HUB_ADMIN_JWT_MAX_TTL_S,
   };
 }
 
@@ -444,6 +509,7 @@ const adminEnvSchema = envSchema.pick({
   HUB_ADMIN_JWT_PUBLIC_KEY: true,
   HUB_ADMIN_JWT_ISSUER: true,
   HUB_ADMIN_JWT_AUDIENCE: true,
+  HUB_ADMIN_JWT_MAX_TTL_S: true,
   HUB_DATA_DIR: true,
 });
 
@@ -493,6 +559,20 @@ export function loadMigrateConfig(env: Record<string, string | undefined>): { da
   return { database: databaseOf(e), logLevel: e.LOG_LEVEL };
 }
 
+/**
+ * A call may run for the whole tool deadline and then needs a moment to answer: a shutdown that cuts
+ * connections sooner loses answers (a sent email whose reply never arrives), so it is refused.
+ */
+function lifecycleTimes(e: Pick<Env, 'HUB_SHUTDOWN_TIMEOUT_MS' | 'HUB_SHUTDOWN_GRACE_MS' | 'HUB_TOOL_DEADLINE_MS'>) {
+  const shutdownTimeoutMs = e.HUB_SHUTDOWN_TIMEOUT_MS ?? e.HUB_TOOL_DEADLINE_MS + 2_000;
+  if (shutdownTimeoutMs < e.HUB_TOOL_DEADLINE_MS) {
+    throw new ConfigError([
+      `HUB_SHUTDOWN_TIMEOUT_MS: ${shutdownTimeoutMs} is below HUB_TOOL_DEADLINE_MS (${e.HUB_TOOL_DEADLINE_MS}); a call in flight at shutdown could be cut off — use at least ${e.HUB_TOOL_DEADLINE_MS} (unset: deadline + 2000)`,
+    ]);
+  }
+  return { shutdownTimeoutMs, shutdownGraceMs: e.HUB_SHUTDOWN_GRACE_MS };
+}
+
 /** Parses an environment-like record. Throws ConfigError naming every missing or invalid variable. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const e = parseEnv(envSchema, env);
@@ -500,6 +580,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (problems.length > 0) throw new ConfigError(problems);
   const admin = adminAuth(e);
   return {
+    ...lifecycleTimes(e),
     port: e.HUB_PORT,
     host: e.HUB_HOST,
     publicUrl: e.HUB_PUBLIC_URL,
@@ -508,13 +589,15 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     database: databaseOf(e),
     migrateOnStart: e.HUB_MIGRATE_ON_START,
     redisUrl: e.REDIS_URL,
+    redisProbeIntervalMs: e.HUB_REDIS_PROBE_INTERVAL_MS,
     logLevel: e.LOG_LEVEL,
-    shutdownTimeoutMs: e.HUB_SHUTDOWN_TIMEOUT_MS,
     trustProxy: e.HUB_TRUST_PROXY,
     rateLimit: {
       windowS: e.HUB_RATE_LIMIT_WINDOW_S,
       customerPoints: e.HUB_RATE_LIMIT_CUSTOMER_POINTS,
       agentPoints: e.HUB_RATE_LIMIT_AGENT_POINTS,
+      agentsPerCustomer: e.HUB_RATE_LIMIT_AGENTS_PER_CUSTOMER,
+      redisTimeoutMs: e.HUB_RATE_LIMIT_REDIS_TIMEOUT_MS,
       readCost: e.HUB_RATE_LIMIT_READ_COST,
       writeCost: e.HUB_RATE_LIMIT_WRITE_COST,
       toolCosts: e.HUB_RATE_LIMIT_TOOL_COSTS,
@@ -531,9 +614,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     idempotency: { ttlS: e.HUB_IDEMPOTENCY_TTL_S },
     tools: { maxBodyChars: e.HUB_MAX_BODY_CHARS, sendVerifyMaxMessages: e.HUB_SEND_VERIFY_MAX_MESSAGES },
+    html: { workers: e.HUB_HTML_WORKERS, taskTimeoutMs: e.HUB_HTML_TIMEOUT_MS, callBudgetMs: e.HUB_HTML_BUDGET_MS },
     admin,
     connect: {
       linkTtlS: e.HUB_CONNECT_LINK_TTL_S,
+      setupUrlTtlS: e.HUB_SETUP_URL_TTL_S,
+      maxAttemptsPerLink: e.HUB_CONNECT_ATTEMPTS_PER_LINK,
+      maxAttemptsPerAddress: e.HUB_CONNECT_ATTEMPTS_PER_ADDRESS,
       redirectUri: e.HUB_GOOGLE_REDIRECT_URI ?? `${e.HUB_PUBLIC_URL}/integrations/google/callback`,
       returnUrlPrefixes: e.HUB_CONNECT_RETURN_URLS,
     },

@@ -1,6 +1,5 @@
 import { DateTime } from 'luxon';
 import { DEMO_ACCOUNTS, dateOnly, mondayOf } from './sandbox/demo-data';
-import { deriveEventId } from './tools/calendar/event-id';
 
 /**
  * The lines `npm run demo` prints: shell commands that work as pasted into bash or zsh from the project directory,
@@ -19,6 +18,8 @@ export interface DemoFacts {
   generatedSecret: string | undefined;
   /** A fresh suffix per start, so a restarted demo's writes never meet the last run's idempotency records. */
   runId: string;
+  /** The create line's request_id (fresh per start) and the Google event id the Hub gives that create. */
+  event: { requestId: string; id: string };
   /** Ids the sandbox gave the seeded mail this run. */
   mail: { deckMessageId: string; timelineThreadId: string };
   /** `-H "Authorization: Bearer …"` value for the admin API: a command substitution, or a minted token. */
@@ -40,8 +41,6 @@ export function demoLines(f: DemoFacts): string[] {
   const day = (n: number) => dateOnly(monday, n);
   const madrid = (n: number, hhmm: string) => DateTime.fromISO(`${day(n)}T${hhmm}`, { zone: 'Europe/Madrid' }).toISO({ suppressMilliseconds: true });
   const { ben, carla } = DEMO_ACCOUNTS;
-  const eventRequestId = `demo-event-${f.runId}`;
-  const eventId = deriveEventId({ customerId: DEMO_CUSTOMER_ID, userId: null, calendarId: 'primary', requestId: eventRequestId });
   const since = new Date(f.now.getTime() - 2 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
   return [
     ...(f.generatedSecret
@@ -58,8 +57,8 @@ export function demoLines(f: DemoFacts): string[] {
     execute({ tool: 'calendar_get_availability', ...call, inputs: { start_date: day(0), end_date: day(4), timezone: 'Europe/Madrid', calendars: ['primary', ben] } }),
     execute({ tool: 'calendar_find_optimal_times', ...call, inputs: { duration_minutes: 60, attendees: [ben, carla], date_range: { start: day(0), end: day(4) }, preferences: { preferred_hours: { start: '10:00', end: '16:00' }, avoid_mondays: true } } }),
     '# book it (pasting it again replays the first answer: never a second event), then move it to a room (the event id follows from the request_id)',
-    execute({ tool: 'calendar_create_event', ...call, inputs: { title: 'Launch review', start: madrid(3, '10:00'), end: madrid(3, '11:00'), description: 'Q1 launch', location: 'Google Meet', attendees: [ben], send_notifications: true }, context: { request_id: eventRequestId } }),
-    execute({ tool: 'calendar_update_event', ...call, inputs: { event_id: eventId, updates: { location: 'Room 4.2' }, send_notifications: false } }),
+    execute({ tool: 'calendar_create_event', ...call, inputs: { title: 'Launch review', start: madrid(3, '10:00'), end: madrid(3, '11:00'), description: 'Q1 launch', location: 'Google Meet', attendees: [ben], send_notifications: true }, context: { request_id: f.event.requestId } }),
+    execute({ tool: 'calendar_update_event', ...call, inputs: { event_id: f.event.id, updates: { location: 'Room 4.2' }, send_notifications: false } }),
     "# Ana's mail: search, read Ben's deck (its attachment listed), new replies in Carla's thread, then send",
     execute({ tool: 'email_search', ...call, inputs: { query: `from:${ben}`, max_results: 10, include_body: false } }),
     execute({ tool: 'email_read', ...call, inputs: { message_id: f.mail.deckMessageId } }),

@@ -48,6 +48,7 @@ function demoEnvironment(env: Record<string, string | undefined>, demo: DemoConf
     HUB_GOOGLE_CLIENT_SECRET: SANDBOX_DEFAULT_CLIENT.clientSecret,
     HUB_DATA_DIR: dataDir,
     HUB_PORT: port,
+    HUB_SHUTDOWN_GRACE_MS: env.HUB_SHUTDOWN_GRACE_MS?.trim() || '0', // a local demo has no load balancer to drain
     HUB_PUBLIC_URL: env.HUB_PUBLIC_URL?.trim() || `http://${demo.host}:${port}`,
     HUB_SERVICE_SECRETS: fill('HUB_SERVICE_SECRETS', () => randomBytes(32).toString('hex')),
     HUB_ENCRYPTION_KEYS: fill('HUB_ENCRYPTION_KEYS', () => `demo1:${randomBytes(32).toString('base64')}`),
@@ -79,7 +80,7 @@ async function startDemoSandbox(env: Record<string, string | undefined>, hubPubl
  * step) → the Hub's callback, which exchanges the code and stores the sealed tokens.
  */
 async function connectDemoCustomer(hub: RunningHub, world: World, config: Config) {
-  const links = createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: 300 });
+  const links = createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: { admin: 300, setup: 300 } });
   const previous = world.oauth.consent;
   world.oauth.consent = { mode: 'auto', account: DEMO_ACCOUNTS.ana };
   try {
@@ -88,7 +89,7 @@ async function connectDemoCustomer(hub: RunningHub, world: World, config: Config
       // is gone, and reconnecting would try to carry that grant on (src/integrations/grant-reuse.ts). Forget it
       // first, as an admin's disconnect would; the new sandbox has nothing of it to revoke.
       await hub.store.remove(DEMO_CUSTOMER_ID, null, integration);
-      const link = links.create({ customerId: DEMO_CUSTOMER_ID, userId: null, integration, returnUrl: null });
+      const link = links.create({ customerId: DEMO_CUSTOMER_ID, userId: null, integration, returnUrl: null, origin: 'admin', replace: false });
       // The link is on the public URL; the request goes to this process (they differ behind a proxy).
       const atHub = (url: string) => new URL(new URL(url).pathname + new URL(url).search, hub.url).toString();
       const start = await fetch(atHub(link.url), { redirect: 'manual' });
@@ -133,19 +134,28 @@ async function main() {
     `Database: ${config.database.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.database.dataDir}`}; ` +
       `Redis: ${config.redisUrl ? 'REDIS_URL' : 'not configured'}. Listening on ${config.host} (DEMO_HOST=${demo.host}).`,
   );
-  const links = createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: config.connect.linkTtlS });
+  const links = createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: { admin: config.connect.linkTtlS, setup: config.connect.setupUrlTtlS } });
+  const runId = randomBytes(4).toString('hex');
   const lines = demoLines({
     hubUrl: `http://${demo.host}:${hub.port}`,
     sandboxUrl,
     generatedSecret: generated.HUB_SERVICE_SECRETS,
-    runId: randomBytes(4).toString('hex'),
+    runId,
+    event: await demoEvent(hub, `demo-event-${runId}`),
     mail: seededMail(sandbox.world()),
     adminBearer: adminBearer(config, secretsFile),
-    connectUrl: links.create({ customerId: DEMO_CUSTOMER_ID, userId: 'demo-user', integration: 'google_calendar', returnUrl: null }).url,
+    connectUrl: links.create({ customerId: DEMO_CUSTOMER_ID, userId: 'demo-user', integration: 'google_calendar', returnUrl: null, origin: 'admin', replace: false }).url,
     now: new Date(),
   });
   const banner = ['', '=== Hub demo is running ===', ...notes, '', ...lines, '', 'Ctrl-C stops the Hub.', ''].join('\n');
   setTimeout(() => process.stdout.write(banner), 150); // after the start-up log lines
+}
+
+/** The id the Hub will give the printed create's event (derived from its request_id), for the update line. */
+async function demoEvent(hub: RunningHub, requestId: string) {
+  const derived = await hub.eventIds.derive({ customerId: DEMO_CUSTOMER_ID, userId: null, calendarId: 'primary', requestId });
+  if (!derived.ok || derived.value === null) throw new Error('the Hub could not derive the demo event id (its event-id key is unreadable)');
+  return { requestId, id: derived.value };
 }
 
 /**

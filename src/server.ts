@@ -16,7 +16,10 @@ export interface RunningHub extends HubApp {
   port: number;
   server: Server;
   logger: Logger;
-  /** Graceful stop: readiness off, stop accepting, let in-flight requests finish (up to the deadline), close pools. */
+  /**
+   * Graceful stop: readiness off while still serving for the grace period (load balancers drain), then stop
+   * accepting, let in-flight requests finish (up to the shutdown timeout), close pools.
+   */
   close(): Promise<void>;
 }
 
@@ -72,6 +75,12 @@ export async function startHub(config: Config, options: StartOptions = {}): Prom
   const close = () =>
     (closing ??= (async () => {
       hub.lifecycle.shuttingDown = true;
+      if (config.shutdownGraceMs > 0) {
+        // Refusing connections now would fail requests a load balancer is still sending; failing /readyz (and
+        // closing each kept-alive connection after its answer) tells it to stop, and the grace gives it time to.
+        logger.info({ grace_ms: config.shutdownGraceMs }, 'readiness off; serving while load balancers drain');
+        await new Promise((resolve) => setTimeout(resolve, config.shutdownGraceMs));
+      }
       const drained = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       let timer: NodeJS.Timeout | undefined;
@@ -84,6 +93,7 @@ export async function startHub(config: Config, options: StartOptions = {}): Prom
         await drained;
       }
       clearTimeout(timer);
+      await hub.html.close();
       await releasePools();
       logger.info('hub stopped');
       logger.flush();

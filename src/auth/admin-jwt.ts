@@ -9,11 +9,14 @@ import type { AdminPrincipal } from './admin-access';
  * `Authorization: Bearer <JWT>` for the admin API, verified against HUB_ADMIN_JWT_SECRET (HS256) or
  * HUB_ADMIN_JWT_PUBLIC_KEY (RS256). Exactly the configured algorithm is accepted — never `none`, and never
  * HS256 on an RS256 deployment (where the public key would otherwise work as an HMAC secret). `iss` and `aud`
- * must match; `exp` is required (jsonwebtoken only checks it when present), so no token lives forever.
- * jsonwebtoken does the signature comparison; nothing secret is compared here.
+ * must match; `exp` and `iat` are required (jsonwebtoken only checks them when present), `iat` may not lie in
+ * the future and `exp - iat` may not exceed HUB_ADMIN_JWT_MAX_TTL_S — so no token lives longer than that from
+ * the moment it is accepted (an `exp` in the year 9999 is refused, not trusted). jsonwebtoken does the signature
+ * comparison; nothing secret is compared here.
  */
 
-export type AdminTokenProblem = 'invalid' | 'expired' | 'no_access';
+/** `lifetime`: validly signed, but without iat/exp, issued in the future, or declaring too long a life. */
+export type AdminTokenProblem = 'invalid' | 'expired' | 'lifetime' | 'no_access';
 export type AdminTokenCheck = { ok: true; principal: AdminPrincipal } | { ok: false; problem: AdminTokenProblem };
 
 export const ADMIN_REALM = 'hub-admin';
@@ -29,9 +32,19 @@ function verificationKey(key: AdminKey): KeyObject {
   return key.algorithm === 'HS256' ? createSecretKey(Buffer.from(key.secret, 'utf8')) : createPublicKey(key.publicKey);
 }
 
+/**
+ * `iat ≤ now (+ tolerance)` and `exp - iat ≤ maxTtlS`: together they bound `exp` to `now + maxTtlS (+ tolerance)`,
+ * whatever the token says. A token claiming to be issued in the future could otherwise stretch its life.
+ */
+function withinLifetime(claims: Record<string, unknown>, maxTtlS: number, now: () => number): boolean {
+  const { iat, exp } = claims;
+  if (typeof iat !== 'number' || typeof exp !== 'number' || !Number.isFinite(iat) || !Number.isFinite(exp)) return false;
+  return iat <= Math.floor(now() / 1000) + CLOCK_TOLERANCE_S && exp - iat <= maxTtlS;
+}
+
 /** Verifies one admin token: who it speaks for, or why it is refused. */
 export function createAdminTokenVerifier(
-  settings: { key: AdminKey; issuer: string; audience: string },
+  settings: { key: AdminKey; issuer: string; audience: string; maxTtlS: number },
   now: () => number = Date.now,
 ): (token: string) => AdminTokenCheck {
   const key = verificationKey(settings.key); // parsed once: a bad PEM fails at start-up, not per request
@@ -50,7 +63,7 @@ export function createAdminTokenVerifier(
     }
     if (typeof payload !== 'object' || payload === null) return { ok: false, problem: 'invalid' };
     const claims = payload as Record<string, unknown>;
-    if (typeof claims.exp !== 'number') return { ok: false, problem: 'invalid' };
+    if (!withinLifetime(claims, settings.maxTtlS, now)) return { ok: false, problem: 'lifetime' };
     if (claims.role === ADMIN_ROLE) return { ok: true, principal: { kind: 'admin' } };
     if (typeof claims.customer_id === 'string' && UUID.test(claims.customer_id)) {
       return { ok: true, principal: { kind: 'customer', customerId: claims.customer_id.toLowerCase() } };
@@ -76,7 +89,25 @@ export function adminJwtAuth(settings: Config['admin']): RequestHandler {
     );
     return (_req, _res, next) => next(disabled);
   }
-  const verify = createAdminTokenVerifier({ key, issuer: settings.issuer, audience: settings.audience });
+  const verify = createAdminTokenVerifier({ key, issuer: settings.issuer, audience: settings.audience, maxTtlS: settings.maxTtlS });
+  const refusal = (problem: AdminTokenProblem): HubFailure => {
+    switch (problem) {
+      case 'no_access':
+        return new HubFailure(hubError('FORBIDDEN', 'This admin token grants no access: it has neither role "hub_admin" nor a customer_id'));
+      case 'lifetime':
+        return unauthorized(
+          `The admin token must carry iat (not in the future) and exp at most ${settings.maxTtlS} seconds after it (HUB_ADMIN_JWT_MAX_TTL_S)`,
+        );
+      case 'expired':
+        return unauthorized('The admin token has expired');
+      case 'invalid':
+        return unauthorized('The admin token is invalid');
+      default: {
+        const unreachable: never = problem;
+        throw new Error(`unknown admin token problem ${String(unreachable)}`);
+      }
+    }
+  };
 
   return (req, res, next) => {
     const header = req.headers.authorization;
@@ -89,14 +120,11 @@ export function adminJwtAuth(settings: Config['admin']): RequestHandler {
       next(unauthorized('Malformed Authorization header; expected the Bearer scheme: "Bearer <admin token>"'));
       return;
     }
-    // Why a token was refused stays vague on purpose (beyond expired vs invalid): no oracle for forgers.
+    // Why a token was refused stays vague on purpose (beyond expired vs invalid): no oracle for forgers. The
+    // lifetime and access problems are named, since only a correctly signed token gets that far.
     const check = verify(match[1]!);
     if (!check.ok) {
-      if (check.problem === 'no_access') {
-        next(new HubFailure(hubError('FORBIDDEN', 'This admin token grants no access: it has neither role "hub_admin" nor a customer_id')));
-      } else {
-        next(unauthorized(check.problem === 'expired' ? 'The admin token has expired' : 'The admin token is invalid'));
-      }
+      next(refusal(check.problem));
       return;
     }
     res.locals.admin = check.principal;

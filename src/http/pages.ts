@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Response } from 'express';
 import helmet from 'helmet';
-import type { Page } from '../integrations/connect-flow';
+import type { Page } from '../integrations/connect-pages';
 import './locals';
 import { logAccess } from './request-context';
 
@@ -63,7 +63,8 @@ function write(res: Response, status: number, headers: readonly string[], body: 
 }
 
 export function sendPage(res: Response, page: Page, cookies: readonly string[] = []): void {
-  write(res, page.status, [...cookies.flatMap((c) => ['Set-Cookie', c]), 'Content-Type', 'text/html; charset=utf-8'], renderPage(page));
+  const retry = page.retryAfterS === undefined ? [] : ['Retry-After', String(page.retryAfterS)];
+  write(res, page.status, [...cookies.flatMap((c) => ['Set-Cookie', c]), ...retry, 'Content-Type', 'text/html; charset=utf-8'], renderPage(page));
 }
 
 /** 302 to `url` (Google's consent page or an allow-listed return URL), without a body. */

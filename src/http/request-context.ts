@@ -20,6 +20,16 @@ export function redactUrl(url: string): string {
   return `${url.slice(0, q)}?${params.toString()}`;
 }
 
+/** Longer URLs are cut in the access log: nothing legitimate is that long, and a log line's cost follows its size. */
+export const MAX_LOGGED_URL_CHARS = 1024;
+
+/** The URL as the access log shows it: credentials redacted (over the whole URL), then cut to a bounded length. */
+export function loggedUrl(url: string): string {
+  const redacted = redactUrl(url);
+  if (redacted.length <= MAX_LOGGED_URL_CHARS) return redacted;
+  return `${redacted.slice(0, MAX_LOGGED_URL_CHARS)}…[${redacted.length - MAX_LOGGED_URL_CHARS} more characters]`;
+}
+
 const QUIET_PATHS = new Set(['/healthz', '/readyz']);
 
 /**
@@ -46,7 +56,7 @@ export function requestContext(deps: {
 }
 
 /**
- * One line per answered request: ids, method, redacted URL, status, duration, tool and error code. No headers
+ * One line per answered request: ids, method, redacted (and length-capped) URL, status, duration, tool and error code. No headers
  * and no bodies are logged at all.
  */
 export function logAccess(res: Response): void {
@@ -57,7 +67,7 @@ export function logAccess(res: Response): void {
     req_id: l.reqId,
     request_id: l.requestId,
     method: req.method,
-    url: redactUrl(req.originalUrl),
+    url: loggedUrl(req.originalUrl),
     status: res.statusCode,
     duration_ms: Math.round(performance.now() - l.t0),
     tool: l.tool,

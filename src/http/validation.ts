@@ -16,20 +16,46 @@ export function formatPath(path: readonly PropertyKey[], prefix = ''): string {
   return out === '' ? '(root)' : out;
 }
 
-export function toIssues(error: z.ZodError, prefix = ''): ValidationIssue[] {
-  return error.issues.flatMap((issue) =>
-    issue.code === 'unrecognized_keys'
-      ? issue.keys.map((key) => ({ path: formatPath([...issue.path, key], prefix), message: 'unknown field' }))
-      : [{ path: formatPath(issue.path, prefix), message: issue.message }],
-  );
+/** An answer lists at most this many issues: enough to fix a request, and bounded however broken it is. */
+export const MAX_ISSUES = 20;
+/** Paths and messages are cut to this length: a field name is the caller's own text and can be huge. */
+const MAX_ISSUE_TEXT = 200;
+
+const bounded = (text: string) => (text.length <= MAX_ISSUE_TEXT ? text : `${text.slice(0, MAX_ISSUE_TEXT)}…`);
+
+/** The issues to report, the first MAX_ISSUES of them (`truncated` when there were more). */
+export interface IssueList {
+  issues: ValidationIssue[];
+  truncated: boolean;
 }
 
-export function validationError(message: string, issues: ValidationIssue[]): HubError {
-  return hubError('VALIDATION_ERROR', message, { details: { issues } });
+/**
+ * zod's issues as the contract reports them, one per unknown key. Stops at MAX_ISSUES, so 125,000 unknown
+ * keys cost no more to answer than 21.
+ */
+export function toIssues(error: z.ZodError, prefix = ''): IssueList {
+  const issues: ValidationIssue[] = [];
+  const entry = (path: readonly PropertyKey[], message: string): ValidationIssue => ({
+    path: bounded(formatPath(path.map((p) => (typeof p === 'string' ? bounded(p) : p)), prefix)),
+    message: bounded(message),
+  });
+  for (const issue of error.issues) {
+    const unknownKeys: readonly (string | undefined)[] = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
+    for (const key of unknownKeys) {
+      if (issues.length === MAX_ISSUES) return { issues, truncated: true };
+      issues.push(key === undefined ? entry(issue.path, issue.message) : entry([...issue.path, key], 'unknown field'));
+    }
+  }
+  return { issues, truncated: false };
+}
+
+export function validationError(message: string, list: ValidationIssue[] | IssueList): HubError {
+  const { issues, truncated } = Array.isArray(list) ? { issues: list, truncated: false } : list;
+  return hubError('VALIDATION_ERROR', message, { details: truncated ? { issues, truncated: true } : { issues } });
 }
 
 /** A tool's inputs are wrong: from its schema at the edge, or found by the tool itself (paths start `inputs.`). */
-export const invalidInputs = (tool: string, issues: ValidationIssue[]): HubError => validationError(`Invalid inputs for ${tool}`, issues);
+export const invalidInputs = (tool: string, issues: ValidationIssue[] | IssueList): HubError => validationError(`Invalid inputs for ${tool}`, issues);
 
 /**
  * A route's path parameters and query string, checked together so one answer lists every problem: the parsed
@@ -43,6 +69,9 @@ export function parseParamsAndQuery<P extends z.ZodType, Q extends z.ZodType>(
   const p = schemas.params.safeParse(req.params);
   const q = schemas.query.safeParse(req.query);
   if (p.success && q.success) return { ok: true, params: p.data, query: q.data };
-  const issues = [...(p.success ? [] : toIssues(p.error)), ...(q.success ? [] : toIssues(q.error, 'query'))];
-  return { ok: false, error: validationError(message, issues) };
+  const pIssues = p.success ? { issues: [], truncated: false } : toIssues(p.error);
+  const qIssues = q.success ? { issues: [], truncated: false } : toIssues(q.error, 'query');
+  const issues = [...pIssues.issues, ...qIssues.issues];
+  const truncated = pIssues.truncated || qIssues.truncated || issues.length > MAX_ISSUES;
+  return { ok: false, error: validationError(message, { issues: issues.slice(0, MAX_ISSUES), truncated }) };
 }

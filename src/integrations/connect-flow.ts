@@ -1,39 +1,37 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Logger } from '../logger';
-import type { CredentialStore } from '../store/credential-store';
+import type { CredentialRecord, CredentialStore } from '../store/credential-store';
 import { isDatabaseUnavailable } from '../store/db';
 import type { ToolRegistry } from '../tools/registry';
+import type { ConnectCompletions } from './connect-completions';
 import type { ConnectLinks } from './connect-links';
-import type { GoogleOAuth } from './google-oauth';
-import type { GrantReuse } from './grant-reuse';
+import { OPEN_AGAIN, type Page, type PageOutcome, TRY_LATER, callbackPages, linkPages, page } from './connect-pages';
+import type { GoogleOAuth, GrantedTokens } from './google-oauth';
+import type { ConsentPlan, GrantReuse } from './grant-reuse';
 import { INTEGRATIONS, type IntegrationId, shortScope } from './integrations';
-import { type OAuthStates, digest } from './oauth-states';
+import { type OAuthStates, type PendingConnect, digest } from './oauth-states';
 import { isAllowedReturnUrl } from './return-urls';
 import { missingScopes } from './scopes';
 import type { SetupTarget } from './setup-url';
 
+export type { Page } from './connect-pages';
+
 /**
  * The browser half of connecting a Google account, as two use cases:
  *
- *   start:    signed connect link → one-time state (+ PKCE verifier, + browser nonce) → Google's consent page
- *   complete: state consumed once, same browser → code exchanged with the verifier → identity verified →
- *             tokens sealed and stored (replacing any previous connection) → a page, or the link's return_url
+ *   start:    signed connect link (unused, not opened too often) → one-time state (+ PKCE verifier, + browser
+ *             nonce) → Google's consent page
+ *   complete: state consumed once, same browser, link still unused → code exchanged with the verifier →
+ *             identity verified → the link's single use and the connection reserved → the same Google account
+ *             as the one connected (or none, or an admin's `replace` link) → a new refresh token, or the
+ *             stored one proven to carry on (grant-reuse.ts) → tokens sealed and stored → a page, or the
+ *             link's return_url
  *
  * Every way it can end is a value the route renders; nothing here writes HTTP, and no page or redirect ever
  * carries a token, a code or an internal error.
  */
 
-export interface Page {
-  status: number;
-  tone: 'success' | 'warning' | 'error';
-  title: string;
-  lines: string[];
-  list?: { heading: string; items: string[] };
-}
-
-export type ConnectOutcome =
-  | { kind: 'redirect'; url: string; browser?: { state: string; nonce: string } }
-  | { kind: 'page'; page: Page };
+export type ConnectOutcome = { kind: 'redirect'; url: string; browser?: { state: string; nonce: string } } | PageOutcome;
 
 export interface CallbackQuery {
   state?: unknown;
@@ -42,22 +40,29 @@ export interface CallbackQuery {
 }
 
 export interface ConnectFlow {
-  start(linkToken: unknown): Promise<ConnectOutcome>;
+  /** `clientAddress`: the browser's address (as `trust proxy` resolves it), for the per-address attempt limit. */
+  start(linkToken: unknown, clientAddress: string): Promise<ConnectOutcome>;
   complete(query: CallbackQuery, browserNonce: string | undefined): Promise<ConnectOutcome>;
 }
 
-const page = (status: number, tone: Page['tone'], title: string, ...lines: string[]): ConnectOutcome => ({
-  kind: 'page',
-  page: { status, tone, title, lines },
-});
-const ASK_AGAIN = 'Ask whoever sent you the link for a new one.';
-const OPEN_AGAIN = 'Open the connect link again to start over.';
-const TRY_LATER = 'Nothing was connected. Please try again in a few minutes.';
+/** What storing a new grant does to the connection: nothing there yet, the same account again, or another one. */
+type AccountChange = 'new' | 'same' | 'replaced' | 'refused';
+
+/** Emails are compared case-insensitively (Google treats them so); an unknown email never counts as the same. */
+const sameAccount = (a: string | null, b: string | null) => a !== null && b !== null && a.toLowerCase() === b.toLowerCase();
+
+function accountChange(existing: CredentialRecord | null, email: string | null, replace: boolean): AccountChange {
+  if (existing === null) return 'new';
+  if (sameAccount(existing.accountEmail, email)) return 'same';
+  return replace ? 'replaced' : 'refused';
+}
+
 const single = (v: unknown) => (typeof v === 'string' && v.length > 0 && v.length <= 4096 ? v : undefined);
 
 export function createConnectFlow(deps: {
   links: ConnectLinks;
   states: OAuthStates;
+  completions: ConnectCompletions;
   oauth: GoogleOAuth;
   /** Whether a reconnect needs a fresh consent, and whether the stored grant may carry on without one. */
   reuse: GrantReuse;
@@ -68,12 +73,14 @@ export function createConnectFlow(deps: {
   onCredentialChanged: (target: SetupTarget) => void;
   logger: Logger;
 }): ConnectFlow {
-  const { links, states, oauth, store, logger } = deps;
+  const { links, states, completions, oauth, store, logger } = deps;
   const unavailable = (err: unknown) => {
     if (!isDatabaseUnavailable(err)) throw err;
     logger.warn({ err }, 'connect flow: database unavailable');
     return page(503, 'error', 'The Hub is temporarily unavailable', TRY_LATER);
   };
+
+  const who = (p: PendingConnect) => ({ customer_id: p.customerId, user_id: p.userId, integration: p.integration, link_id: p.linkId });
 
   /** Back to the app that sent the person, when it is (still) on the allow-list; else the Hub's own page. */
   const finish = (returnUrl: string | null, integration: IntegrationId, result: string, fallback: ConnectOutcome): ConnectOutcome => {
@@ -83,28 +90,92 @@ export function createConnectFlow(deps: {
     url.searchParams.set('integration', integration);
     return { kind: 'redirect', url: url.toString() };
   };
+  /** Another attempt of the same link connected first: this one changes nothing. */
+  const usedMeanwhile = (p: PendingConnect) => finish(p.returnUrl, p.integration, 'link_used', callbackPages.linkUsedMeanwhile());
+
+  /**
+   * Stores the grant unless it would silently re-point the connection to another Google account. The link's
+   * use and the connection are reserved first, so a second attempt can neither reuse the link nor slip
+   * another account in between the comparison and the write.
+   */
+  async function storeGrant(pending: PendingConnect, tokens: GrantedTokens): Promise<{ ok: true; change: AccountChange; previous: string | null } | { ok: false; outcome: ConnectOutcome }> {
+    const name = INTEGRATIONS[pending.integration].displayName;
+    const reserved = await completions.reserve(pending);
+    if (reserved === 'link_used') return { ok: false, outcome: usedMeanwhile(pending) };
+    if (reserved === 'busy') return { ok: false, outcome: callbackPages.busy() };
+    try {
+      const existing = await store.findExact(pending.customerId, pending.userId, pending.integration);
+      const change = accountChange(existing, tokens.email, pending.replace);
+      const previous = existing?.accountEmail ?? null;
+      if (change === 'refused') {
+        await completions.abandon(pending);
+        logger.warn(
+          { ...who(pending), connected_account: previous, attempted_account: tokens.email },
+          'connect refused: the link would re-point the connection to a different Google account',
+        );
+        return { ok: false, outcome: finish(pending.returnUrl, pending.integration, 'account_mismatch', callbackPages.accountMismatch(name, previous, tokens.email)) };
+      }
+      // No refresh token: a returning account (no fresh consent asked) keeps the stored grant, if it still works.
+      if (tokens.refreshToken === null && !(await deps.reuse.mayKeep(pending, tokens.email))) {
+        await completions.abandon(pending);
+        logger.warn({ integration: pending.integration }, 'Google granted no refresh token and the stored grant cannot carry on');
+        return {
+          ok: false,
+          outcome: page(502, 'error', 'Google did not grant lasting access', 'Without it the Hub could act for an hour at most, so nothing was stored.', OPEN_AGAIN),
+        };
+      }
+      await store.save({
+        customerId: pending.customerId,
+        userId: pending.userId,
+        integration: pending.integration,
+        accountEmail: tokens.email,
+        scopes: tokens.scopes,
+        accessToken: tokens.accessToken,
+        refreshToken: tokens.refreshToken ?? undefined, // undefined: the stored one (and its dates) is kept
+        refreshTokenExpiresAt: tokens.refreshTokenExpiresAt,
+        tokenExpiresAt: tokens.expiresAt,
+        lastRefreshedAt: new Date(),
+      });
+      await completions.done(pending).catch((err: unknown) => logger.warn({ err, link_id: pending.linkId }, 'connect flow: could not end the reservation (it lapses by itself)'));
+      return { ok: true, change, previous };
+    } catch (err) {
+      await completions.abandon(pending).catch(() => {}); // the database is likely down too; the lease lapses
+      return { ok: false, outcome: unavailable(err) };
+    }
+  }
 
   return {
-    async start(linkToken) {
+    async start(linkToken, clientAddress) {
       const token = single(linkToken);
       const verified = token ? links.verify(token) : ({ ok: false, problem: 'invalid' } as const);
       if (!verified.ok) {
-        return verified.problem === 'expired'
-          ? page(410, 'error', 'This connect link has expired', ASK_AGAIN)
-          : page(400, 'error', 'This connect link is not valid', 'It may have been copied incompletely.', ASK_AGAIN);
+        if (verified.problem === 'expired') return linkPages.expired();
+        return verified.problem === 'unknown_key' ? linkPages.unknownKey() : linkPages.invalid();
       }
       if (!oauth.configured) {
         return page(503, 'error', 'Google is not configured on this Hub', 'An administrator must set HUB_GOOGLE_CLIENT_ID and HUB_GOOGLE_CLIENT_SECRET.');
       }
       const link = verified.link;
+      let begun;
       try {
-        const plan = await deps.reuse.plan(link);
-        const begun = await states.begin(link);
-        const url = oauth.consentUrl({ scopes: INTEGRATIONS[link.integration].scopes, state: begun.state, codeChallenge: begun.codeChallenge, ...plan });
-        return { kind: 'redirect', url, browser: { state: begun.state, nonce: begun.browserNonce } };
+        begun = await states.begin(link, clientAddress);
       } catch (err) {
         return unavailable(err);
       }
+      if (!begun.ok) {
+        if (begun.problem === 'link_used') return linkPages.used();
+        logger.warn({ link_id: link.linkId, customer_id: link.customerId, reason: begun.problem }, 'connect link: too many sign-in attempts');
+        return begun.problem === 'too_many_for_link' ? linkPages.tooManyForLink() : linkPages.tooManyForAddress();
+      }
+      let plan: ConsentPlan;
+      try {
+        // A replace link is meant for another account: always a fresh consent (and so a refresh token for it).
+        plan = link.replace ? { freshConsent: true } : await deps.reuse.plan(link);
+      } catch (err) {
+        return unavailable(err);
+      }
+      const url = oauth.consentUrl({ scopes: INTEGRATIONS[link.integration].scopes, state: begun.begun.state, codeChallenge: begun.begun.codeChallenge, ...plan });
+      return { kind: 'redirect', url, browser: { state: begun.begun.state, nonce: begun.begun.browserNonce } };
     },
 
     async complete(query, browserNonce) {
@@ -116,17 +187,14 @@ export function createConnectFlow(deps: {
       } catch (err) {
         return unavailable(err);
       }
-      if (!consumed.ok) {
-        return consumed.problem === 'expired'
-          ? page(400, 'error', 'This sign-in took too long', 'Sign-in attempts are valid for 10 minutes.', OPEN_AGAIN)
-          : page(400, 'error', 'This sign-in is unknown or was already completed', OPEN_AGAIN);
-      }
+      if (!consumed.ok) return callbackPages.stateRefused(consumed.problem);
       const pending = consumed.pending;
       const name = INTEGRATIONS[pending.integration].displayName;
       const sameBrowser = browserNonce !== undefined && timingSafeEqual(digest(browserNonce), pending.browserHash);
       if (!sameBrowser) {
         return page(400, 'error', 'This sign-in was started in another browser', 'Finish it in the browser where you opened the connect link.', OPEN_AGAIN);
       }
+      if (pending.linkUsed) return usedMeanwhile(pending); // before Google is asked for anything
 
       const error = single(query.error);
       if (error !== undefined) {
@@ -144,66 +212,40 @@ export function createConnectFlow(deps: {
       if (!code) return page(400, 'error', 'This sign-in cannot be completed', 'The answer from Google carried no authorization code.', OPEN_AGAIN);
 
       const exchanged = await oauth.exchange(code, pending.codeVerifier);
-      if (!exchanged.ok) {
-        switch (exchanged.failure) {
-          case 'rejected':
-            return page(400, 'error', 'Google did not accept this sign-in', 'The sign-in had expired or was already used.', OPEN_AGAIN);
-          case 'unavailable':
-            return page(502, 'error', 'Google could not be reached', TRY_LATER);
-          case 'unverifiable':
-            return page(502, 'error', "Google's answer could not be verified", 'Nothing was connected. The problem has been logged.');
-          case 'misconfigured':
-            return page(500, 'error', 'The Hub is not set up correctly for Google', 'Nothing was connected. The problem has been logged for an administrator.');
-          default: {
-            const unreachable: never = exchanged.failure;
-            throw new Error(`unknown exchange failure ${String(unreachable)}`);
-          }
-        }
-      }
+      if (!exchanged.ok) return callbackPages.exchangeFailed(exchanged.failure);
       const tokens = exchanged.tokens;
-      try {
-        // No refresh token: a returning account (no fresh consent asked) keeps the stored grant, if it still works.
-        if (tokens.refreshToken === null && !(await deps.reuse.mayKeep(pending, tokens.email))) {
-          logger.warn({ integration: pending.integration }, 'Google granted no refresh token and the stored grant cannot carry on');
-          return page(502, 'error', 'Google did not grant lasting access', 'Without it the Hub could act for an hour at most, so nothing was stored.', OPEN_AGAIN);
-        }
-        await store.save({
-          customerId: pending.customerId,
-          userId: pending.userId,
-          integration: pending.integration,
-          accountEmail: tokens.email,
-          scopes: tokens.scopes,
-          accessToken: tokens.accessToken,
-          refreshToken: tokens.refreshToken ?? undefined, // undefined: the stored one (and its dates) is kept
-          refreshTokenExpiresAt: tokens.refreshTokenExpiresAt,
-          tokenExpiresAt: tokens.expiresAt,
-          lastRefreshedAt: new Date(),
-        });
-      } catch (err) {
-        return unavailable(err);
-      }
+      const stored = await storeGrant(pending, tokens);
+      if (!stored.ok) return stored.outcome;
       deps.onCredentialChanged({ customerId: pending.customerId, userId: pending.userId, integration: pending.integration });
-      logger.info({ customer_id: pending.customerId, user_id: pending.userId, integration: pending.integration, link_id: pending.linkId }, 'integration connected');
+      if (stored.change === 'replaced') {
+        // An account change is its own event in the log, with both accounts: it is what an audit looks for.
+        logger.warn({ ...who(pending), previous_account: stored.previous, account: tokens.email }, 'integration account replaced');
+      } else {
+        logger.info(who(pending), stored.change === 'same' ? 'integration reconnected' : 'integration connected');
+      }
 
+      const account = tokens.email ?? 'your Google account';
+      const instead = stored.change === 'replaced' && stored.previous !== null ? ` instead of ${stored.previous}` : '';
       const missing = missingScopes(tokens.scopes, INTEGRATIONS[pending.integration].scopes);
+      if (missing.length === 0) {
+        return finish(pending.returnUrl, pending.integration, 'connected', page(200, 'success', `${name} is connected`, `The Hub can now act for ${account}${instead}.`, 'You can close this window.'));
+      }
       const usable = deps.tools
         .forIntegration(pending.integration)
         .filter((t) => missingScopes(tokens.scopes, t.requiredScopes).length === 0)
         .map((t) => t.name)
         .sort();
-      const account = tokens.email ?? 'your Google account';
-      if (missing.length === 0) {
-        return finish(pending.returnUrl, pending.integration, 'connected', page(200, 'success', `${name} is connected`, `The Hub can now act for ${account}.`, 'You can close this window.'));
-      }
-      const partial = page(
-        200,
-        'warning',
-        `${name} is connected with fewer permissions than requested`,
-        `Some permissions were not granted for ${account}: ${missing.map(shortScope).join(', ')}.`,
-        `To grant them, ${OPEN_AGAIN.toLowerCase()}`,
-      );
-      if (partial.kind === 'page') partial.page.list = { heading: 'What still works', items: usable.length ? usable : ['(no tools)'] };
-      return finish(pending.returnUrl, pending.integration, 'insufficient_scopes', partial);
+      const partial: Page = {
+        ...page(
+          200,
+          'warning',
+          `${name} is connected with fewer permissions than requested`,
+          `Some permissions were not granted for ${account}${instead}: ${missing.map(shortScope).join(', ')}.`,
+          `To grant them, ask for a new connect link and open it.`,
+        ).page,
+        list: { heading: 'What still works', items: usable.length ? usable : ['(no tools)'] },
+      };
+      return finish(pending.returnUrl, pending.integration, 'insufficient_scopes', { kind: 'page', page: partial });
     },
   };
 }

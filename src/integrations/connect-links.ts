@@ -8,6 +8,11 @@ import { INTEGRATION_IDS, type IntegrationId } from './integrations';
  * naming exactly one customer, end user (or none) and integration, so whoever opens it can connect that and
  * nothing else. Its key is derived (HKDF) from the Hub's encryption keys — no extra secret to configure — with
  * the key id in `kid`, so links made before a key rotation still open until they expire.
+ *
+ * A link says who made it (`src`): `setup` links are handed to agents (errors, status) and travel through
+ * transcripts and chats, so they live shorter (HUB_SETUP_URL_TTL_S) than `admin` links; only an admin link can
+ * carry the `replace` intent (`rpl`) that lets it connect a different Google account than the one connected.
+ * Links are single-use: the flow records the `jti` once a connection is stored (connect-flow.ts).
  */
 
 export interface ConnectTarget {
@@ -18,16 +23,26 @@ export interface ConnectTarget {
   returnUrl: string | null;
 }
 
-export interface ConnectLink extends ConnectTarget {
-  /** The link's own id (jti), bound into the OAuth state it starts. */
+/** Who made a link: the Hub for an agent (`setup_url`), or an admin through the admin API. */
+export type LinkOrigin = 'setup' | 'admin';
+
+export interface LinkIssue extends ConnectTarget {
+  origin: LinkOrigin;
+  /** May connect another Google account than the one connected now; admin links only. */
+  replace: boolean;
+}
+
+export interface ConnectLink extends LinkIssue {
+  /** The link's own id (jti), bound into the OAuth state it starts, and recorded once the link is used. */
   linkId: string;
   expiresAt: Date;
 }
 
-export type LinkProblem = 'expired' | 'invalid';
+/** `unknown_key`: signed with an encryption key no longer configured (removed after a rotation). */
+export type LinkProblem = 'expired' | 'invalid' | 'unknown_key';
 
 export interface ConnectLinks {
-  create(target: ConnectTarget): { url: string; expiresAt: Date };
+  create(issue: LinkIssue): { url: string; expiresAt: Date; linkId: string };
   verify(token: string): { ok: true; link: ConnectLink } | { ok: false; problem: LinkProblem };
 }
 
@@ -42,6 +57,9 @@ interface LinkClaims {
   uid?: string;
   int: string;
   ret?: string;
+  /** Absent on links made before origins existed: those count as setup links. */
+  src?: LinkOrigin;
+  rpl?: true;
   jti: string;
   exp: number;
 }
@@ -54,14 +72,17 @@ function readClaims(payload: unknown): LinkClaims | null {
     (p.uid === undefined || (typeof p.uid === 'string' && p.uid.length > 0 && p.uid.length <= 255)) &&
     typeof p.int === 'string' && (INTEGRATION_IDS as readonly string[]).includes(p.int) &&
     (p.ret === undefined || typeof p.ret === 'string') &&
-    typeof p.jti === 'string' && typeof p.exp === 'number';
+    (p.src === undefined || p.src === 'setup' || p.src === 'admin') &&
+    (p.rpl === undefined || (p.rpl === true && p.src === 'admin')) &&
+    typeof p.jti === 'string' && UUID.test(p.jti) && typeof p.exp === 'number';
   return ok ? (p as unknown as LinkClaims) : null;
 }
 
 export function createConnectLinks(options: {
   publicUrl: string;
   encryptionKeys: readonly EncryptionKey[];
-  ttlS: number;
+  /** Lifetime per origin (HUB_SETUP_URL_TTL_S, HUB_CONNECT_LINK_TTL_S). */
+  ttlS: Record<LinkOrigin, number>;
   now?: () => number;
 }): ConnectLinks {
   const now = options.now ?? Date.now;
@@ -72,29 +93,36 @@ export function createConnectLinks(options: {
   const issuer = options.publicUrl;
 
   return {
-    create(target) {
+    create(issue) {
+      if (issue.replace && issue.origin !== 'admin') throw new Error('only admin links may replace a connected account');
       const iat = Math.floor(now() / 1000);
-      const exp = iat + options.ttlS;
+      const exp = iat + options.ttlS[issue.origin];
+      const linkId = randomUUID();
       const claims = {
-        sub: target.customerId,
-        ...(target.userId !== null ? { uid: target.userId } : {}),
-        int: target.integration,
-        ...(target.returnUrl !== null ? { ret: target.returnUrl } : {}),
-        jti: randomUUID(),
+        sub: issue.customerId,
+        ...(issue.userId !== null ? { uid: issue.userId } : {}),
+        int: issue.integration,
+        ...(issue.returnUrl !== null ? { ret: issue.returnUrl } : {}),
+        src: issue.origin,
+        ...(issue.replace ? { rpl: true } : {}),
+        jti: linkId,
         iat,
         exp,
       };
       const token = jwt.sign(claims, signingKey, { algorithm: ALGORITHM, keyid: current.id, audience: connectUrl, issuer });
       const url = new URL(connectUrl);
       url.searchParams.set('token', token);
-      return { url: url.toString(), expiresAt: new Date(exp * 1000) };
+      return { url: url.toString(), expiresAt: new Date(exp * 1000), linkId };
     },
 
     verify(token) {
       const decoded = jwt.decode(token, { complete: true });
       const kid = decoded?.header.kid;
-      const key = kid === undefined ? undefined : keys.get(kid);
-      if (!decoded || decoded.header.alg !== ALGORITHM || !key) return { ok: false, problem: 'invalid' };
+      if (!decoded || decoded.header.alg !== ALGORITHM || typeof kid !== 'string') return { ok: false, problem: 'invalid' };
+      const key = keys.get(kid);
+      // A well-formed kid the Hub does not know: most likely a key removed after a rotation (or a forgery —
+      // either way nothing opens; the page only words it differently).
+      if (!key) return { ok: false, problem: /^[A-Za-z0-9_-]{1,32}$/.test(kid) ? 'unknown_key' : 'invalid' };
       try {
         const payload = jwt.verify(token, key, {
           algorithms: [ALGORITHM],
@@ -111,6 +139,8 @@ export function createConnectLinks(options: {
             userId: claims.uid ?? null,
             integration: claims.int as IntegrationId,
             returnUrl: claims.ret ?? null,
+            origin: claims.src ?? 'setup',
+            replace: claims.rpl === true,
             linkId: claims.jti,
             expiresAt: new Date(claims.exp * 1000),
           },

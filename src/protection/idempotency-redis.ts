@@ -104,7 +104,11 @@ interface IdempotencyCommands {
 /** How long after Redis lost its records (or first started) acquisitions are treated as possibly repeated. */
 export const RESET_SUSPECT_MS = 10 * 60_000;
 
-export function createRedisIdempotencyStore(redis: Redis, options: { ttlS: number; prefix?: string; resetSuspectMs?: number }): IdempotencyStore {
+export function createRedisIdempotencyStore(
+  redis: Redis,
+  /** `available`: the Redis breaker's verdict (src/store/redis-health.ts); false → begin() fails at once, no waiting. */
+  options: { ttlS: number; prefix?: string; resetSuspectMs?: number; available?: () => boolean },
+): IdempotencyStore {
   const ttlMs = checkTtlS(options.ttlS) * 1000;
   const prefix = options.prefix ?? 'hub:';
   const epochKey = `${prefix}idem-epoch`;
@@ -127,6 +131,7 @@ export function createRedisIdempotencyStore(redis: Redis, options: { ttlS: numbe
     kind: 'redis',
 
     async begin(key, fingerprint, leaseMs): Promise<BeginResult> {
+      if (options.available?.() === false) throw new Error('redis is not answering (breaker open)');
       const lease: Lease = { key: storageKey(key), owner: randomUUID(), fingerprint };
       const [state, detail, since, epoch, now] = await commands.hubIdemBegin(prefix + lease.key, epochKey, fingerprint, lease.owner, checkLeaseMs(leaseMs), ttlMs);
       switch (state) {

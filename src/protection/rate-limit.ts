@@ -1,89 +1,95 @@
 import type { Redis } from 'ioredis';
-import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateLimitConfig } from '../config';
 import { type HubError, type Result, hubError, ok } from '../errors';
+import type { Logger } from '../logger';
+import { type RedisHealth, RedisUnavailableError } from '../store/redis-health';
 import type { AnyTool } from '../tools/types';
+import { type Charge, type ChargeLimits, type LimitScope, createMemoryLimits } from './rate-limit-memory';
+import { createRedisLimits } from './rate-limit-redis';
 
 /**
- * Per-customer and per-(customer, agent) limits, so one runaway agent cannot starve its siblings. With Redis
- * the counters are shared by every replica (atomic Lua in rate-limiter-flexible); when Redis is unreachable an
- * in-memory insurance limiter sized for this replica's share keeps limiting, and nothing waits on Redis
- * (`rejectIfRedisNotReady`: a disconnected client goes straight to insurance). Without Redis, memory only.
+ * Per-customer and per-(customer, agent) limits, so one runaway agent cannot starve its siblings, and a bound on
+ * the distinct agent ids one customer may use per window, so rotating the self-asserted agent_id does not
+ * multiply the agent limit without end. With Redis the counters are shared by every replica (one Lua script,
+ * one round trip); when Redis is not available — disconnected, or its breaker open — an in-memory insurance
+ * limiter sized for this replica's share decides at once, and a charge never waits on Redis longer than
+ * `redisTimeoutMs` (past it, the insurance decides that call). Without Redis, memory only.
  * Rejections cost no Google call and no database query: this runs before credentials are looked up.
  */
 
-export type LimitScope = 'customer' | 'agent';
+export type { LimitScope };
 
 export interface RateLimiter {
-  /** Consumes the tool's cost for the agent, then for the customer. */
+  /** Charges the tool's cost to the agent and to the customer (and admits the agent id), or says which limit it hit. */
   consume(customerId: string, agentId: string, tool: AnyTool): Promise<Result<void>>;
   costOf(tool: AnyTool): number;
 }
 
-interface Scoped {
-  scope: LimitScope;
-  points: number;
-  limiter: RateLimiterAbstract;
+export interface SharedRedis {
+  client: Redis;
+  health: RedisHealth;
 }
 
-function limiterFor(scope: LimitScope, points: number, config: RateLimitConfig, redis: Redis | null): RateLimiterAbstract {
-  const duration = config.windowS;
-  if (!redis) return new RateLimiterMemory({ keyPrefix: scope, points, duration });
-  return new RateLimiterRedis({
-    storeClient: redis,
-    keyPrefix: `hub:rl:${scope}`,
-    points,
-    duration,
-    rejectIfRedisNotReady: true,
-    insuranceLimiter: new RateLimiterMemory({ keyPrefix: `insurance:${scope}`, points: Math.max(1, Math.ceil(points / config.replicas)), duration }),
-  });
-}
+const REFUSAL_LOG_INTERVAL_MS = 10_000;
+
+const WHO: Record<LimitScope, string> = {
+  customer: 'this customer',
+  agent: 'this agent of the customer',
+  distinct_agents: 'distinct agent_ids of this customer',
+};
 
 /** IETF draft-ietf-httpapi-ratelimit-headers: the policy that was exceeded and what is left of it. */
-function rejection(scoped: Scoped, res: RateLimiterRes, windowS: number): HubError {
-  const retryAfterS = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-  const who = scoped.scope === 'customer' ? 'this customer' : 'this agent of the customer';
-  return hubError('RATE_LIMITED', `Rate limit exceeded for ${who}: ${scoped.points} points per ${windowS} s`, {
-    details: { scope: scoped.scope, limit: scoped.points, window_s: windowS },
+function rejection(over: Exclude<Charge, { ok: true }>, windowS: number): HubError {
+  const retryAfterS = Math.max(1, Math.ceil(over.msBeforeNext / 1000));
+  const unit = over.scope === 'distinct_agents' ? 'agent ids' : 'points';
+  return hubError('RATE_LIMITED', `Rate limit exceeded for ${WHO[over.scope]}: ${over.limit} ${unit} per ${windowS} s`, {
+    details: { scope: over.scope, limit: over.limit, window_s: windowS },
     retryAfterS,
     headers: {
-      'RateLimit-Policy': `"${scoped.scope}";q=${scoped.points};w=${windowS}`,
-      RateLimit: `"${scoped.scope}";r=${Math.max(0, res.remainingPoints)};t=${retryAfterS}`,
+      'RateLimit-Policy': `"${over.scope}";q=${over.limit};w=${windowS}`,
+      RateLimit: `"${over.scope}";r=${over.remaining};t=${retryAfterS}`,
     },
   });
 }
 
-export function createRateLimiter(config: RateLimitConfig, redis: Redis | null): RateLimiter {
-  const agent: Scoped = { scope: 'agent', points: config.agentPoints, limiter: limiterFor('agent', config.agentPoints, config, redis) };
-  const customer: Scoped = { scope: 'customer', points: config.customerPoints, limiter: limiterFor('customer', config.customerPoints, config, redis) };
+export function createRateLimiter(config: RateLimitConfig, redis: SharedRedis | null, logger: Logger): RateLimiter {
+  const limits = {
+    customerPoints: config.customerPoints,
+    agentPoints: config.agentPoints,
+    agentsPerCustomer: config.agentsPerCustomer,
+    windowMs: config.windowS * 1000,
+  };
+  const share = (points: number) => Math.max(1, Math.ceil(points / config.replicas));
+  // Alone, this process holds the whole limit; as Redis' insurance, this replica's share of it.
+  const local: ChargeLimits = redis
+    ? createMemoryLimits({ ...limits, customerPoints: share(limits.customerPoints), agentPoints: share(limits.agentPoints) })
+    : createMemoryLimits(limits);
+  const shared = redis && { ...redis, limits: createRedisLimits(redis.client, limits) };
+  let lastRefusalLog = -Infinity;
 
   const costOf = (tool: AnyTool) => config.toolCosts[tool.name] ?? (tool.sideEffects === 'writes' ? config.writeCost : config.readCost);
 
-  /** A RateLimiterRes rejection is "over the limit"; anything else is a store failure with no insurance — a bug here. */
-  const take = async (scoped: Scoped, key: string, cost: number): Promise<RateLimiterRes | null> => {
+  const charge = async (customerId: string, agentId: string, cost: number): Promise<Charge> => {
+    if (!shared?.health.available()) return local.charge(customerId, agentId, cost);
     try {
-      await scoped.limiter.consume(key, cost);
-      return null;
+      return await shared.health.call(() => shared.limits.charge(customerId, agentId, cost), config.redisTimeoutMs);
     } catch (err) {
-      if (err instanceof RateLimiterRes) return err;
-      throw err;
+      // Slow or disconnected: the breaker and the client log that. Redis refusing the script (READONLY, OOM…) is
+      // not a stall the breaker sees: say so, at most every REFUSAL_LOG_INTERVAL_MS.
+      const refused = !(err instanceof RedisUnavailableError) && shared.client.status === 'ready';
+      if (refused && performance.now() - lastRefusalLog >= REFUSAL_LOG_INTERVAL_MS) {
+        lastRefusalLog = performance.now();
+        logger.error({ err }, 'redis refused the rate-limit charge; limiting in memory');
+      }
+      return local.charge(customerId, agentId, cost);
     }
   };
 
   return {
     costOf,
     async consume(customerId, agentId, tool) {
-      const cost = costOf(tool);
-      const agentKey = `${customerId}:${agentId}`;
-      const overAgent = await take(agent, agentKey, cost);
-      if (overAgent) return { ok: false, error: rejection(agent, overAgent, config.windowS) };
-      const overCustomer = await take(customer, customerId, cost);
-      if (overCustomer) {
-        // The agent did not get to run: give its points back so a customer-wide squeeze doesn't also shrink it.
-        await agent.limiter.reward(agentKey, cost).catch(() => undefined);
-        return { ok: false, error: rejection(customer, overCustomer, config.windowS) };
-      }
-      return ok(undefined);
+      const decision = await charge(customerId, agentId, costOf(tool));
+      return decision.ok ? ok(undefined) : { ok: false, error: rejection(decision, config.windowS) };
     },
   };
 }

@@ -4,9 +4,10 @@ import { sendJson } from '../http/respond';
 import type { Db } from '../store/db';
 import { withTimeout } from '../store/db';
 
-/** The part of an ioredis client readiness needs. */
-export interface RedisPing {
-  ping(): Promise<string>;
+/** What readiness needs of Redis: a PING, and the breaker's verdict (no PING into a Redis known to be stalled). */
+export interface RedisCheck {
+  client: { ping(): Promise<string> };
+  health: { available(): boolean; state(): 'closed' | 'suspect' | 'open' };
 }
 
 const CHECK_TIMEOUT_MS = 1_000;
@@ -25,12 +26,18 @@ async function check(run: () => Promise<unknown>): Promise<{ ok: boolean; latenc
   }
 }
 
+async function pingRedis(redis: RedisCheck): Promise<unknown> {
+  if (redis.health.state() === 'open') throw new Error('redis timed out (the breaker is open)');
+  if (!redis.health.available()) throw new Error('redis is not connected');
+  return withTimeout(redis.client.ping(), CHECK_TIMEOUT_MS, 'redis ping timed out');
+}
+
 /**
  * Ready = the database answers and the process is not shutting down. Redis down is a degradation, not a reason
  * to take the replica out of rotation (rate limits run from the in-memory insurance limiter, and writes with a
  * request_id answer SERVICE_UNAVAILABLE): the answer stays 200 with status "degraded" and the failed check.
  */
-export function readyz(deps: { db: Db; redis: RedisPing | null; lifecycle: Lifecycle }): RequestHandler {
+export function readyz(deps: { db: Db; redis: RedisCheck | null; lifecycle: Lifecycle }): RequestHandler {
   return async (_req, res) => {
     if (deps.lifecycle.shuttingDown) {
       sendJson(res, 503, { status: 'shutting_down', checks: {} });
@@ -38,7 +45,7 @@ export function readyz(deps: { db: Db; redis: RedisPing | null; lifecycle: Lifec
     }
     const [database, redis] = await Promise.all([
       check(() => deps.db.ping(CHECK_TIMEOUT_MS)),
-      deps.redis ? check(() => withTimeout(deps.redis!.ping(), CHECK_TIMEOUT_MS, 'redis ping timed out')) : undefined,
+      deps.redis ? check(() => pingRedis(deps.redis!)) : undefined,
     ]);
     const checks = redis ? { database, redis } : { database };
     const status = !database.ok ? 'not_ready' : redis && !redis.ok ? 'degraded' : 'ready';

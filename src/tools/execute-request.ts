@@ -43,3 +43,23 @@ export function readableRequestId(body: unknown): string | undefined {
   const id = (context as { request_id?: unknown } | null | undefined)?.request_id;
   return isValidRequestId(id) ? id : undefined;
 }
+
+/** What the rate limits are charged to, read before the full parse. */
+export interface ChargeKey {
+  customerId: string;
+  agentId: string;
+  tool: string;
+}
+
+/**
+ * The caller and the tool, read from three fields with the schema's own checks and nothing else — a bounded
+ * cost whatever else the body holds — so a request is charged to its limits before its body is validated in
+ * full (a body of 125,000 unknown keys is then limited like any other call). Undefined when they cannot be read.
+ */
+export function readChargeKey(body: unknown): ChargeKey | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const { customer_id: customerId, agent_id: agentId, tool } = body as Record<string, unknown>;
+  const fields = executeRequestSchema.shape;
+  if (!fields.tool.safeParse(tool).success || !fields.customer_id.safeParse(customerId).success || !fields.agent_id.safeParse(agentId).success) return undefined;
+  return { customerId: (customerId as string).toLowerCase(), agentId: (agentId as string).toLowerCase(), tool: tool as string };
+}

@@ -7,9 +7,10 @@ import type { Logger } from '../logger';
 import type { IdempotencyGuard, WriteAttempt } from '../protection/idempotency';
 import type { RateLimiter } from '../protection/rate-limit';
 import { type Upstream, deadlineSignal } from '../upstream';
-import { executeRequestSchema, readableRequestId, readableToolName } from './execute-request';
+import { executeRequestSchema, readChargeKey, readableRequestId, readableToolName } from './execute-request';
 import type { ToolRegistry } from './registry';
 import type { ToolCache } from './tool-cache';
+import type { HtmlConverter, HtmlToText } from './email/html-text';
 import type { Connection, ToolContext, ToolSettings } from './types';
 
 export interface ExecuteDeps {
@@ -26,6 +27,8 @@ export interface ExecuteDeps {
   deadlineMs: number;
   settings: ToolSettings;
   cache: ToolCache;
+  /** HTML mail → text off the event loop. */
+  html: HtmlConverter;
   /** Defaults to Date.now. */
   now?: () => number;
 }
@@ -50,9 +53,10 @@ const tokenRejected = (error: HubError) => error.code === 'INTEGRATION_EXPIRED' 
 
 /**
  * Runs one tool call for an authenticated agent service:
- * read the request → find the tool → charge the rate limits → validate its inputs → resolve the customer's (or
- * end user's) connection → run the tool within its deadline — a write with a request_id at most once, replaying
- * its first answer to retries. Every expected failure comes back as an error value in the outcome.
+ * charge the rate limits (caller and tool read cheaply first) → read the request → find the tool → validate its
+ * inputs → resolve the customer's (or end user's) connection → run the tool within its deadline — a write with a
+ * request_id at most once, replaying its first answer to retries. Every expected failure comes back as an error
+ * value in the outcome.
  */
 export async function executeTool(
   deps: ExecuteDeps,
@@ -60,6 +64,15 @@ export async function executeTool(
   ids: { reqId: string; fallbackRequestId: string },
 ): Promise<Execution> {
   const { fallbackRequestId } = ids;
+  // Before anything that costs more than reading three fields — the full parse, a database query, a Google
+  // call: a request over its limits costs none of them, however large its body.
+  const key = readChargeKey(body);
+  const charged = key && deps.tools.get(key.tool);
+  if (key && charged) {
+    const allowed = await deps.rateLimiter.consume(key.customerId, key.agentId, charged);
+    if (!allowed.ok) return { ok: false, tool: charged.name, requestId: readableRequestId(body) ?? fallbackRequestId, error: allowed.error, apiCalls: 0 };
+  }
+
   const parsed = executeRequestSchema.safeParse(body);
   if (!parsed.success) {
     return {
@@ -77,6 +90,7 @@ export async function executeTool(
       ? { ok: true, tool: request.tool, value: outcome.value, requestId, apiCalls }
       : { ok: false, tool: request.tool, error: outcome.error, requestId, apiCalls };
 
+  // A body that parses names a tool and a caller readChargeKey read too: a known tool has been charged above.
   const tool = deps.tools.get(request.tool);
   if (!tool) {
     return done(
@@ -90,9 +104,6 @@ export async function executeTool(
 
   const caller = { customerId: request.customer_id.toLowerCase(), userId: request.user_id ?? null };
   const agentId = request.agent_id.toLowerCase();
-  // Before anything that costs a database query or a Google call: a rejected call costs neither.
-  const allowed = await deps.rateLimiter.consume(caller.customerId, agentId, tool);
-  if (!allowed.ok) return done(allowed);
 
   const input = tool.input.safeParse(request.inputs);
   if (!input.success) {
@@ -111,6 +122,7 @@ export async function executeTool(
   let logger: Logger | undefined; // made on first use: most calls never log
   const log = () => (logger ??= deps.logger.child({ req_id: ids.reqId, request_id: requestId, tool: tool.name }));
   let deadline: AbortSignal | undefined; // a timer only for tools that look at it (those calling Google)
+  let htmlToText: HtmlToText | undefined; // made on first use: most calls convert no HTML
   const deadlineAt = performance.now() + deps.deadlineMs;
   const ctx: ToolContext = {
     ...caller,
@@ -119,6 +131,9 @@ export async function executeTool(
       return (deadline ??= deadlineSignal(Math.max(1, Math.round(deadlineAt - performance.now()))));
     },
     google: deps.google,
+    get htmlToText() {
+      return (htmlToText ??= deps.html.forCall({ key: caller.customerId, deadline: () => ctx.deadline, logger: log }));
+    },
     callGoogle: async (op, fn) => {
       if (connection === null) throw new Error(`${tool.name} calls Google but declares no integration`);
       const failed = (error: HubError) => fail(withSetupUrl(error, connection, tool.requiredScopes));

@@ -7,6 +7,8 @@ import type { Logger } from '../logger';
 import type { EarlierAttempt } from '../protection/idempotency-store';
 import type { WorkingHours } from '../integrations/working-hours';
 import type { UpstreamOp } from '../upstream';
+import type { EventIds } from './calendar/event-id';
+import type { HtmlToText } from './email/html-text';
 import type { ToolCache } from './tool-cache';
 
 export type SideEffects = 'reads' | 'writes';
@@ -65,12 +67,17 @@ export interface ToolContext {
   readonly deadline: AbortSignal;
   /** The current time (ms since the epoch) — injectable, so what "from now on" means is testable. */
   now(): number;
-  /** Limits from configuration that shape tool results. */
+  /** Limits from configuration that shape tool results, and the Hub-wide services tools share. */
   settings: ToolSettings;
   /** Per-process memo for slow-changing facts (a mailbox's address, a calendar's zone); key by credential id. */
   cache: ToolCache;
   /** googleapis / OAuth clients configured for Google or the sandbox. */
   google: GoogleClients;
+  /**
+   * Untrusted HTML to text in a worker pool, within this call's time budget and deadline; degrades to
+   * tag-stripped text (`degraded`) rather than failing. Pass `signal` to give up on a conversion early.
+   */
+  htmlToText: HtmlToText;
   /**
    * Runs one Google call (`fn` must pass `signal` and `retry: false` to googleapis) within the deadline, with
    * per-attempt timeouts, retries where `op` says repeating is safe, and the integration's circuit breaker.
@@ -87,6 +94,8 @@ export interface ToolSettings {
   maxBodyChars: number;
   /** Most sent messages email_send reads back when it verifies whether an uncertain send went out. */
   sendVerifyMaxMessages: number;
+  /** Keyed, rotation-stable Google event ids for creates carrying a request_id (calendar/event-id.ts). */
+  eventIds: EventIds;
 }
 
 export interface ToolDefinition<I = unknown, O = unknown> {

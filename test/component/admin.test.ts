@@ -48,6 +48,8 @@ describe('admin API', () => {
     };
     const INVALID = 'The admin token is invalid';
     const MALFORMED = 'Malformed Authorization header; expected the Bearer scheme: "Bearer <admin token>"';
+    const LIFETIME = 'The admin token must carry iat (not in the future) and exp at most 2592000 seconds after it (HUB_ADMIN_JWT_MAX_TTL_S)';
+    const nowS = Math.floor(Date.now() / 1000);
 
     describe.each(ROUTES)('%s %s', (method, path) => {
       it('when there is no Authorization header, then 401 with the bare Bearer challenge', async () => {
@@ -65,7 +67,11 @@ describe('admin API', () => {
         ['unsigned (alg none)', asAdmin({ alg: 'none' }), INVALID],
         ['for another audience', asAdmin({ aud: 'some-other-api' }), INVALID],
         ['from another issuer', asAdmin({ iss: 'someone-else' }), INVALID],
-        ['without exp', asAdmin({ exp: null }), INVALID],
+        ['without exp', asAdmin({ exp: null }), LIFETIME],
+        ['without iat', asAdmin({ iat: null }), LIFETIME],
+        ['valid until the year 9999', asAdmin({ exp: 253_402_300_799 }), LIFETIME],
+        ['valid 31 days (over HUB_ADMIN_JWT_MAX_TTL_S)', asAdmin({ exp: nowS + 31 * 86_400 }), LIFETIME],
+        ['issued in the future, so that exp - iat looks short', asAdmin({ iat: 253_402_300_000, exp: 253_402_300_799 }), LIFETIME],
         ['expired', asAdmin({ exp: Math.floor(Date.now() / 1000) - 3600 }), 'The admin token has expired'],
         ['not yet valid', asAdmin({ claims: { nbf: Math.floor(Date.now() / 1000) + 3600 } }), INVALID],
         ['RS256 on an HS256 Hub', asAdmin({ alg: 'RS256', key: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey }), INVALID],
@@ -86,6 +92,22 @@ describe('admin API', () => {
     it.each(ROUTES.slice(0, 3))('when a customer token acts on another customer, then %s %s answers 403 FORBIDDEN', async (method, path) => {
       const res = await call(method, path, asCustomer(randomUUID())).expect(403);
       expect(res.body).toEqual(envelope('FORBIDDEN', 'This admin token may only act on its own customer'));
+    });
+
+    it('when a token declares exactly the maximum lifetime, or was issued a few seconds ahead of our clock, then it is accepted', async () => {
+      await list(randomUUID(), asAdmin({ exp: nowS + 30 * 86_400 })).expect(200);
+      await list(randomUUID(), asAdmin({ iat: nowS + 10, exp: nowS + 310 })).expect(200);
+    });
+
+    it('when HUB_ADMIN_JWT_MAX_TTL_S is lowered, then longer-lived tokens are refused and shorter ones still work', async () => {
+      const strict = await buildTestHub({ env: { HUB_ADMIN_JWT_MAX_TTL_S: '600' } });
+      try {
+        const res = await client(strict.app).get(`/api/admin/customers/${randomUUID()}/integrations`).set('Authorization', asAdmin({ exp: nowS + 3600 })).expect(401);
+        expect(res.body.error.message).toBe('The admin token must carry iat (not in the future) and exp at most 600 seconds after it (HUB_ADMIN_JWT_MAX_TTL_S)');
+        await client(strict.app).get(`/api/admin/customers/${randomUUID()}/integrations`).set('Authorization', asAdmin({ exp: nowS + 600 })).expect(200);
+      } finally {
+        await strict.close();
+      }
     });
 
     it('when a token expired a few seconds ago, then the clock tolerance still accepts it', async () => {
@@ -119,8 +141,8 @@ describe('admin API', () => {
       const customerId = randomUUID();
       const before = Date.now();
       const res = await createLink({ customer_id: customerId.toUpperCase(), user_id: 'user-42', integration: 'google_gmail' }).expect(201);
-      expect(res.body).toEqual({ url: expect.any(String), expires_at: expect.any(String) });
-      expect(readConnectLink(res.body.url)).toMatchObject({ customerId, userId: 'user-42', integration: 'google_gmail', returnUrl: null });
+      expect(res.body).toEqual({ url: expect.any(String), expires_at: expect.any(String), intent: 'connect' });
+      expect(readConnectLink(res.body.url)).toMatchObject({ customerId, userId: 'user-42', integration: 'google_gmail', returnUrl: null, origin: 'admin', replace: false });
       const ttlMs = Date.parse(res.body.expires_at) - before;
       expect(ttlMs).toBeGreaterThan(3590_000);
       expect(ttlMs).toBeLessThanOrEqual(3601_000);
@@ -133,10 +155,19 @@ describe('admin API', () => {
       expect(readConnectLink(res.body.url)).toMatchObject({ customerId, userId: null, integration: 'google_calendar', returnUrl });
     });
 
+    it('when the intent is "replace", then the link says so; any other intent is a VALIDATION_ERROR', async () => {
+      const customerId = randomUUID();
+      const res = await createLink({ customer_id: customerId, integration: 'google_calendar', intent: 'replace' }).expect(201);
+      expect(res.body.intent).toBe('replace');
+      expect(readConnectLink(res.body.url)).toMatchObject({ customerId, origin: 'admin', replace: true });
+      const bad = await createLink({ customer_id: customerId, integration: 'google_calendar', intent: 'overwrite' }).expect(400);
+      expect(bad.body.error.details.issues).toEqual([{ path: 'intent', message: 'must be connect or replace' }]);
+    });
+
     it('when a customer token asks for its own customer, then 201', async () => {
       const customerId = randomUUID();
       const res = await createLink({ customer_id: customerId, integration: 'google_calendar' }, asCustomer(customerId.toUpperCase())).expect(201);
-      expect(res.body.url).toEqual(aSetupUrl(customerId, 'google_calendar'));
+      expect(readConnectLink(res.body.url)).toMatchObject({ customerId, userId: null, integration: 'google_calendar', origin: 'admin' });
     });
 
     it.each([

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { createConnectLinks } from '../../src/integrations/connect-links';
-import { PUBLIC_URL, testConfig } from '../helpers/env';
+import { connectBrowser, cookieOf, onHub } from '../helpers/connect';
 import { anExecuteBody } from '../helpers/factories';
 import { client, serviceAuth } from '../helpers/http';
 import { type TestHub, buildTestHub } from '../helpers/hub';
+import { connectLinkFor } from '../helpers/links';
 import { SCOPES, TEST_CLIENT, type TestSandbox, startTestSandbox } from '../helpers/sandbox';
 
 /**
@@ -44,41 +44,11 @@ const timezone = (customerId: string, userId: string | null = null) =>
     .set('Authorization', serviceAuth())
     .send(anExecuteBody({ tool: 'test_calendar_timezone', customer_id: customerId, user_id: userId, inputs: {} }));
 
-/** The Hub-relative part of a URL on the Hub's public origin. */
-const onHub = (url: string) => {
-  const u = new URL(url);
-  expect(u.origin).toBe(PUBLIC_URL);
-  return u.pathname + u.search;
-};
-const cookieOf = (setCookie: string | string[] | undefined) => {
-  const first = ([] as string[]).concat(setCookie ?? [])[0];
-  expect(first).toBeDefined();
-  return first!.split(';')[0]!;
-};
-
-interface Journey {
-  /** The Hub's answer to the connect link: a redirect to Google's consent page. */
-  start: { status: number; location: string; cookie: string };
-  /** Where Google sent the browser back (the Hub's callback URL). */
-  callbackUrl: string;
-}
-
-/** Opens a connect link in a "browser": Hub → Google sandbox (auto consent) → back to the callback URL. */
-async function throughGoogle(setupUrl: string): Promise<Journey> {
-  const start = await client(hub.app).get(onHub(setupUrl)).expect(302);
-  const location = start.headers.location as string;
-  const atGoogle = await fetch(location, { redirect: 'manual' });
-  expect(atGoogle.status).toBe(302);
-  return { start: { status: start.status, location, cookie: cookieOf(start.headers['set-cookie']) }, callbackUrl: atGoogle.headers.get('location')! };
-}
-
-const finish = (journey: Journey, cookie = journey.start.cookie) => client(hub.app).get(onHub(journey.callbackUrl)).set('Cookie', cookie);
+const { throughGoogle, finish } = connectBrowser(() => hub);
 
 /** A connect link as an admin would make one (works whatever the current status is). */
-function linkFor(customerId: string, integration: 'google_calendar' | 'google_gmail', userId: string | null = null, returnUrl: string | null = null) {
-  const config = testConfig();
-  return createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: 600 }).create({ customerId, userId, integration, returnUrl }).url;
-}
+const linkFor = (customerId: string, integration: 'google_calendar' | 'google_gmail', userId: string | null = null, returnUrl: string | null = null) =>
+  connectLinkFor({ customerId, integration, userId, returnUrl });
 
 async function setupUrlFor(customerId: string, integration = 'google_calendar', userId?: string): Promise<string> {
   const res = await status(customerId, userId).expect(200);
@@ -256,10 +226,8 @@ describe('refusing what does not belong to the flow', () => {
     expect(bad.headers['set-cookie']).toBeUndefined();
     await client(hub.app).get('/integrations/google/connect').expect(400);
 
-    const config = testConfig();
-    const past = createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: 60, now: () => Date.now() - 3_600_000 });
-    const expired = past.create({ customerId: randomUUID(), userId: null, integration: 'google_calendar', returnUrl: null });
-    const gone = await client(hub.app).get(onHub(expired.url)).expect(410);
+    const expired = connectLinkFor({ customerId: randomUUID(), integration: 'google_calendar' }, { origin: 'setup', now: () => Date.now() - 3_600_000 });
+    const gone = await client(hub.app).get(onHub(expired)).expect(410);
     expect(gone.text).toContain('expired');
   });
 

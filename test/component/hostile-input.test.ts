@@ -84,3 +84,40 @@ describe('hostile and random input', () => {
     }
   });
 });
+
+describe('validation answers to oversized mistakes', () => {
+  let hub: TestHub;
+  beforeAll(async () => {
+    hub = await buildTestHub({ env: { HUB_RATE_LIMIT_CUSTOMER_POINTS: '3', HUB_RATE_LIMIT_AGENT_POINTS: '3' } });
+  });
+  afterAll(() => hub.close());
+
+  /** ~1 MB of unknown keys: the most a body under the 1 MiB limit can carry. */
+  const unknownKeys = () => Object.fromEntries(Array.from({ length: 90_000 }, (_, i) => [`k${i}`, 1]));
+  const post = (body: unknown) =>
+    client(hub.app).post('/api/internal/tools/execute/').set('Authorization', serviceAuth()).set('Content-Type', 'application/json').send(JSON.stringify(body));
+
+  it('when a body holds 90,000 unknown keys at the top or in inputs, then the answer lists 20 issues, says truncated and stays small', async () => {
+    for (const where of ['top', 'inputs'] as const) {
+      const base = { tool: 'hub_echo', agent_id: randomUUID(), customer_id: randomUUID(), inputs: { message: 'x' } };
+      const body = where === 'top' ? { ...base, ...unknownKeys() } : { ...base, inputs: { message: 'x', ...unknownKeys() } };
+      const res = await post(body);
+      expect(res.status).toBe(400);
+      expect(res.text.length).toBeLessThan(4_000);
+      expect(res.body.error.details.truncated).toBe(true);
+      expect(res.body.error.details.issues).toHaveLength(20);
+      expect(res.body.error.details.issues[0]).toEqual({ path: where === 'top' ? 'k0' : 'inputs.k0', message: 'unknown field' });
+    }
+  });
+
+  it('when a customer over its limit keeps sending such bodies, then the rate limit answers before any of it is validated', async () => {
+    const caller = { tool: 'hub_echo', agent_id: randomUUID(), customer_id: randomUUID() };
+    const heavy = { ...caller, inputs: { message: 'x' }, ...unknownKeys() };
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await post(heavy)).status);
+    expect(statuses).toEqual([400, 400, 400, 429, 429]);
+    const limited = await post(heavy);
+    expect(limited.body.error).toMatchObject({ code: 'RATE_LIMITED', details: { scope: expect.any(String) } });
+    expect(limited.body.tool).toBe('hub_echo');
+  });
+});

@@ -1,8 +1,10 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
 import { startHub } from '../../src/server';
 import { openPglite } from '../../src/store/pglite';
 import { BUILT_IN_TOOLS } from '../../src/tools';
-import { services, testConfig, SECRET_A } from '../helpers/env';
+import { services, testConfig, testEnv, SECRET_A } from '../helpers/env';
 import { anExecuteBody } from '../helpers/factories';
 import { captureLogs } from '../helpers/logs';
 import { slowTool } from '../helpers/tools';
@@ -64,7 +66,7 @@ describe('a running Hub (real server)', () => {
 
   it('when a call outlives the shutdown deadline, then it is cut off and shutdown still completes on time', async () => {
     const logs = captureLogs();
-    const hub = await startHub(testConfig({ HUB_SHUTDOWN_TIMEOUT_MS: '300' }), { logger: logs.logger, tools: [...BUILT_IN_TOOLS, slowTool] });
+    const hub = await startHub(testConfig({ HUB_TOOL_DEADLINE_MS: '300', HUB_SHUTDOWN_TIMEOUT_MS: '300' }), { logger: logs.logger, tools: [...BUILT_IN_TOOLS, slowTool] });
     const inFlight = post(hub.url, slowCall(5_000)).catch((err: Error) => err);
     await new Promise((r) => setTimeout(r, 100));
     const t0 = Date.now();
@@ -126,6 +128,51 @@ describe('a running Hub (real server)', () => {
     } finally {
       await first.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** The compiled Hub (`npm run build`) as production runs it, until its "hub listening" line says where. */
+function spawnHub(env: Record<string, string | undefined>): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(__dirname, '../../dist/src/main.js')], {
+      env: { PATH: process.env.PATH, ...testEnv(env) } as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    let buffered = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const listening = buffered.split('\n').find((line) => line.includes('"hub listening"'));
+      if (listening) resolve({ child, url: `http://127.0.0.1:${(JSON.parse(listening) as { port: number }).port}`, exited });
+    });
+    child.once('exit', (code) => reject(new Error(`hub exited with ${code} before listening`)));
+  });
+}
+
+describe('a Hub process receiving SIGTERM', () => {
+  it('when the grace period runs, then /readyz answers 503 while calls are still served; then the listener closes and the process exits 0', async () => {
+    const grace = 1_500;
+    const hub = await spawnHub({ HUB_SHUTDOWN_GRACE_MS: String(grace), HUB_PORT: '0' });
+    try {
+      expect((await fetch(`${hub.url}/readyz`)).status).toBe(200);
+      const t0 = Date.now();
+      hub.child.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 200));
+
+      const ready = await fetch(`${hub.url}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toMatchObject({ status: 'shutting_down' });
+      const during = await post(hub.url, anExecuteBody()); // a load balancer that has not noticed yet: still served
+      expect(during.status).toBe(200);
+      expect(during.connection).toBe('close');
+      expect(Date.now() - t0).toBeLessThan(grace); // all of this happened inside the grace period
+
+      expect(await hub.exited).toBe(0);
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(grace);
+      await expect(post(hub.url, anExecuteBody())).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    } finally {
+      if (hub.child.exitCode === null) hub.child.kill('SIGKILL');
     }
   });
 });

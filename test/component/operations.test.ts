@@ -10,7 +10,8 @@ import { captureLogs } from '../helpers/logs';
 import type { Redis } from 'ioredis';
 
 /** Only readiness is exercised here: a client whose ping behaves as given (it is never ready for commands). */
-const fakeRedis = (ping: () => Promise<string>) => ({ ping, status: 'reconnecting', defineCommand: () => undefined }) as unknown as Redis;
+const fakeRedis = (ping: () => Promise<string>, status = 'reconnecting') =>
+  ({ ping, status, defineCommand: () => undefined, disconnect: () => undefined }) as unknown as Redis;
 
 describe('operational endpoints', () => {
   let hub: TestHub;
@@ -48,7 +49,7 @@ describe('operational endpoints', () => {
       config: testConfig(),
       logger: captureLogs().logger,
       db: hub.testDb.db,
-      redis: fakeRedis(() => new Promise<string>(() => {})),
+      redis: fakeRedis(() => new Promise<string>(() => {}), 'ready'), // connected, never answering
     }).app;
     const res = await client(app).get('/readyz').expect(200);
     expect(res.body.checks.redis).toMatchObject({ ok: false, error: 'timeout' });

@@ -54,6 +54,29 @@ describe('in memory (no Redis)', () => {
     await call(app, body).expect(429); // over it: answered before any lookup
   });
 
+  test('when a customer uses more distinct agent_ids than allowed in a window, then a new one gets 429 scope distinct_agents; known agents and other customers still run', async () => {
+    const app = hubOn({ HUB_RATE_LIMIT_AGENTS_PER_CUSTOMER: '2' });
+    const customer = randomUUID();
+    const [a, b] = [randomUUID(), randomUUID()];
+    await call(app, anExecuteBody({ customer_id: customer, agent_id: a })).expect(200);
+    await call(app, anExecuteBody({ customer_id: customer, agent_id: b })).expect(200);
+    const res = await call(app, anExecuteBody({ customer_id: customer, agent_id: randomUUID() })).expect(429);
+    expect(res.body.error).toMatchObject({ code: 'RATE_LIMITED', retryable: true, details: { scope: 'distinct_agents', limit: 2, window_s: 60 } });
+    expect(res.body.error.message).toBe('Rate limit exceeded for distinct agent_ids of this customer: 2 agent ids per 60 s');
+    expect(res.headers['ratelimit-policy']).toBe('"distinct_agents";q=2;w=60');
+    expect(res.headers.ratelimit).toMatch(/^"distinct_agents";r=0;t=\d+$/);
+    await call(app, anExecuteBody({ customer_id: customer, agent_id: a })).expect(200);
+    await call(app, anExecuteBody({ customer_id: randomUUID() })).expect(200);
+  });
+
+  test('when rotating agent_id, then the customer limit still caps the customer whatever ids it claims', async () => {
+    const app = hubOn();
+    const customer = randomUUID();
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) statuses.push((await call(app, anExecuteBody({ customer_id: customer }))).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429, 429]);
+  });
+
   test('when a tool writes, then it costs the write cost; a per-tool override wins', async () => {
     const app = hubOn({ HUB_RATE_LIMIT_WRITE_COST: '3' });
     const body = { tool: 'test_write', inputs: { tag: randomUUID() }, customer_id: randomUUID(), agent_id: randomUUID() };
@@ -78,6 +101,41 @@ describe('shared through Redis', () => {
     afterAll(async () => {
       await redisA.quit();
       await redisB.quit();
+    });
+
+    test('when a call is charged, then the agent, customer and distinct-agent limits take one Redis round trip', async () => {
+      const app = hubOn({}, redisA);
+      const sent: string[] = [];
+      const send = redisA.sendCommand.bind(redisA);
+      redisA.sendCommand = ((command: { name: string }, ...rest: unknown[]) => {
+        sent.push(command.name);
+        return (send as (...args: unknown[]) => unknown)(command, ...rest);
+      }) as typeof redisA.sendCommand;
+      try {
+        await call(app, anExecuteBody()).expect(200); // the first may load the script (EVALSHA, then EVAL)
+        sent.length = 0;
+        await call(app, anExecuteBody()).expect(200);
+        expect(sent.filter((name) => name !== 'ping')).toEqual(['evalsha']); // (a PING is the breaker's heartbeat)
+      } finally {
+        redisA.sendCommand = send;
+      }
+    });
+
+    test('when agent_ids rotate across two replicas, then the distinct-agent bound holds across both', async () => {
+      const [a, b] = [hubOn({ HUB_RATE_LIMIT_AGENTS_PER_CUSTOMER: '3' }, redisA), hubOn({ HUB_RATE_LIMIT_AGENTS_PER_CUSTOMER: '3' }, redisB)];
+      const customer = randomUUID();
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await call(i % 2 ? a : b, anExecuteBody({ customer_id: customer }))).status);
+      expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    });
+
+    test('when an agent is over its limit through Redis, then the answer matches the in-memory one', async () => {
+      const app = hubOn({}, redisA);
+      const body = anExecuteBody();
+      for (let i = 0; i < 4; i++) await call(app, body).expect(200);
+      const res = await call(app, body).expect(429);
+      expect(res.body.error.details).toEqual({ scope: 'agent', limit: 4, window_s: 60 });
+      expect(res.headers.ratelimit).toMatch(/^"agent";r=0;t=(59|60)$/);
     });
 
     test('when calls are spread over two replicas, then the customer limit holds across both', async () => {

@@ -71,6 +71,8 @@ describe('deploy/compose.yaml', () => {
     expect(config.rateLimit.replicas).toBe(services.hub.deploy.replicas); // HUB_REPLICAS matches
     expect(config.migrateOnStart).toBe(false);
     expect(config.google.sandbox).toBe(false);
+    // Docker's stop timeout covers the Hub's readiness grace and its drain deadline
+    expect(Number(/^(\d+)s$/.exec(services.hub.stop_grace_period)![1]) * 1000).toBeGreaterThan(config.shutdownGraceMs + config.shutdownTimeoutMs);
   });
 
   it('when it starts, then migrations run once (the migrate command) before any replica, on the same database', () => {

@@ -71,9 +71,9 @@ describe('deploy/kubernetes', () => {
     expect(config.rateLimit.replicas).toBe(deployment.spec.replicas);
     expect(config.migrateOnStart).toBe(false);
     expect(container.ports).toEqual([{ name: 'http', containerPort: config.port }]);
-    // shutdown: the grace period covers the preStop pause and the Hub's own drain deadline
+    // shutdown: the grace period covers the preStop pause, the Hub's readiness grace and its drain deadline
     const preStopS = Number(container.lifecycle.preStop.exec.command[1]);
-    expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(preStopS + config.shutdownTimeoutMs / 1000);
+    expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(preStopS + (config.shutdownGraceMs + config.shutdownTimeoutMs) / 1000);
   });
 
   it('when traffic and disruptions are routed, then the Service and the PodDisruptionBudget select the Deployment\'s pods', () => {

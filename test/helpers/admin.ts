@@ -11,6 +11,8 @@ export interface AdminTokenOptions {
   customer_id?: string;
   /** Seconds since the epoch; null = no exp claim at all. Default: 5 minutes from now. */
   exp?: number | null;
+  /** Seconds since the epoch; null = no iat claim at all. Default: now. */
+  iat?: number | null;
   aud?: string;
   iss?: string;
   alg?: 'HS256' | 'RS256' | 'none';
@@ -25,12 +27,12 @@ const now = () => Math.floor(Date.now() / 1000);
 
 export function adminToken(options: AdminTokenOptions = {}): string {
   const alg = options.alg ?? 'HS256';
-  const iat = now();
-  const exp = options.exp === undefined ? iat + 300 : options.exp;
+  const iat = options.iat === undefined ? now() : options.iat;
+  const exp = options.exp === undefined ? now() + 300 : options.exp;
   const payload = {
     iss: options.iss ?? 'hub-admin',
     aud: options.aud ?? 'hub-admin-api',
-    iat,
+    ...(iat === null ? {} : { iat }),
     ...(exp === null ? {} : { exp }),
     ...(options.role !== undefined ? { role: options.role } : {}),
     ...(options.customer_id !== undefined ? { customer_id: options.customer_id } : {}),

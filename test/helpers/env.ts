@@ -19,7 +19,7 @@ export function testEnv(overrides: Record<string, string | undefined> = {}): Rec
     HUB_ENCRYPTION_KEYS: `k1:${KEY_1}`,
     HUB_DATA_DIR: 'memory://',
     LOG_LEVEL: 'info',
-    HUB_SHUTDOWN_TIMEOUT_MS: '3000',
+    HUB_SHUTDOWN_GRACE_MS: '0', // tests that close a Hub do not wait for a load balancer
     HUB_ADMIN_JWT_SECRET: ADMIN_JWT_SECRET,
     ...overrides,
   };

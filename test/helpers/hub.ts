@@ -41,5 +41,13 @@ export async function buildTestHub(
     ...(options.credentialEvents ? { credentialEvents: options.credentialEvents } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
-  return { ...hub, logs, testDb, close: () => testDb.drop() };
+  return {
+    ...hub,
+    logs,
+    testDb,
+    close: async () => {
+      await hub.html.close();
+      await testDb.drop();
+    },
+  };
 }

@@ -1,10 +1,11 @@
-import { type ConnectLink, createConnectLinks } from '../../src/integrations/connect-links';
+import { type ConnectLink, type LinkOrigin, createConnectLinks } from '../../src/integrations/connect-links';
+import type { IntegrationId } from '../../src/integrations/integrations';
 import { testConfig } from './env';
 
 /** Reads a connect link (setup_url) the way the Hub does, with the test configuration's keys. */
 export function readConnectLink(url: string): ConnectLink | null {
   const config = testConfig();
-  const links = createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: config.connect.linkTtlS });
+  const links = createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: { admin: config.connect.linkTtlS, setup: config.connect.setupUrlTtlS } });
   const parsed = new URL(url);
   if (parsed.origin + parsed.pathname !== `${config.publicUrl}/integrations/google/connect`) return null;
   const verified = links.verify(parsed.searchParams.get('token') ?? '');
@@ -13,16 +14,35 @@ export function readConnectLink(url: string): ConnectLink | null {
 
 /**
  * An asymmetric matcher for a `setup_url`: a valid signed connect link for exactly this customer, end user and
- * integration (links carry a fresh id and expiry each time, so equality with a fixed string cannot work).
+ * integration, made for an agent (so never able to replace the connected account). Links carry a fresh id and
+ * expiry each time, so equality with a fixed string cannot work.
  */
 export function aSetupUrl(customerId: string, integration: string, userId: string | null = null) {
   return {
     asymmetricMatch(actual: unknown): boolean {
       if (typeof actual !== 'string') return false;
       const link = readConnectLink(actual);
-      return link !== null && link.customerId === customerId.toLowerCase() && link.integration === integration && link.userId === userId && link.returnUrl === null;
+      if (link === null || link.origin !== 'setup' || link.replace || link.returnUrl !== null) return false;
+      return link.customerId === customerId.toLowerCase() && link.integration === integration && link.userId === userId;
     },
     toString: () => `aSetupUrl(${customerId}, ${integration}, ${userId})`,
     toAsymmetricMatcher: () => `aSetupUrl(${customerId}, ${integration}, ${userId})`,
   };
+}
+
+/** A connect link made directly (as the admin API, or with origin "setup" as a setup_url), whatever the connection's state. */
+export function connectLinkFor(
+  target: { customerId: string; integration: IntegrationId; userId?: string | null; returnUrl?: string | null },
+  options: { origin?: LinkOrigin; replace?: boolean; now?: () => number } = {},
+): string {
+  const config = testConfig();
+  const links = createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: { admin: 600, setup: 600 }, ...(options.now ? { now: options.now } : {}) });
+  return links.create({
+    customerId: target.customerId,
+    userId: target.userId ?? null,
+    integration: target.integration,
+    returnUrl: target.returnUrl ?? null,
+    origin: options.origin ?? 'admin',
+    replace: options.replace ?? false,
+  }).url;
 }

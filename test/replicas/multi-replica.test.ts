@@ -99,7 +99,7 @@ maybe('three replicas sharing PostgreSQL, Redis and the Google sandbox', () => {
     });
 
   test('when load is spread over the replicas, then the customer limit holds globally (within 5 %)', async () => {
-    const replicas = await Promise.all([0, 1, 2].map(() => startReplica({ ...common, REDIS_URL: redisUrl!, HUB_RATE_LIMIT_CUSTOMER_POINTS: '100', HUB_RATE_LIMIT_AGENT_POINTS: '100000' })));
+    const replicas = await Promise.all([0, 1, 2].map(() => startReplica({ ...common, REDIS_URL: redisUrl!, HUB_RATE_LIMIT_CUSTOMER_POINTS: '100', HUB_RATE_LIMIT_AGENT_POINTS: '100000', HUB_RATE_LIMIT_AGENTS_PER_CUSTOMER: '1000' })));
     try {
       const target = randomUUID();
       const statuses: number[] = [];

@@ -210,7 +210,8 @@ describe.each(drivers())('key rotation on %s', (driver) => {
     expect(clean).toBe(true);
     expect(lines).toEqual([
       're-encrypted 1 credential row(s) under key "k2"',
-      'no rows use older keys; they can be removed from HUB_ENCRYPTION_KEYS',
+      'no stored data uses older keys; remove them from HUB_ENCRYPTION_KEYS once every replica has run with "k2" first for 1 h ' +
+        '(the longest connect-link lifetime: links handed out before are signed with an older key)',
     ]);
   });
 });

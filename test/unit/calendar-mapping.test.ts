@@ -1,28 +1,41 @@
-import { base32hex, deriveEventId, isGoogleEventId } from '../../src/tools/calendar/event-id';
+import { createHash, randomBytes } from 'node:crypto';
+import { type EventIdSource, base32hex, deriveEventId, isGoogleEventId } from '../../src/tools/calendar/event-id';
 import { busyByCalendar, googleEventSchema, mergeIntervals, subtractIntervals, toEventResult } from '../../src/tools/calendar/mapping';
 import { parseGoogle } from '../../src/tools/google-answer';
 import { firmnessOf, organizerTime } from '../../src/tools/calendar/organizer-events';
 
 const t = (s: string) => Date.parse(s);
 const source = { customerId: '5f0c2f4e-8d3b-4c1e-9a57-3b9d2e6a1c00', userId: null, calendarId: 'primary', requestId: 'req-1' };
+const key = randomBytes(32);
+const deriveEventIdOf = (s: EventIdSource) => deriveEventId(key, s);
 
 describe('event id derivation', () => {
   test('when derived, then the id is 32 base32hex characters Google accepts, and stable', () => {
-    const id = deriveEventId(source);
+    const id = deriveEventIdOf(source);
     expect(id).toMatch(/^[a-v0-9]{32}$/);
     expect(isGoogleEventId(id)).toBe(true);
-    expect(deriveEventId({ ...source })).toBe(id);
-    expect(deriveEventId({ ...source, customerId: source.customerId.toUpperCase(), calendarId: ' PRIMARY ' })).toBe(id);
+    expect(deriveEventIdOf({ ...source })).toBe(id);
+    expect(deriveEventIdOf({ ...source, customerId: source.customerId.toUpperCase(), calendarId: ' PRIMARY ' })).toBe(id);
+  });
+
+  test('when derived under another key, then the id differs, and it is not the unkeyed hash anyone could compute', () => {
+    const id = deriveEventIdOf(source);
+    expect(deriveEventId(randomBytes(32), source)).not.toBe(id);
+    // The previous scheme (plain SHA-256 over the same length-prefixed parts) is what an outsider could compute.
+    const parts = ['hub-event-v1', source.customerId, '-', 'primary', 'req-1'];
+    const plain = createHash('sha256');
+    for (const part of parts) plain.update(`${Buffer.byteLength(part, 'utf8')}:${part}`, 'utf8');
+    expect(id).not.toBe(base32hex(plain.digest().subarray(0, 20)));
   });
 
   test('when any part differs, then the id differs (user null vs empty string included)', () => {
     const ids = new Set([
-      deriveEventId(source),
-      deriveEventId({ ...source, userId: '' }),
-      deriveEventId({ ...source, userId: 'u-1' }),
-      deriveEventId({ ...source, calendarId: 'team@group.calendar.google.com' }),
-      deriveEventId({ ...source, requestId: 'req-2' }),
-      deriveEventId({ ...source, customerId: '00000000-0000-0000-0000-000000000000' }),
+      deriveEventIdOf(source),
+      deriveEventIdOf({ ...source, userId: '' }),
+      deriveEventIdOf({ ...source, userId: 'u-1' }),
+      deriveEventIdOf({ ...source, calendarId: 'team@group.calendar.google.com' }),
+      deriveEventIdOf({ ...source, requestId: 'req-2' }),
+      deriveEventIdOf({ ...source, customerId: '00000000-0000-0000-0000-000000000000' }),
     ]);
     expect(ids.size).toBe(6);
   });

@@ -33,9 +33,18 @@ describe('configuration', () => {
       database: { kind: 'pglite', dataDir: './data' },
       redisUrl: undefined,
       logLevel: 'info',
-      shutdownTimeoutMs: 10_000,
+      shutdownTimeoutMs: 27_000, // HUB_TOOL_DEADLINE_MS + 2 s
+      shutdownGraceMs: 5_000,
       trustProxy: false,
     });
+  });
+
+  it('when the shutdown timeout is below the tool deadline, then it is refused; unset, it follows the deadline', () => {
+    expect(problems(testEnv({ HUB_SHUTDOWN_TIMEOUT_MS: '10000' }))).toEqual([
+      'HUB_SHUTDOWN_TIMEOUT_MS: 10000 is below HUB_TOOL_DEADLINE_MS (25000); a call in flight at shutdown could be cut off — use at least 25000 (unset: deadline + 2000)',
+    ]);
+    expect(loadConfig(testEnv({ HUB_TOOL_DEADLINE_MS: '5000' })).shutdownTimeoutMs).toBe(7_000);
+    expect(loadConfig(testEnv({ HUB_TOOL_DEADLINE_MS: '5000', HUB_SHUTDOWN_TIMEOUT_MS: '5000' })).shutdownTimeoutMs).toBe(5_000);
   });
 
   it('when DATABASE_URL and REDIS_URL are set, then they select PostgreSQL and Redis', () => {

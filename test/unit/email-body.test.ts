@@ -2,14 +2,14 @@ import { headerAddresses, headerValueProblem, parseRecipient } from '../../src/t
 import { bodySource, charsetOf, decodeCharset, hasAttachments, listAttachments, partText, truncate } from '../../src/tools/email/body';
 import { mapBounded } from '../../src/tools/email/concurrency';
 import { fail, hubError, ok } from '../../src/errors';
-import { htmlToText } from '../../src/tools/email/html-text';
+import { htmlToText } from '../../src/workers/html-to-text';
 import { snippetText } from '../../src/tools/email/map';
 import { gmailRendered, rfc822 } from '../helpers/email';
 
 const textOf = (raw: string) => {
   const source = bodySource(gmailRendered(raw).payload)!;
   const content = partText(source.part)!;
-  return source.kind === 'html' ? htmlToText(content) : content;
+  return source.kind === 'html' ? htmlToText({ html: content, maxChars: 100_000 }).text : content;
 };
 
 describe('body decoding (charset after Gmail undid the transfer encoding)', () => {
@@ -33,6 +33,29 @@ describe('body decoding (charset after Gmail undid the transfer encoding)', () =
     expect(decodeCharset(Buffer.from('héllo'), 'x-no-such-charset')).toBe('héllo');
     expect(charsetOf({ headers: [{ name: 'Content-Type', value: 'text/plain' }] })).toBe('us-ascii');
     expect(charsetOf({ headers: [{ name: 'content-type', value: 'text/plain; format=flowed; charset="UTF-8"' }] })).toBe('utf-8');
+  });
+
+  it('when bytes are windows-1252 (or labelled ISO-8859-1/US-ASCII), then €, dashes and curly quotes survive on every Node release', () => {
+    // 0x80 €, 0x93/0x94 curly double quotes, 0x96 en dash, 0x97 em dash, 0x85 ellipsis: what latin1 decoding loses.
+    const bytes = Buffer.from([0x80, 0x20, 0x93, 0x68, 0x69, 0x94, 0x20, 0x96, 0x20, 0x97, 0x85]);
+    for (const label of ['windows-1252', 'Windows-1252', 'cp1252', 'iso-8859-1', 'ISO_8859-1', 'latin1', 'us-ascii']) {
+      expect(decodeCharset(bytes, label)).toBe('€ “hi” – —…');
+    }
+  });
+
+  it('when bytes are ISO-8859-15, Shift_JIS or GB18030, then each decodes in its own charset', () => {
+    expect(decodeCharset(Buffer.from([0xa4, 0x20, 0xa6, 0xbd]), 'ISO-8859-15')).toBe('€ Šœ');
+    // 日本語 in Shift_JIS; ｶﾅ as half-width katakana (single bytes 0xB6 0xC5).
+    expect(decodeCharset(Buffer.from([0x93, 0xfa, 0x96, 0x7b, 0x8c, 0xea, 0xb6, 0xc5]), 'Shift_JIS')).toBe('日本語ｶﾅ');
+    // 你好 (two-byte GBK), € (0x80 in GB18030/GBK), and U+20000 as a GB18030 four-byte sequence.
+    expect(decodeCharset(Buffer.from([0xc4, 0xe3, 0xba, 0xc3, 0x80, 0x95, 0x32, 0x82, 0x36]), 'GB18030')).toBe('你好€𠀀');
+    expect(decodeCharset(Buffer.from([0x1b, 0x24, 0x42, 0x46, 0x7c, 0x4b, 0x5c, 0x1b, 0x28, 0x42]), 'ISO-2022-JP')).toBe('日本');
+  });
+
+  it('when the charset label is hostile or names no charset, then the bytes decode as UTF-8 without throwing', () => {
+    const hostile = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'x'.repeat(10_000), 'utf-8\u0000', '', ' ', 'base64', 'hex', '"utf-8"', 'utf 8'];
+    for (const label of hostile) expect(decodeCharset(Buffer.from('héllo €'), label)).toBe('héllo €');
+    expect(decodeCharset(Buffer.from([0xff, 0x41]), 'utf-8')).toBe('\ufffdA');
   });
 
   it('when mail is HTML only, then the body is text derived from the HTML', () => {
@@ -151,6 +174,18 @@ describe('bounded concurrency', () => {
     });
     expect(out.ok).toBe(false);
     expect(started.length).toBeLessThanOrEqual(3);
+  });
+
+  it('when one item fails, then the signal handed to the work still running aborts (its answer is decided)', async () => {
+    let slowSignal: AbortSignal | undefined;
+    const out = await mapBounded([1, 2], 2, async (n, signal) => {
+      if (n === 2) return fail(hubError('EXTERNAL_API_ERROR', 'x'));
+      slowSignal = signal;
+      await new Promise((r) => setTimeout(r, 20));
+      return ok(signal.aborted ? 'stopped early' : 'finished');
+    });
+    expect(out.ok).toBe(false);
+    expect(slowSignal?.aborted).toBe(true);
   });
 });
 

@@ -1,13 +1,15 @@
 import { buildRawMessage } from '../../src/tools/email/compose';
-import { htmlToText } from '../../src/tools/email/html-text';
+import { htmlToText } from '../../src/workers/html-to-text';
 import { baseSubject, replyHeaders, replySubject } from '../../src/tools/email/threading';
 import { bodySource, partText } from '../../src/tools/email/body';
 import { headerOf } from '../../src/tools/email/gmail-schemas';
 import { gmailRendered, rawHeader } from '../helpers/email';
 
 const base = { cc: [], bcc: [], bodyType: 'text' as const, messageIdDomain: 'acme.example' };
+/** The conversion the worker pool runs, here in-process: composing is what these tests look at. */
+const inProcess = async (html: string, options: { maxChars: number }) => ({ ...htmlToText({ html, maxChars: options.maxChars }) });
 const build = async (mail: Partial<Parameters<typeof buildRawMessage>[0]>) =>
-  (await buildRawMessage({ ...base, to: [{ name: '', address: 'ben@acme.example' }], subject: 'Hi', body: 'Hello', ...mail })).toString('latin1');
+  (await buildRawMessage({ ...base, to: [{ name: '', address: 'ben@acme.example' }], subject: 'Hi', body: 'Hello', ...mail }, inProcess)).toString('latin1');
 
 describe('MIME building (nodemailer MailComposer)', () => {
   it('when the subject and a display name are non-ASCII, then they are RFC 2047 encoded words that Gmail decodes back', async () => {
@@ -85,7 +87,7 @@ describe('threading headers', () => {
 
 describe('html → text', () => {
   it('when HTML has styles, scripts, images and entities, then only the readable text remains', () => {
-    const text = htmlToText('<html><head><style>p{color:red}</style><script>alert(1)</script></head><body><p>Tom &amp; Jerry&nbsp;&lt;3</p><img src="x.png" alt="logo"><br>Bye</body></html>');
-    expect(text).toBe('Tom & Jerry\u00a0<3\n\nBye');
+    const html = '<html><head><style>p{color:red}</style><script>alert(1)</script></head><body><p>Tom &amp; Jerry&nbsp;&lt;3</p><img src="x.png" alt="logo"><br>Bye</body></html>';
+    expect(htmlToText({ html, maxChars: 1000 })).toEqual({ text: 'Tom & Jerry\u00a0<3\n\nBye', truncated: false, degraded: false });
   });
 });

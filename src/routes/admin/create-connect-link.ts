@@ -7,6 +7,7 @@ import { toIssues, validationError } from '../../http/validation';
 import type { ConnectLinks } from '../../integrations/connect-links';
 import { INTEGRATION_IDS } from '../../integrations/integrations';
 import { isAllowedReturnUrl } from '../../integrations/return-urls';
+import type { Logger } from '../../logger';
 import { userIdSchema } from '../../tools/execute-request';
 
 const body = z.strictObject({
@@ -14,21 +15,24 @@ const body = z.strictObject({
   user_id: userIdSchema.nullable().optional(),
   integration: z.enum(INTEGRATION_IDS, { error: `must be one of ${INTEGRATION_IDS.join(', ')}` }),
   return_url: z.string().max(2048).nullable().optional(),
+  intent: z.enum(['connect', 'replace'], { error: 'must be connect or replace' }).optional(),
 });
 
 /**
  * POST /api/admin/connect-links — a signed link a person opens to connect one integration for one customer
  * (and optionally one end user), landing on `return_url` afterwards. Only return URLs on the allow-list are
  * accepted: a link is a redirect the Hub vouches for, so it must never lead anywhere an attacker chose.
+ * `intent: "replace"` is the only way to make a link that may connect a *different* Google account than the
+ * one connected now; without it (and for every setup_url) the flow refuses such a switch.
  */
-export function createConnectLinkRoute(deps: { connectLinks: ConnectLinks; returnUrlPrefixes: readonly string[] }): RequestHandler {
+export function createConnectLinkRoute(deps: { connectLinks: ConnectLinks; returnUrlPrefixes: readonly string[]; logger: Logger }): RequestHandler {
   return (req, res) => {
     const parsed = body.safeParse(req.body);
     if (!parsed.success) {
       sendError(res, validationError('Invalid connect-link request', toIssues(parsed.error)));
       return;
     }
-    const { customer_id, user_id, integration, return_url } = parsed.data;
+    const { customer_id, user_id, integration, return_url, intent } = parsed.data;
     const returnUrl = return_url ?? null;
     if (returnUrl !== null && !isAllowedReturnUrl(returnUrl, deps.returnUrlPrefixes)) {
       sendError(
@@ -40,12 +44,19 @@ export function createConnectLinkRoute(deps: { connectLinks: ConnectLinks; retur
       return;
     }
     const customerId = customer_id.toLowerCase();
-    const forbidden = mayActOn(principalOf(res), customerId);
+    const principal = principalOf(res);
+    const forbidden = mayActOn(principal, customerId);
     if (forbidden) {
       sendError(res, forbidden);
       return;
     }
-    const link = deps.connectLinks.create({ customerId, userId: user_id ?? null, integration, returnUrl });
-    sendJson(res, 201, { url: link.url, expires_at: link.expiresAt.toISOString() });
+    const replace = intent === 'replace';
+    const link = deps.connectLinks.create({ customerId, userId: user_id ?? null, integration, returnUrl, origin: 'admin', replace });
+    // Links that may replace an account are what an audit of account changes starts from.
+    deps.logger.info(
+      { customer_id: customerId, user_id: user_id ?? null, integration, link_id: link.linkId, intent: replace ? 'replace' : 'connect', principal: principal.kind },
+      'connect link created',
+    );
+    sendJson(res, 201, { url: link.url, expires_at: link.expiresAt.toISOString(), intent: replace ? 'replace' : 'connect' });
   };
 }

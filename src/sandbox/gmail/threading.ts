@@ -5,12 +5,13 @@
  * the headers and subject alone. Anything else starts a new thread whose id is the first message's id.
  */
 
-const PREFIX = /^\s*(?:re|fwd?|aw|wg|sv|vs|antw|tr|rif|r)\s*(?:\[\d+\]|\(\d+\))?\s*:\s*/i;
+/** Applied to whitespace collapsed to single spaces, so it cannot backtrack over a long run of them (linear). */
+const PREFIX = /^ ?(?:re|fwd?|aw|wg|sv|vs|antw|tr|rif|r) ?(?:\[\d+\]|\(\d+\))? ?: ?/i;
 
 export function normalizeSubject(subject: string): string {
-  let s = subject;
+  let s = subject.replace(/\s+/g, ' ');
   for (let i = 0; i < 20 && PREFIX.test(s); i++) s = s.replace(PREFIX, '');
-  return s.replace(/\s+/g, ' ').trim().toLowerCase();
+  return s.trim().toLowerCase();
 }
 
 /** Message-IDs without angle brackets; lenient about clients that forget the brackets. */

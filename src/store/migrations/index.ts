@@ -2,6 +2,7 @@ import integrationCredentials from './0001_integration_credentials';
 import idempotencyRecords from './0002_idempotency_records';
 import oauthStates from './0003_oauth_states';
 import workingHours from './0004_working_hours';
+import singleUseLinks from './0005_single_use_links';
 import tokenLifecycle from './0006_token_lifecycle';
 
 /**
@@ -13,5 +14,6 @@ export const MIGRATIONS: readonly { name: string; sql: string }[] = [
   { name: '0002_idempotency_records', sql: idempotencyRecords },
   { name: '0003_oauth_states', sql: oauthStates },
   { name: '0004_working_hours', sql: workingHours },
+  { name: '0005_single_use_links', sql: singleUseLinks },
   { name: '0006_token_lifecycle', sql: tokenLifecycle },
 ];

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { type Result, fail, hubError, ok } from '../../errors';
 import { googleScope } from '../../integrations/integrations';
 import { type ToolContext, defineTool } from '../types';
-import { deriveEventId } from './event-id';
 import { checkTimes, toGoogleEventBody } from './event-input';
 import {
   attendeesInput,
@@ -76,7 +75,12 @@ export const calendarCreateEvent = defineTool({
   output: eventResultSchema,
   run: async (ctx, args) => {
     const calendarId = args.calendar_id ?? 'primary';
-    const id = ctx.idempotencyKey === null ? undefined : deriveEventId({ customerId: ctx.customerId, userId: ctx.userId, calendarId, requestId: ctx.idempotencyKey });
+    let id: string | undefined;
+    if (ctx.idempotencyKey !== null) {
+      const derived = await ctx.settings.eventIds.derive({ customerId: ctx.customerId, userId: ctx.userId, calendarId, requestId: ctx.idempotencyKey });
+      if (!derived.ok) return derived;
+      id = derived.value ?? undefined; // null: the key is unreadable on this replica (logged); Google picks the id
+    }
     const body = { ...toGoogleEventBody(args), ...(id ? { id } : {}) };
     // With a client-chosen id a repeat cannot duplicate the event (Google answers 409), so retrying is safe.
     const inserted = await ctx.callGoogle({ integration: 'google_calendar', operation: 'calendar.events.insert', idempotent: id !== undefined }, (signal, auth) =>

@@ -1,4 +1,8 @@
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { type Result, fail, ok } from '../../errors';
+import { storeUnavailable } from '../../integrations/connections';
+import type { Logger } from '../../logger';
+import type { HubSecrets } from '../../store/hub-secrets';
 
 /**
  * The Google event id a create with a caller's request_id gets, so that a retry — even one after the Hub crashed
@@ -6,9 +10,16 @@ import { createHash } from 'node:crypto';
  * and meets its 409 `duplicate` instead of creating a second event.
  *
  * Google's rule for client-chosen ids: characters of base32hex (a-v, 0-9), 5 to 1024 of them, unique per
- * calendar. The id is 32 such characters (160 bits of SHA-256) over (customer, end user, calendar, request_id),
- * each part length-prefixed so no two different tuples can share an input. A version prefix in the hash input
- * lets a future scheme coexist with ids already at Google.
+ * calendar. The id is 32 such characters (160 bits of HMAC-SHA256) over (customer, end user, calendar,
+ * request_id), each part length-prefixed so no two different tuples can share an input.
+ *
+ * Keyed, so that nobody who knows (or guesses) a customer's ids and request_ids can compute the id a retry will
+ * use and pre-create an event under it — the Hub would then answer with that stranger's event, or CONFLICT.
+ * The key is the Hub's `event-id-key` (hub-secrets.ts): random, made once, sealed under the encryption keys and
+ * re-sealed by rotate-keys — not derived from the current encryption key, because a rotation between a first
+ * attempt and its retry would then change the id and let the retry create a second event. (Trying every
+ * configured key's id would not help either: the retry's insert under the new id simply succeeds — Google has
+ * no 409 to offer for an id it has never seen.) The version label changed with the scheme (`hub-event-v2`).
  */
 
 const BASE32HEX = '0123456789abcdefghijklmnopqrstuv';
@@ -39,11 +50,34 @@ export interface EventIdSource {
   requestId: string;
 }
 
-export function deriveEventId(source: EventIdSource): string {
-  const parts = ['hub-event-v1', source.customerId.toLowerCase(), source.userId === null ? '-' : `u${source.userId}`, source.calendarId.trim().toLowerCase(), source.requestId];
-  const hash = createHash('sha256');
-  for (const part of parts) hash.update(`${Buffer.byteLength(part, 'utf8')}:${part}`, 'utf8');
-  return base32hex(hash.digest().subarray(0, 20));
+export function deriveEventId(key: Buffer, source: EventIdSource): string {
+  const parts = ['hub-event-v2', source.customerId.toLowerCase(), source.userId === null ? '-' : `u${source.userId}`, source.calendarId.trim().toLowerCase(), source.requestId];
+  const mac = createHmac('sha256', key);
+  for (const part of parts) mac.update(`${Buffer.byteLength(part, 'utf8')}:${part}`, 'utf8');
+  return base32hex(mac.digest().subarray(0, 20));
+}
+
+export interface EventIds {
+  /**
+   * The id a create with this request_id gets. Null when this replica cannot open the key (sealed with an
+   * encryption key it lacks; logged as an error): the create then lets Google choose the id — no crash-safe
+   * dedupe, but no outage. Fails (retryably) when the database cannot be reached.
+   */
+  derive(source: EventIdSource): Promise<Result<string | null>>;
+}
+
+export function createEventIds(secrets: HubSecrets, logger: Logger): EventIds {
+  return {
+    async derive(source) {
+      let key: Buffer | null;
+      try {
+        key = await secrets.get('event-id-key');
+      } catch (err) {
+        return fail(storeUnavailable(err, logger)); // the database is down (a retry with the same request_id is safe), or a bug
+      }
+      return ok(key === null ? null : deriveEventId(key, source));
+    },
+  };
 }
 
 /** What Google accepts as a client-chosen event id. */

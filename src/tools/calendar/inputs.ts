@@ -31,19 +31,8 @@ export const emailInput = z
   .max(254)
   .regex(/^[^\s@<>()[\],;:"]+@[^\s@<>()[\],;:"]+\.[^\s@<>()[\],;:".]+$/, 'must be an email address');
 
-export const calendarIdInput = z
-  .string()
-  .trim()
-  .min(1)
-  .max(1024)
-  .describe('Calendar id: "primary" (the connected account\'s own calendar, the default) or a calendar id / email address.');
-
-export const eventIdInput = z
-  .string()
-  .min(1)
-  .max(1024)
-  .regex(/^[A-Za-z0-9_@.-]+$/, 'must be an event id as returned by calendar_create_event')
-  .describe('The event id returned by calendar_create_event (Google Calendar event id).');
+/** Calendar and event ids: the shared id alphabets (src/tools/ids.ts). */
+export { calendarIdInput, eventIdInput } from '../ids';
 
 export const sendNotificationsInput = z
   .boolean()

@@ -1,3 +1,4 @@
+import iconv from 'iconv-lite';
 import { type GmailPart, headerOf } from './gmail-schemas';
 
 /**
@@ -74,16 +75,44 @@ export function charsetOf(part: GmailPart): string {
 }
 
 /**
- * Bytes in a named charset to text, with the WHATWG decoders Node ships (full ICU): UTF-8, ISO-8859-*,
- * windows-125x, KOI8, Shift_JIS, GB18030, Big5… ISO-8859-1 and US-ASCII decode as windows-1252, their superset,
- * as browsers do. An unknown charset falls back to UTF-8; malformed bytes become U+FFFD, never an error.
+ * Labels WHATWG's Encoding standard maps to windows-1252 (https://encoding.spec.whatwg.org/#names-and-labels):
+ * mail labelled ISO-8859-1 or US-ASCII routinely carries windows-1252 bytes (curly quotes, €, dashes), and
+ * browsers and mail clients read it as windows-1252 — its superset.
+ */
+const WINDOWS_1252_LABELS = new Set([
+  'ansi_x3.4-1968', 'ascii', 'cp1252', 'cp819', 'csisolatin1', 'ibm819', 'iso-8859-1', 'iso-ir-100', 'iso8859-1',
+  'iso88591', 'iso_8859-1', 'iso_8859-1:1987', 'l1', 'latin1', 'us-ascii', 'windows-1252', 'x-cp1252',
+]);
+
+/** What a charset label may look like (RFC 2978 names are ≤ 40 characters of this alphabet); anything else is noise. */
+const CHARSET_LABEL = /^[a-z0-9][a-z0-9._:()+-]{0,63}$/;
+
+/** Node's binary-to-text encodings, which iconv-lite also answers to: no mail charset, whatever a header says. */
+const NOT_CHARSETS = new Set(['base64', 'base64url', 'hex']);
+
+function decoderFor(label: string): ((bytes: Uint8Array) => string) | undefined {
+  if (!CHARSET_LABEL.test(label) || NOT_CHARSETS.has(label)) return undefined;
+  const name = WINDOWS_1252_LABELS.has(label) ? 'windows-1252' : label;
+  if (iconv.encodingExists(name)) return (bytes) => iconv.decode(bytes, name);
+  // Labels iconv-lite lacks (ISO-2022-JP…): the platform's WHATWG decoders, when this Node has them.
+  try {
+    const decoder = new TextDecoder(name);
+    return (bytes) => decoder.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Bytes in a named charset to text, with iconv-lite: UTF-8, ISO-8859-*, windows-125x, KOI8, Shift_JIS, EUC-JP,
+ * GB18030/GBK, Big5, EUC-KR… — not Node's TextDecoder, which in several Node releases (20.18.3+, 22.13–22.18,
+ * 24.0–24.6; nodejs/node#59515, #60888) decodes windows-1252 as latin1, so €, dashes and curly quotes vanish.
+ * ISO-8859-1 and US-ASCII decode as windows-1252 (above). An unknown or malformed label falls back to UTF-8;
+ * malformed bytes become U+FFFD, never an error.
  */
 export function decodeCharset(bytes: Uint8Array, charset: string): string {
-  try {
-    return new TextDecoder(charset).decode(bytes);
-  } catch {
-    return new TextDecoder('utf-8').decode(bytes);
-  }
+  const decode = decoderFor(charset.trim().toLowerCase()) ?? decoderFor('utf-8')!;
+  return decode(bytes);
 }
 
 /** A text part's content; undefined when Gmail served it by attachment id instead of inline data. */

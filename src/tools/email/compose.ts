@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type { Mailbox } from './addresses';
-import { htmlToText } from './html-text';
+import type { HtmlToText } from './html-text';
+import { MAX_BODY_CHARS_IN } from './inputs';
 
 /**
  * The RFC 2822 message email_send hands to Gmail, built by nodemailer's MailComposer rather than by hand: it
  * encodes non-ASCII subjects and display names as RFC 2047 words, picks quoted-printable or base64 per part,
- * folds long headers, and lays out HTML mail as multipart/alternative with a text/plain part (derived here with
- * htmlToText) so clients that do not render HTML still show the message.
+ * folds long headers, and lays out HTML mail as multipart/alternative with a text/plain part (derived from the
+ * HTML in a worker thread, see html-text.ts) so clients that do not render HTML still show the message.
  */
 
 export interface OutgoingMail {
@@ -30,13 +31,16 @@ export interface OutgoingMail {
  * which is the only sender it would accept anyway. Bcc is kept in the header on purpose — Gmail reads the
  * recipients from To/Cc/Bcc and strips Bcc before the message leaves.
  */
-export async function buildRawMessage(mail: OutgoingMail): Promise<Buffer> {
+export async function buildRawMessage(mail: OutgoingMail, htmlToText: HtmlToText): Promise<Buffer> {
+  // The agent's HTML is as untrusted as any mail's: converted within the call's budget, tag-stripped if it
+  // cannot be (the text alternative is a courtesy; the HTML part is what clients show).
+  const text = mail.bodyType === 'html' ? (await htmlToText(mail.body, { maxChars: MAX_BODY_CHARS_IN })).text : mail.body;
   const composer = new MailComposer({
     to: mail.to,
     ...(mail.cc.length ? { cc: mail.cc } : {}),
     ...(mail.bcc.length ? { bcc: mail.bcc } : {}),
     subject: mail.subject,
-    ...(mail.bodyType === 'html' ? { html: mail.body, text: htmlToText(mail.body) } : { text: mail.body }),
+    ...(mail.bodyType === 'html' ? { html: mail.body, text } : { text }),
     ...(mail.inReplyTo ? { inReplyTo: mail.inReplyTo } : {}),
     ...(mail.references?.length ? { references: [...mail.references] } : {}),
     // Without it nodemailer would name this machine's hostname in the Message-ID.

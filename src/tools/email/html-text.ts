@@ -1,21 +1,67 @@
-import { convert } from 'html-to-text';
+import type { HtmlConversionConfig } from '../../config';
+import type { Logger } from '../../logger';
+import { type HtmlResult, type HtmlTask, stripTags } from '../../workers/html-to-text';
+import { type WorkerPool, createWorkerPool, workerEntry } from '../../workers/pool';
 
 /**
- * HTML to plain text, with html-to-text (v10): block elements (p, div, br, li, headings, table rows) become line
- * breaks, list items get bullets, links render as `text [href]` (the href alone when it equals the text),
- * images and everything in <head>, <style> and <script> are dropped, entities are decoded, runs of blank lines collapse to one, and lines are not
- * hard-wrapped (an agent reads the text; a mail client re-flows it). Used both for the text/plain alternative
- * of HTML mail the Hub sends and for reading HTML-only mail.
+ * HTML mail as text, for reading HTML-only mail and for the text/plain alternative of HTML mail sent. The HTML
+ * comes from mail senders (or agents), so it is converted off the event loop, in a worker pool, within bounds:
+ *  - input beyond `htmlInputLimit` characters is cut first (flagged `truncated`);
+ *  - one conversion runs at most `taskTimeoutMs` (its worker is terminated past it), and all conversions of
+ *    one tool call share `callBudgetMs` (and the call's deadline), queue wait included;
+ *  - whatever does not convert in time — or is too deeply nested, or finds the queue full — degrades to the
+ *    tag-stripped text (`degraded`), which is linear and cheap enough for the event loop. Never an error.
+ * The conversion itself is src/workers/html-to-text.ts.
  */
-const OPTIONS = {
-  wordwrap: false as const,
-  selectors: [
-    { selector: 'img', format: 'skip' },
-    { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
-  ],
-};
 
-export function htmlToText(html: string): string {
-  // More than one blank line in a row carries no meaning for a reader.
-  return convert(html, OPTIONS).replace(/\n{3,}/g, '\n\n').trim();
+/** Conversions waiting for a worker, across all callers; more fail over to stripped text at once. */
+export const HTML_QUEUE_MAX = 256;
+
+/** HTML beyond this is cut before conversion: enough markup for `maxChars` of text, bounded for hostile mail. */
+export const htmlInputLimit = (maxChars: number) => Math.min(1_000_000, Math.max(200_000, maxChars * 5));
+
+export interface HtmlText {
+  text: string;
+  /** The input or the text was cut to its limit. */
+  truncated: boolean;
+  /** Tag-stripped text rather than the converted layout (too slow, too deep, or no worker free). */
+  degraded: boolean;
+}
+
+/** What a tool calls: one tool call's conversions (its budget, its deadline, its customer's place in the queue). */
+export type HtmlToText = (html: string, options: { maxChars: number; signal?: AbortSignal }) => Promise<HtmlText>;
+
+export interface HtmlConverter {
+  forCall(call: { key: string; deadline: () => AbortSignal; logger: () => Logger }): HtmlToText;
+  close(): Promise<void>;
+}
+
+export function createHtmlConverter(config: HtmlConversionConfig): HtmlConverter {
+  const pool: WorkerPool<HtmlTask, HtmlResult> = createWorkerPool({
+    entry: workerEntry(`${__dirname}/../../workers`, __filename, 'html-to-text'),
+    workerData: { role: 'html-to-text' },
+    size: config.workers,
+    maxQueue: HTML_QUEUE_MAX,
+    // A conversion's DOM is a few times its input; a runaway one ends its own worker, not the process.
+    resourceLimits: { maxOldGenerationSizeMb: 256, stackSizeMb: 8 },
+  });
+  return {
+    forCall({ key, deadline, logger }) {
+      let budget: AbortSignal | undefined; // from the call's first conversion on
+      return async (html, { maxChars, signal }) => {
+        budget ??= AbortSignal.any([deadline(), AbortSignal.timeout(config.callBudgetMs)]);
+        const limit = htmlInputLimit(maxChars);
+        const input = html.length > limit ? html.slice(0, limit) : html;
+        const cut = input.length < html.length;
+        const outcome = await pool.run({ html: input, maxChars }, { key, timeoutMs: config.taskTimeoutMs, signal: signal ? AbortSignal.any([budget, signal]) : budget });
+        if (outcome.ok) return { ...outcome.value, truncated: outcome.value.truncated || cut };
+        // The caller no longer wants this text (its answer is already decided): no fallback work for nothing.
+        if (signal?.aborted) return { text: '', truncated: false, degraded: true };
+        logger().warn({ reason: outcome.reason, html_chars: html.length }, 'HTML body degraded to stripped text');
+        const stripped = stripTags(input, maxChars);
+        return { text: stripped.text, truncated: stripped.truncated || cut, degraded: true };
+      };
+    },
+    close: () => pool.close(),
+  };
 }

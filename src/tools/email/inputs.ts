@@ -27,11 +27,5 @@ export const headerText = (max: number) =>
       if (problem) issue.addIssue({ code: 'custom', message: problem });
     });
 
-/** Gmail message and thread ids are short hex strings; anything printable is passed on and Google judges it. */
-export const inputId = (what: string) =>
-  z
-    .string()
-    .min(1)
-    .max(256)
-    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
-    .describe(`Gmail ${what} id, as returned by email_search, email_read or email_send.`);
+/** Gmail message and thread ids: the shared id alphabets (src/tools/ids.ts). */
+export { gmailIdInput as inputId } from '../ids';

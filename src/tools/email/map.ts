@@ -19,6 +19,10 @@ export const messageFields = {
 };
 export const dateField = z.string().describe('When Gmail received it, ISO 8601 UTC.');
 export const truncatedField = z.literal(true).optional().describe('Present when the body was cut to the size limit.');
+export const bodyDegradedField = z
+  .literal(true)
+  .optional()
+  .describe('Present when an HTML body could not be laid out as text in time (or nests too deeply): the body is its text with the tags stripped.');
 
 type MessageFields = z.output<z.ZodObject<typeof messageFields>>;
 

@@ -3,22 +3,21 @@ import type { ToolContext } from '../types';
 import { bodySource, charsetOf, decodeCharset, partText, truncate } from './body';
 import { attachmentBodySchema, type GmailMessage } from './gmail-schemas';
 import { callGmail } from './gmail';
-import { htmlToText } from './html-text';
 
 export interface MessageBody {
   body: string;
-  /** Only present (true) when the body was cut to HUB_MAX_BODY_CHARS. */
+  /** Only present (true) when the body was cut to HUB_MAX_BODY_CHARS (or its HTML to the conversion's input limit). */
   truncated?: true;
+  /** Only present (true) when an HTML body is its tag-stripped text: it could not be laid out in time, or nests too deeply. */
+  body_degraded?: true;
 }
-
-/** HTML beyond this many characters is cut before conversion, so a huge message cannot pin the CPU. */
-const htmlInputLimit = (maxChars: number) => Math.max(1_000_000, maxChars * 10);
 
 /**
  * A message's text body (see bodySource: text/plain, else text derived from text/html), cut to the configured
  * maximum. Gmail inlines text parts in format=full; one served by attachment id instead costs one more request.
+ * `signal`: the caller no longer needs the body (a search whose answer is already decided).
  */
-export async function messageBody(ctx: ToolContext, message: GmailMessage): Promise<Result<MessageBody>> {
+export async function messageBody(ctx: ToolContext, message: GmailMessage, signal?: AbortSignal): Promise<Result<MessageBody>> {
   const source = bodySource(message.payload);
   if (!source) return ok({ body: '' });
   let content = partText(source.part);
@@ -30,12 +29,11 @@ export async function messageBody(ctx: ToolContext, message: GmailMessage): Prom
     if (!fetched.ok) return fetched;
     content = decodeCharset(Buffer.from(fetched.value.data ?? '', 'base64url'), charsetOf(source.part)).replace(/\r\n/g, '\n');
   }
-  const max = ctx.settings.maxBodyChars;
-  let cutEarly = false;
-  if (source.kind === 'html' && content.length > htmlInputLimit(max)) {
-    content = content.slice(0, htmlInputLimit(max));
-    cutEarly = true;
+  const maxChars = ctx.settings.maxBodyChars;
+  if (source.kind === 'plain') {
+    const cut = truncate(content.trim(), maxChars);
+    return ok(cut.truncated ? { body: cut.text, truncated: true } : { body: cut.text });
   }
-  const cut = truncate(source.kind === 'html' ? htmlToText(content) : content.trim(), max);
-  return ok(cut.truncated || cutEarly ? { body: cut.text, truncated: true } : { body: cut.text });
+  const html = await ctx.htmlToText(content, { maxChars, ...(signal ? { signal } : {}) });
+  return ok({ body: html.text, ...(html.truncated ? { truncated: true as const } : {}), ...(html.degraded ? { body_degraded: true as const } : {}) });
 }

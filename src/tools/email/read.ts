@@ -5,7 +5,7 @@ import { defineTool } from '../types';
 import { callGmail, checkExtraScopes, notFoundAs } from './gmail';
 import { messageRefSchema, messageSchema } from './gmail-schemas';
 import { inputId } from './inputs';
-import { dateField, messageFields, toDetail, truncatedField } from './map';
+import { bodyDegradedField, dateField, messageFields, toDetail, truncatedField } from './map';
 import { messageBody } from './message-body';
 
 const SCOPES = [googleScope('gmail.readonly')];
@@ -30,12 +30,13 @@ const output = z.object({
     }),
   ),
   truncated: truncatedField,
+  body_degraded: bodyDegradedField,
 });
 type Output = z.output<typeof output>;
 
 export const emailRead = defineTool({
   name: 'email_read',
-  version: '1.0.0',
+  version: '1.1.0',
   description:
     'Read one email from the connected Gmail mailbox by its message id (from email_search): sender, recipients, subject, date, ' +
     'the full text body (HTML-only mail converted to text) and the list of attachments. Set mark_as_read to mark it read in Gmail, ' +
@@ -67,6 +68,6 @@ export const emailRead = defineTool({
       if (!marked.ok) return fail(notFoundAs(marked.error, 'message', v.message_id));
     }
     const detail = toDetail(got.value);
-    return ok({ ...detail, body: body.value.body, ...(body.value.truncated ? { truncated: true as const } : {}) });
+    return ok({ ...detail, ...body.value });
   },
 });

@@ -5,7 +5,7 @@ import { type ToolContext, defineTool } from '../types';
 import { mapBounded } from './concurrency';
 import { callGmail } from './gmail';
 import { type GmailMessage, listSchema, messageSchema } from './gmail-schemas';
-import { type MessageSummary, dateField, messageFields, toSummary, truncatedField } from './map';
+import { type MessageSummary, bodyDegradedField, dateField, messageFields, toSummary, truncatedField } from './map';
 import { type MessageBody, messageBody } from './message-body';
 
 /** messages.list with a query needs content access: gmail.metadata refuses `q`. */
@@ -34,11 +34,13 @@ const summary = z.object({
   has_attachments: z.boolean(),
   body: z.string().optional().describe('Text body, only with include_body.'),
   truncated: truncatedField,
+  body_degraded: bodyDegradedField,
 });
 const output = z.object({ messages: z.array(summary), total_results: z.number().int().describe('Number of messages returned.') });
 type Output = z.output<typeof output>;
 
-async function fetchMessage(ctx: ToolContext, id: string, withBody: boolean): Promise<Result<(MessageSummary & Partial<MessageBody>) | null>> {
+/** `signal` aborts once the search's answer is decided (another message failed): the body is not worked on. */
+async function fetchMessage(ctx: ToolContext, id: string, withBody: boolean, signal: AbortSignal): Promise<Result<(MessageSummary & Partial<MessageBody>) | null>> {
   // format=full: only the parts tell exactly whether a message has attachments (metadata has no parts).
   const got = await callGmail(ctx, { operation: 'gmail.users.messages.get', idempotent: true }, messageSchema, (api, options) =>
     api.users.messages.get({ userId: 'me', id, format: 'full' }, options),
@@ -46,14 +48,14 @@ async function fetchMessage(ctx: ToolContext, id: string, withBody: boolean): Pr
   // Deleted between the list and the get: it is simply no longer a result.
   if (!got.ok) return got.error.code === 'RESOURCE_NOT_FOUND' ? ok(null) : got;
   const message: GmailMessage = got.value;
-  if (!withBody) return ok(toSummary(message));
-  const body = await messageBody(ctx, message);
+  if (!withBody || signal.aborted) return ok(toSummary(message));
+  const body = await messageBody(ctx, message, signal);
   return body.ok ? ok({ ...toSummary(message), ...body.value }) : body;
 }
 
 export const emailSearch = defineTool({
   name: 'email_search',
-  version: '1.0.0',
+  version: '1.1.0',
   description:
     'Search the connected Gmail mailbox with a Gmail query (from:, to:, subject:, has:attachment, newer_than:7d, is:unread, …). ' +
     'Returns the newest matching messages with sender, recipients, subject, snippet, date (ISO 8601 UTC) and whether they have ' +
@@ -69,7 +71,7 @@ export const emailSearch = defineTool({
     );
     if (!listed.ok) return listed;
     const ids = (listed.value.messages ?? []).slice(0, v.max_results).map((m) => m.id);
-    const fetched = await mapBounded(ids, SEARCH_CONCURRENCY, (id) => fetchMessage(ctx, id, v.include_body));
+    const fetched = await mapBounded(ids, SEARCH_CONCURRENCY, (id, signal) => fetchMessage(ctx, id, v.include_body, signal));
     if (!fetched.ok) return fetched;
     const messages = fetched.value.filter((m) => m !== null);
     return ok({ messages, total_results: messages.length });

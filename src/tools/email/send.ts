@@ -127,7 +127,7 @@ export const emailSend = defineTool({
       inReplyTo: threading.inReplyTo,
       references: threading.references,
       messageIdDomain: ctx.connection?.accountEmail?.split('@')[1] ?? 'hub.invalid',
-    });
+    }, ctx.htmlToText);
     const requestBody = { raw: toGmailRaw(withSendToken(raw, token)), ...(threading.threadId ? { threadId: threading.threadId } : {}) };
     const done = await sendChecked(ctx, requestBody, token);
     return done.ok ? sent(done.value) : done;

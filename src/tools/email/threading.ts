@@ -29,13 +29,18 @@ export function replyHeaders(original: { messageId?: string | undefined; referen
   return { inReplyTo: own, references };
 }
 
-const REPLY_PREFIX = /^\s*(?:re|fwd?|aw|wg|sv|vs|antw|tr|rif|r)\s*(?:\[\d+\]|\(\d+\))?\s*:\s*/i;
+/**
+ * Matched against whitespace already collapsed to single spaces: with `\s*` on both sides of an optional group,
+ * a prefix followed by a long run of spaces made the regex try every split of the run (quadratic — 160 ms for
+ * 20,000 spaces in a hostile original's Subject).
+ */
+const REPLY_PREFIX = /^ ?(?:re|fwd?|aw|wg|sv|vs|antw|tr|rif|r) ?(?:\[\d+\]|\(\d+\))? ?: ?/i;
 
 /** The subject without reply/forward prefixes, whitespace collapsed, lowercased: what Gmail compares. */
 export function baseSubject(subject: string): string {
-  let s = subject;
+  let s = subject.replace(/\s+/g, ' ');
   for (let i = 0; i < 20 && REPLY_PREFIX.test(s); i++) s = s.replace(REPLY_PREFIX, '');
-  return s.replace(/\s+/g, ' ').trim().toLowerCase();
+  return s.trim().toLowerCase();
 }
 
 /** "Re: " + the original subject, unless it already starts with "Re:". */

@@ -1,0 +1,143 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { loadConfig } from '../src/config';
+import { googleScope } from '../src/integrations/integrations';
+import { createLogger } from '../src/logger';
+import { createCredentialStore } from '../src/store/credential-store';
+import { migrate } from '../src/store/migrate';
+import { openDatabase } from '../src/store/open';
+import { createTokenCipher } from '../src/store/token-cipher';
+
+/**
+ * The compiled Google sandbox and the compiled Hub (dist/) as processes of their own, the Hub on an embedded
+ * database seeded with one customer's Gmail connection — so what is measured is the Hub process alone, its
+ * HTML worker loaded as the production image loads it. For bench/fuzz.ts and the hostile-HTML latency test.
+ */
+
+// From source (jest) this is bench/, compiled it is dist/bench/: either way the processes run from dist/.
+const DIST = __dirname.endsWith(join('dist', 'bench')) ? join(__dirname, '..') : join(__dirname, '..', 'dist');
+const CLIENT = { clientId: 'spawned.apps.googleusercontent.com', clientSecret: 'GOCSPX-spawned-secret' };
+const GMAIL_SCOPES = [googleScope('gmail.send'), googleScope('gmail.readonly'), googleScope('gmail.modify')];
+
+export interface Spawned {
+  hubUrl: string;
+  hubPid: number;
+  secret: string;
+  customerId: string;
+  /** The seeded messages: Gmail id and subject. */
+  messages: { id: string; subject: string }[];
+  /** CPU time (user + system, every thread) the Hub process has used so far, in ms (Linux /proc). */
+  hubCpuMs(): number;
+  stop(): Promise<void>;
+}
+
+/** Starts `node script` and resolves with the first stdout line `pick` accepts. */
+function startProcess(script: string, env: Record<string, string | undefined>, pick: (line: string) => string | undefined): Promise<{ child: ChildProcess; found: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(DIST, script)], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const found = pick(line);
+      if (found) resolve({ child, found });
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+}
+
+const stopProcess = (child: ChildProcess) =>
+  child.exitCode === null && child.signalCode === null ? new Promise<void>((done) => child.once('exit', () => done()).kill('SIGTERM')) : Promise.resolve();
+
+/** utime + stime of a process, from /proc/<pid>/stat (fields 14 and 15, in clock ticks of 10 ms). */
+function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+export async function startSpawned(options: { email: string; messages: unknown[]; hubEnv?: Record<string, string> }): Promise<Spawned> {
+  const sb = await startProcess(
+    'src/sandbox/main.js',
+    { SANDBOX_PORT: '0', SANDBOX_CONTROL: 'on', SANDBOX_DEMO_DATA: 'off', SANDBOX_SEED: '7', SANDBOX_CLIENT_ID: CLIENT.clientId, SANDBOX_CLIENT_SECRET: CLIENT.clientSecret },
+    (line) => /listening on (http:\/\/\S+)/.exec(line)?.[1],
+  );
+  const dataDir = mkdtempSync(join(tmpdir(), 'hub-spawned-'));
+  let hub: ChildProcess | undefined;
+  const stop = async () => {
+    if (hub) await stopProcess(hub);
+    await stopProcess(sb.child);
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const sandboxUrl = sb.found;
+    const control = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${sandboxUrl}/_sandbox${path}`, { method, ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}) });
+      if (!res.ok) throw new Error(`sandbox ${path}: ${res.status} ${await res.text()}`);
+      return (await res.json()) as Record<string, unknown>;
+    };
+    await control('POST', '/accounts', { email: options.email, messages: options.messages });
+    const grant = await control('POST', '/tokens', { email: options.email, scopes: GMAIL_SCOPES, client_id: CLIENT.clientId, offline: true });
+
+    const secret = randomBytes(32).toString('hex');
+    const env: Record<string, string> = {
+      HUB_PORT: '0',
+      HUB_HOST: '127.0.0.1',
+      HUB_PUBLIC_URL: 'http://127.0.0.1',
+      HUB_SERVICE_SECRETS: secret,
+      HUB_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+      HUB_DATA_DIR: dataDir,
+      HUB_GOOGLE_SANDBOX_URL: sandboxUrl,
+      HUB_GOOGLE_CLIENT_ID: CLIENT.clientId,
+      HUB_GOOGLE_CLIENT_SECRET: CLIENT.clientSecret,
+      HUB_RATE_LIMIT_CUSTOMER_POINTS: '10000000',
+      HUB_RATE_LIMIT_AGENT_POINTS: '10000000',
+      LOG_LEVEL: 'warn',
+      ...options.hubEnv,
+    };
+    // The embedded database is one process's: seed it, close it, then let the Hub process open it.
+    const config = loadConfig(env);
+    const logger = createLogger({ level: 'silent' });
+    const db = await openDatabase(config.database, logger);
+    await migrate(db, logger);
+    const customerId = randomUUID();
+    const now = Date.now();
+    await createCredentialStore(db, createTokenCipher(config.encryptionKeys)).save({
+      customerId,
+      userId: null,
+      integration: 'google_gmail',
+      accountEmail: options.email,
+      scopes: GMAIL_SCOPES,
+      accessToken: grant.access_token as string,
+      refreshToken: grant.refresh_token as string,
+      tokenExpiresAt: new Date(now + 3_600_000),
+      lastRefreshedAt: new Date(now),
+    });
+    await db.close();
+
+    const started = await startProcess('src/main.js', { ...env, LOG_LEVEL: 'info' }, (line) => {
+      if (!line.includes('"hub listening"')) return undefined;
+      return `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}`;
+    });
+    hub = started.child;
+    const hubPid = hub.pid!;
+    const messages = await seededMessages(started.found, secret, customerId, options.messages.length);
+    return { hubUrl: started.found, hubPid, secret, customerId, messages, hubCpuMs: () => cpuMsOf(hubPid), stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** The seeded messages' ids and subjects, through the Hub itself. */
+async function seededMessages(hubUrl: string, secret: string, customerId: string, count: number): Promise<{ id: string; subject: string }[]> {
+  const res = await fetch(`${hubUrl}/api/internal/tools/execute/`, {
+    method: 'POST',
+    headers: { authorization: `ServiceSecret ${secret}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ tool: 'email_search', agent_id: randomUUID(), customer_id: customerId, inputs: { query: '', max_results: Math.min(100, count) } }),
+  });
+  const body = (await res.json()) as { result?: { messages: { message_id: string; subject: string }[] } };
+  if (!body.result) throw new Error(`listing the seeded mail failed: ${JSON.stringify(body)}`);
+  return body.result.messages.map((m) => ({ id: m.message_id, subject: m.subject }));
+}
