@@ -5,4 +5,6 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': 'ts-jest' },
   testTimeout: 20000,
+  globalSetup: '<rootDir>/test/setup/node-check.ts',
+  reporters: ['default', '<rootDir>/test/setup/skipped-services-reporter.js'],
 };

@@ -181,62 +181,120 @@ const returnUrlPrefixes = optionalString.transform((s, ctx) => {
   return prefixes.map((p) => new URL(p).toString());
 });
 
+/** `on`/`off` switches (also true/false, 1/0, yes/no). */
+const onOff = (def: boolean) =>
+  optionalString.transform((s, ctx) => {
+    if (s === undefined) return def;
+    if (['on', 'true', '1', 'yes'].includes(s)) return true;
+    if (['off', 'false', '0', 'no'].includes(s)) return false;
+    ctx.addIssue({ code: 'custom', message: 'must be on or off (true/false)' });
+    return z.NEVER;
+  });
+
+/**
+ * Every variable the Hub reads, each with one sentence on what it does: the README's configuration table is
+ * generated from these descriptions and the defaults the schema yields for an unset variable
+ * (`npm run docs:config`; a test fails when the README is stale).
+ */
 const envSchema = z.object({
-  HUB_PORT: integer(8080, 0, 65535),
-  HUB_HOST: optionalString.transform((s) => s ?? '0.0.0.0'),
-  HUB_PUBLIC_URL: url(['http:', 'https:'], 'http(s)').transform((s) => s.replace(/\/+$/, '')),
-  HUB_SERVICE_SECRETS: serviceSecrets,
-  HUB_ENCRYPTION_KEYS: encryptionKeys,
-  DATABASE_URL: optionalString.pipe(url(['postgres:', 'postgresql:'], 'postgres').optional()),
-  HUB_DATA_DIR: optionalString.transform((s) => s ?? './data'),
-  HUB_DB_POOL_MAX: integer(10, 1, 500),
-  REDIS_URL: optionalString.pipe(url(['redis:', 'rediss:'], 'redis').optional()),
-  LOG_LEVEL: optionalString.pipe(z.enum(LOG_LEVELS).optional()).transform((s) => s ?? 'info'),
-  HUB_SHUTDOWN_TIMEOUT_MS: integer(undefined, 0, 600_000).describe(
-    'After SIGTERM/SIGINT and the grace period: how long in-flight calls may finish before connections are cut (ms); at least HUB_TOOL_DEADLINE_MS, default HUB_TOOL_DEADLINE_MS + 2000.',
+  NODE_ENV: optionalString.describe(
+    'Set to `production` in deployments (the image does): the Hub then refuses to start on embedded PGlite or without a Google OAuth client.',
   ),
+  HUB_PORT: integer(8080, 0, 65535).describe('Listening port (`0` = any free port).'),
+  HUB_HOST: optionalString.transform((s) => s ?? '0.0.0.0').describe('Listening address.'),
+  HUB_PUBLIC_URL: url(['http:', 'https:'], 'http(s)')
+    .transform((s) => s.replace(/\/+$/, ''))
+    .describe('Public base URL of the Hub (the demo uses `http://$DEMO_HOST:$HUB_PORT`): every `setup_url` and the OAuth callback are built on it.'),
+  HUB_SERVICE_SECRETS: serviceSecrets.describe(
+    'Comma-separated secrets agents present as `ServiceSecret`, each at least 32 characters; list two to rotate without downtime.',
+  ),
+  HUB_ENCRYPTION_KEYS: encryptionKeys.describe(
+    '`kid:base64key,...` of 32-byte AES-256 keys (`openssl rand -base64 32`) sealing stored tokens: the first encrypts, all decrypt.',
+  ),
+  DATABASE_URL: optionalString
+    .pipe(url(['postgres:', 'postgresql:'], 'postgres').optional())
+    .describe('`postgres://…` of a PostgreSQL server; unset, the Hub uses embedded PGlite in `HUB_DATA_DIR` (one process only).'),
+  HUB_DATA_DIR: optionalString
+    .transform((s) => s ?? './data')
+    .describe('Embedded database directory, used only without `DATABASE_URL` (`memory://` keeps it in memory; a lock file refuses a second process).'),
+  HUB_ALLOW_EMBEDDED_DB: onOff(false).describe(
+    'With `NODE_ENV=production`, allow embedded PGlite anyway (put `HUB_DATA_DIR` on a volume: a recreated container loses every connection otherwise).',
+  ),
+  HUB_MIGRATE_ON_START: onOff(true).describe(
+    'Apply pending migrations at start; `false` when a separate `migrate` step runs them (deploy/), and then a server whose schema is behind refuses to start.',
+  ),
+  HUB_DB_POOL_MAX: integer(10, 1, 500).describe('PostgreSQL connections per replica.'),
+  REDIS_URL: optionalString
+    .pipe(url(['redis:', 'rediss:'], 'redis').optional())
+    .describe('`redis://…` for state shared by replicas: rate limits, idempotency records, the token-refresh lock, cache invalidation (readiness checks it).'),
+  LOG_LEVEL: optionalString
+    .pipe(z.enum(LOG_LEVELS).optional())
+    .transform((s) => s ?? 'info')
+    .describe(`Log level: ${LOG_LEVELS.map((l) => `\`${l}\``).join(', ')}.`),
+  HUB_SHUTDOWN_TIMEOUT_MS: integer(undefined, 0, 600_000)
+    .meta({ defaultText: '`$HUB_TOOL_DEADLINE_MS + 2000`' })
+    .describe(
+      'After SIGTERM/SIGINT and the grace period: how long in-flight calls may finish before connections are cut (ms); at least HUB_TOOL_DEADLINE_MS, default HUB_TOOL_DEADLINE_MS + 2000.',
+    ),
   HUB_SHUTDOWN_GRACE_MS: integer(5_000, 0, 120_000).describe(
     'After SIGTERM/SIGINT: how long /readyz answers 503 while the Hub still accepts and serves connections, so a load balancer drains it first (ms).',
   ),
   HUB_REDIS_PROBE_INTERVAL_MS: integer(1_000, 100, 60_000).describe(
     'How often Redis is PINGed: a heartbeat while it answers, a reconnection check while it does not (ms).',
   ),
-  HUB_TRUST_PROXY: trustProxy,
-  HUB_GOOGLE_CLIENT_ID: optionalString,
-  HUB_GOOGLE_CLIENT_SECRET: optionalString,
-  /** Shorthand: every Google endpoint at this origin (the project's Google sandbox). Explicit ones still win. */
-  HUB_GOOGLE_SANDBOX_URL: apiRoot,
-  HUB_GOOGLE_API_ROOT_URL: apiRoot,
-  HUB_GOOGLE_AUTH_URL: httpUrl('http(s)'),
-  HUB_GOOGLE_TOKEN_URL: httpUrl('http(s)'),
-  HUB_GOOGLE_REVOKE_URL: httpUrl('http(s)'),
-  HUB_GOOGLE_TOKENINFO_URL: httpUrl('http(s)'),
-  HUB_RATE_LIMIT_WINDOW_S: integer(60, 1, 3600),
-  HUB_RATE_LIMIT_CUSTOMER_POINTS: integer(600, 1, 10_000_000),
-  HUB_RATE_LIMIT_AGENT_POINTS: integer(300, 1, 10_000_000),
+  HUB_TRUST_PROXY: trustProxy.describe('Express `trust proxy` setting behind a load balancer: `true`, a hop count, or addresses (`loopback, 10.0.0.0/8`).'),
+  HUB_GOOGLE_CLIENT_ID: optionalString.describe('The Hub\'s Google OAuth client id (required with `NODE_ENV=production`).'),
+  HUB_GOOGLE_CLIENT_SECRET: optionalString.describe('The Hub\'s Google OAuth client secret (required with `NODE_ENV=production`; scrubbed from logs).'),
+  HUB_GOOGLE_SANDBOX_URL: apiRoot.describe(
+    'Origin of a Google sandbox (`npm run sandbox`): moves every Google endpoint there; the explicit endpoint variables below still win.',
+  ),
+  HUB_GOOGLE_API_ROOT_URL: apiRoot
+    .meta({ defaultText: 'Google\'s' })
+    .describe('API origin (no path) for Calendar (`https://www.googleapis.com/`) and Gmail (`https://gmail.googleapis.com/`).'),
+  HUB_GOOGLE_AUTH_URL: httpUrl('http(s)')
+    .meta({ defaultText: `\`${GOOGLE_ENDPOINTS.authUrl}\`` })
+    .describe('OAuth consent endpoint the person\'s browser is sent to.'),
+  HUB_GOOGLE_TOKEN_URL: httpUrl('http(s)')
+    .meta({ defaultText: `\`${GOOGLE_ENDPOINTS.tokenUrl}\`` })
+    .describe('OAuth token endpoint (code exchange and refresh).'),
+  HUB_GOOGLE_REVOKE_URL: httpUrl('http(s)')
+    .meta({ defaultText: `\`${GOOGLE_ENDPOINTS.revokeUrl}\`` })
+    .describe('OAuth revocation endpoint (admin disconnect).'),
+  HUB_GOOGLE_TOKENINFO_URL: httpUrl('http(s)')
+    .meta({ defaultText: `\`${GOOGLE_ENDPOINTS.tokenInfoUrl}\`` })
+    .describe('OAuth tokeninfo endpoint.'),
+  HUB_RATE_LIMIT_WINDOW_S: integer(60, 1, 3600).describe('Length of the rate-limit window in seconds.'),
+  HUB_RATE_LIMIT_CUSTOMER_POINTS: integer(600, 1, 10_000_000).describe('Points one customer may spend per window, across every replica with Redis.'),
+  HUB_RATE_LIMIT_AGENT_POINTS: integer(300, 1, 10_000_000).describe(
+    'Points one (customer, agent) pair may spend per window, so one runaway agent cannot starve its siblings.',
+  ),
   HUB_RATE_LIMIT_AGENTS_PER_CUSTOMER: integer(50, 1, 100_000).describe(
     'Distinct agent_ids one customer may use per window; a further new agent_id gets 429 RATE_LIMITED (scope distinct_agents).',
   ),
   HUB_RATE_LIMIT_REDIS_TIMEOUT_MS: integer(50, 1, 5_000).describe(
     'How long a rate-limit charge waits for Redis before this call is limited in memory and Redis is probed (ms).',
   ),
-  HUB_RATE_LIMIT_READ_COST: integer(1, 1, 1000),
-  HUB_RATE_LIMIT_WRITE_COST: integer(5, 1, 1000),
-  HUB_RATE_LIMIT_TOOL_COSTS: optionalString.transform((s, ctx) => {
-    const costs: Record<string, number> = {};
-    for (const entry of (s ?? '').split(',').map((e) => e.trim()).filter(Boolean)) {
-      const m = /^([a-z][a-z0-9_]{0,63})=(\d{1,4})$/.exec(entry);
-      if (!m || Number(m[2]) < 1) ctx.addIssue({ code: 'custom', message: `"${entry}": expected tool_name=points (points ≥ 1)` });
-      else costs[m[1]!] = Number(m[2]);
-    }
-    return costs;
-  }),
-  HUB_REPLICAS: integer(1, 1, 1000),
-  HUB_TOOL_DEADLINE_MS: integer(25_000, 100, 300_000),
-  HUB_GOOGLE_TIMEOUT_MS: integer(10_000, 50, 120_000),
-  HUB_GOOGLE_MAX_RETRIES: integer(3, 0, 10),
-  HUB_GOOGLE_RETRY_BASE_MS: integer(250, 1, 60_000),
-  HUB_GOOGLE_RETRY_MAX_MS: integer(8_000, 1, 120_000),
+  HUB_RATE_LIMIT_READ_COST: integer(1, 1, 1000).describe('Points a read tool call costs.'),
+  HUB_RATE_LIMIT_WRITE_COST: integer(5, 1, 1000).describe('Points a write tool call costs.'),
+  HUB_RATE_LIMIT_TOOL_COSTS: optionalString
+    .transform((s, ctx) => {
+      const costs: Record<string, number> = {};
+      for (const entry of (s ?? '').split(',').map((e) => e.trim()).filter(Boolean)) {
+        const m = /^([a-z][a-z0-9_]{0,63})=(\d{1,4})$/.exec(entry);
+        if (!m || Number(m[2]) < 1) ctx.addIssue({ code: 'custom', message: `"${entry}": expected tool_name=points (points ≥ 1)` });
+        else costs[m[1]!] = Number(m[2]);
+      }
+      return costs;
+    })
+    .describe('Per-tool costs overriding the read/write cost: `tool_name=points,...`.'),
+  HUB_REPLICAS: integer(1, 1, 1000).describe(
+    'Replicas sharing the limits: when Redis is unreachable each replica\'s in-memory limiter allows 1/HUB_REPLICAS of every limit.',
+  ),
+  HUB_TOOL_DEADLINE_MS: integer(25_000, 100, 300_000).describe('Deadline of a whole tool call, retries and waits included.'),
+  HUB_GOOGLE_TIMEOUT_MS: integer(10_000, 50, 120_000).describe('Timeout of one HTTP attempt to Google (also bounds a token refresh).'),
+  HUB_GOOGLE_MAX_RETRIES: integer(3, 0, 10).describe('Retries of a failed Google call where retrying is safe (never a Gmail send once bytes left).'),
+  HUB_GOOGLE_RETRY_BASE_MS: integer(250, 1, 60_000).describe('Base of the exponential backoff between retries (full jitter).'),
+  HUB_GOOGLE_RETRY_MAX_MS: integer(8_000, 1, 120_000).describe('Longest wait between two retries.'),
   HUB_BREAKER_FAILURES: integer(5, 1, 1000).describe(
     'Consecutive failed calls (5xx, network, timeout; a call and its retries count once) that open one connection\'s circuit.',
   ),
@@ -262,11 +320,13 @@ const envSchema = z.object({
   HUB_CALENDAR_QUOTA_COOLDOWN_S: integer(3600, 1, 7 * 86_400).describe(
     'After Calendar answers 403 quotaExceeded, how long the account\'s calendar writes are refused locally (Google keeps it read-only for hours).',
   ),
-  HUB_IDEMPOTENCY_TTL_S: integer(86_400, 60, 30 * 86_400),
-  HUB_MAX_BODY_CHARS: integer(100_000, 1_000, 10_000_000),
-  HUB_HTML_WORKERS: integer(Math.max(1, Math.min(4, availableParallelism() - 1)), 1, 64).describe(
-    'Worker threads converting HTML mail to text off the event loop (default: one per core beyond the first, 1–4).',
+  HUB_IDEMPOTENCY_TTL_S: integer(86_400, 60, 30 * 86_400).describe('How long the first answer of a write with a `request_id` is kept and replayed to retries.'),
+  HUB_MAX_BODY_CHARS: integer(100_000, 1_000, 10_000_000).describe(
+    'Longest message body the email tools return; longer ones are cut and flagged `truncated: true`.',
   ),
+  HUB_HTML_WORKERS: integer(Math.max(1, Math.min(4, availableParallelism() - 1)), 1, 64)
+    .meta({ defaultText: 'cores − 1, within 1–4' }) // machine-dependent: the README must not change with the machine
+    .describe('Worker threads converting HTML mail to text off the event loop (default: one per core beyond the first, 1–4).'),
   HUB_HTML_TIMEOUT_MS: integer(1_000, 50, 60_000).describe(
     'Longest one message\'s HTML-to-text conversion may run; past it the worker is stopped and the body is the tag-stripped text (body_degraded).',
   ),
@@ -276,14 +336,14 @@ const envSchema = z.object({
   HUB_SEND_VERIFY_MAX_MESSAGES: integer(50, 1, 500).describe(
     'Most sent messages email_send reads back (newest first) when it checks whether an uncertain earlier send went out; past it the outcome is reported unknown.',
   ),
-  HUB_ADMIN_JWT_SECRET: adminSecret,
-  HUB_ADMIN_JWT_PUBLIC_KEY: publicKeyPem,
-  HUB_ADMIN_JWT_ISSUER: optionalString.transform((s) => s ?? 'hub-admin'),
-  HUB_ADMIN_JWT_AUDIENCE: optionalString.transform((s) => s ?? 'hub-admin-api'),
+  HUB_ADMIN_JWT_SECRET: adminSecret.describe('HS256 secret (at least 32 characters) of admin API tokens; set this or `HUB_ADMIN_JWT_PUBLIC_KEY`, neither turns the admin API off.'),
+  HUB_ADMIN_JWT_PUBLIC_KEY: publicKeyPem.describe('RS256 PEM public key of admin API tokens (`\\n` escapes accepted); set this or `HUB_ADMIN_JWT_SECRET`.'),
+  HUB_ADMIN_JWT_ISSUER: optionalString.transform((s) => s ?? 'hub-admin').describe('Required `iss` of admin API tokens.'),
+  HUB_ADMIN_JWT_AUDIENCE: optionalString.transform((s) => s ?? 'hub-admin-api').describe('Required `aud` of admin API tokens.'),
   HUB_ADMIN_JWT_MAX_TTL_S: integer(30 * 86_400, 60, 366 * 86_400).describe(
     'Longest lifetime (exp - iat, seconds) an admin token may declare; tokens without iat, or claiming more, are refused.',
   ),
-  HUB_CONNECT_LINK_TTL_S: integer(3600, 60, 7 * 86_400),
+  HUB_CONNECT_LINK_TTL_S: integer(3600, 60, 7 * 86_400).describe('Lifetime (seconds) of a connect link an admin makes (`POST /api/admin/connect-links`).'),
   HUB_SETUP_URL_TTL_S: integer(900, 60, 86_400).describe(
     'Lifetime (seconds) of the connect links the Hub hands to agents as setup_url; shorter than admin links because they travel through agents, transcripts and chats.',
   ),
@@ -293,11 +353,17 @@ const envSchema = z.object({
   HUB_CONNECT_ATTEMPTS_PER_ADDRESS: integer(100, 1, 100_000).describe(
     'Sign-in attempts one client address may have pending at once, across all links; more are refused with 429.',
   ),
-  HUB_CONNECT_RETURN_URLS: returnUrlPrefixes,
-  HUB_GOOGLE_REDIRECT_URI: httpUrl('http(s)'),
-  HUB_TOKEN_REFRESH_SKEW_S: integer(300, 0, 3000),
-  HUB_REFRESH_LOCK_TTL_MS: integer(15_000, 1000, 120_000),
-  HUB_CREDENTIAL_CACHE_TTL_MS: integer(5_000, 0, 300_000),
+  HUB_CONNECT_RETURN_URLS: returnUrlPrefixes.describe(
+    'Comma-separated URL prefixes a connect link\'s `return_url` may point under; unset, the flow ends on the Hub\'s own page.',
+  ),
+  HUB_GOOGLE_REDIRECT_URI: httpUrl('http(s)')
+    .meta({ defaultText: '`$HUB_PUBLIC_URL/integrations/google/callback`' })
+    .describe('The OAuth redirect URI registered with Google, matched exactly.'),
+  HUB_TOKEN_REFRESH_SKEW_S: integer(300, 0, 3000).describe('Refresh an access token that expires within this many seconds, before the tool runs.'),
+  HUB_REFRESH_LOCK_TTL_MS: integer(15_000, 1000, 120_000).describe('Lifetime of the cross-replica token-refresh lock in Redis.'),
+  HUB_CREDENTIAL_CACHE_TTL_MS: integer(5_000, 0, 300_000).describe(
+    'In-process cache of credential lookups (`0` = off); refresh, connect and disconnect invalidate it on every replica.',
+  ),
   HUB_GOOGLE_PUBLISHING_STATUS: optionalString
     .pipe(z.enum(['production', 'testing']).optional())
     .transform((s) => s ?? 'production')
@@ -331,6 +397,8 @@ export interface Config {
   serviceSecrets: string[];
   encryptionKeys: EncryptionKey[];
   database: { kind: 'postgres'; url: string; poolMax: number } | { kind: 'pglite'; dataDir: string };
+  /** Apply pending migrations at start (else only check that none is pending: a separate `migrate` step runs them). */
+  migrateOnStart: boolean;
   redisUrl: string | undefined;
   /** Heartbeat and reconnection check of the Redis breaker. */
   redisProbeIntervalMs: number;
@@ -500,9 +568,45 @@ const adminEnvSchema = envSchema.pick({
  * the secrets it generated. Minting a token needs no database, service secret or encryption key.
  */
 export function loadAdminTokenConfig(env: Record<string, string | undefined>): { admin: AdminAuthConfig; dataDir: string } {
-  const parsed = adminEnvSchema.safeParse(env);
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
-  return { admin: adminAuth(parsed.data), dataDir: parsed.data.HUB_DATA_DIR };
+  const e = parseEnv(adminEnvSchema, env);
+  return { admin: adminAuth(e), dataDir: e.HUB_DATA_DIR };
+}
+
+/**
+ * What a production start refuses (NODE_ENV=production, as the image sets it): embedded PGlite, whose data a
+ * recreated container loses with every connection in it, and a missing Google OAuth client, without which every
+ * `setup_url` ends on "Google is not configured".
+ */
+function productionProblems(e: Env): string[] {
+  if (e.NODE_ENV !== 'production') return [];
+  const problems: string[] = [];
+  if (!e.DATABASE_URL && !e.HUB_ALLOW_EMBEDDED_DB) {
+    problems.push(
+      'DATABASE_URL: required with NODE_ENV=production (embedded PGlite lives in the container and is lost when it is recreated); ' +
+        'set HUB_ALLOW_EMBEDDED_DB=true to run on PGlite anyway, with HUB_DATA_DIR on a volume',
+    );
+  }
+  for (const name of ['HUB_GOOGLE_CLIENT_ID', 'HUB_GOOGLE_CLIENT_SECRET'] as const) {
+    if (!e[name]) problems.push(`${name}: required with NODE_ENV=production (without the Google OAuth client no customer can connect Google)`);
+  }
+  return problems;
+}
+
+/** Parses with one of the schemas; every problem at once, each naming its variable (never echoing a value). */
+function parseEnv<S extends z.ZodType>(schema: S, env: Record<string, string | undefined>): z.output<S> {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(environment)'}: ${i.message}`));
+  return parsed.data;
+}
+
+/** PostgreSQL when DATABASE_URL is set, embedded PGlite otherwise. */
+const databaseOf = (e: Pick<Env, 'DATABASE_URL' | 'HUB_DATA_DIR' | 'HUB_DB_POOL_MAX'>): Config['database'] =>
+  e.DATABASE_URL ? { kind: 'postgres', url: e.DATABASE_URL, poolMax: e.HUB_DB_POOL_MAX } : { kind: 'pglite', dataDir: e.HUB_DATA_DIR };
+
+/** For `npm run migrate` (src/cli/migrate.ts): only the database settings — no secret is needed to migrate. */
+export function loadMigrateConfig(env: Record<string, string | undefined>): { database: Config['database']; logLevel: Config['logLevel'] } {
+  const e = parseEnv(envSchema.pick({ DATABASE_URL: true, HUB_DATA_DIR: true, HUB_DB_POOL_MAX: true, LOG_LEVEL: true }), env);
+  return { database: databaseOf(e), logLevel: e.LOG_LEVEL };
 }
 
 /**
@@ -521,11 +625,9 @@ function lifecycleTimes(e: Pick<Env, 'HUB_SHUTDOWN_TIMEOUT_MS' | 'HUB_SHUTDOWN_G
 
 /** Parses an environment-like record. Throws ConfigError naming every missing or invalid variable. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(environment)'}: ${i.message}`));
-  }
-  const e = parsed.data;
+  const e = parseEnv(envSchema, env);
+  const problems = productionProblems(e);
+  if (problems.length > 0) throw new ConfigError(problems);
   const admin = adminAuth(e);
   return {
     ...lifecycleTimes(e),
@@ -534,9 +636,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     publicUrl: e.HUB_PUBLIC_URL,
     serviceSecrets: e.HUB_SERVICE_SECRETS,
     encryptionKeys: e.HUB_ENCRYPTION_KEYS,
-    database: e.DATABASE_URL
-      ? { kind: 'postgres', url: e.DATABASE_URL, poolMax: e.HUB_DB_POOL_MAX }
-      : { kind: 'pglite', dataDir: e.HUB_DATA_DIR },
+    database: databaseOf(e),
+    migrateOnStart: e.HUB_MIGRATE_ON_START,
     redisUrl: e.REDIS_URL,
     redisProbeIntervalMs: e.HUB_REDIS_PROBE_INTERVAL_MS,
     logLevel: e.LOG_LEVEL,
@@ -632,40 +733,40 @@ export interface SandboxConfig {
   accessTokenLifetimeS: number;
 }
 
-const onOff = (def: boolean) =>
-  optionalString.transform((s, ctx) => {
-    if (s === undefined) return def;
-    if (['on', 'true', '1', 'yes'].includes(s)) return true;
-    if (['off', 'false', '0', 'no'].includes(s)) return false;
-    ctx.addIssue({ code: 'custom', message: 'must be on or off' });
-    return z.NEVER;
-  });
-
 export const SANDBOX_DEFAULT_CLIENT = {
   clientId: 'hub-sandbox.apps.googleusercontent.com',
   clientSecret: 'GOCSPX-sandbox-client-secret',
 } as const;
 
 const sandboxEnvSchema = z.object({
-  SANDBOX_PORT: integer(8090, 0, 65535),
-  SANDBOX_HOST: optionalString.transform((s) => s ?? '127.0.0.1'),
-  SANDBOX_SEED: optionalString.pipe(z.string().regex(/^\d{1,9}$/, 'must be a whole number').optional()).transform((s) => (s === undefined ? undefined : Number(s))),
-  SANDBOX_CONTROL: onOff(false),
-  SANDBOX_DEMO_DATA: onOff(true),
-  SANDBOX_CLIENT_ID: optionalString.transform((s) => s ?? SANDBOX_DEFAULT_CLIENT.clientId),
-  SANDBOX_CLIENT_SECRET: optionalString.transform((s) => s ?? SANDBOX_DEFAULT_CLIENT.clientSecret),
-  SANDBOX_REDIRECT_URIS: optionalString.transform((s, ctx) => {
-    const uris = (s ?? 'http://localhost:8080/integrations/google/callback').split(',').map((u) => u.trim()).filter(Boolean);
-    for (const u of uris) if (!URL.canParse(u)) ctx.addIssue({ code: 'custom', message: `not a URL: ${u}` });
-    return uris;
-  }),
-  SANDBOX_TOKEN_LIFETIME_S: integer(3600, 1, 86_400),
+  SANDBOX_PORT: integer(8090, 0, 65535).describe('Port of the Google sandbox (`npm run sandbox`, and beside the Hub in `npm run demo`).'),
+  SANDBOX_HOST: optionalString
+    .transform((s) => s ?? '127.0.0.1')
+    .describe('Listening address of `npm run sandbox` (the demo derives its own from `DEMO_HOST`).'),
+  SANDBOX_SEED: optionalString
+    .pipe(z.string().regex(/^\d{1,9}$/, 'must be a whole number').optional())
+    .transform((s) => (s === undefined ? undefined : Number(s)))
+    .describe('Seed of the sandbox\'s ids, tokens and fault draws, for reproducible runs; unset, random.'),
+  SANDBOX_CONTROL: onOff(false).describe('Sandbox mode: mounts the control API under `/_sandbox/` (always on in the demo and tests).'),
+  SANDBOX_DEMO_DATA: onOff(true).describe('Seed the demo\'s three accounts, their week of events and Ana\'s inbox.'),
+  SANDBOX_CLIENT_ID: optionalString
+    .transform((s) => s ?? SANDBOX_DEFAULT_CLIENT.clientId)
+    .describe('Client id of the OAuth client the sandbox registers (the default matches the demo Hub).'),
+  SANDBOX_CLIENT_SECRET: optionalString
+    .transform((s) => s ?? SANDBOX_DEFAULT_CLIENT.clientSecret)
+    .describe('Client secret of that OAuth client (the default is public: it is in the source).'),
+  SANDBOX_REDIRECT_URIS: optionalString
+    .transform((s, ctx) => {
+      const uris = (s ?? 'http://localhost:8080/integrations/google/callback').split(',').map((u) => u.trim()).filter(Boolean);
+      for (const u of uris) if (!URL.canParse(u)) ctx.addIssue({ code: 'custom', message: `not a URL: ${u}` });
+      return uris;
+    })
+    .describe('Comma-separated redirect URIs that OAuth client may use, matched exactly as Google does.'),
+  SANDBOX_TOKEN_LIFETIME_S: integer(3600, 1, 86_400).describe('Lifetime of the access tokens the sandbox issues, in seconds.'),
 });
 
 export function loadSandboxConfig(env: Record<string, string | undefined>): SandboxConfig {
-  const parsed = sandboxEnvSchema.safeParse(env);
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
-  const e = parsed.data;
+  const e = parseEnv(sandboxEnvSchema, env);
   return {
     port: e.SANDBOX_PORT,
     host: e.SANDBOX_HOST,
@@ -676,3 +777,33 @@ export function loadSandboxConfig(env: Record<string, string | undefined>): Sand
     accessTokenLifetimeS: e.SANDBOX_TOKEN_LIFETIME_S,
   };
 }
+
+/** `npm run demo`'s one setting of its own; everything else it reads is the Hub's and the sandbox's. */
+const demoEnvSchema = z.object({
+  DEMO_HOST: optionalString
+    .pipe(z.string().regex(/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/, 'must be a host name or IPv4 address').optional())
+    .transform((s) => s ?? 'localhost')
+    .describe(
+      'Host name a browser uses to reach `npm run demo`: the Hub\'s and the sandbox\'s URLs and every printed link use it, and both listen on loopback only when it is `localhost` or `127.x`, else on every interface.',
+    ),
+});
+
+export interface DemoConfig {
+  /** The name in every URL the demo prints and the browser follows (the Hub, the sandbox's consent page). */
+  host: string;
+  /** Where the Hub and the sandbox listen: loopback for a local name, every interface otherwise. */
+  listenHost: string;
+}
+
+export function loadDemoConfig(env: Record<string, string | undefined>): DemoConfig {
+  const host = parseEnv(demoEnvSchema, env).DEMO_HOST;
+  const local = host.toLowerCase() === 'localhost' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  return { host, listenHost: local ? '127.0.0.1' : '0.0.0.0' };
+}
+
+/** Every schema whose variables the README's configuration table lists (`npm run docs:config`), in its order. */
+export const CONFIG_SCHEMAS = [
+  { title: 'The Hub', schema: envSchema },
+  { title: 'The Google sandbox (`npm run sandbox`, and beside the Hub in the demo)', schema: sandboxEnvSchema },
+  { title: 'The demo (`npm run demo`)', schema: demoEnvSchema },
+] as const;

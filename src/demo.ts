@@ -1,33 +1,30 @@
+import './require-node'; // first: refuses an unsupported Node before anything else loads
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { DateTime } from 'luxon';
-import { type Config, SANDBOX_DEFAULT_CLIENT, loadConfigOrExit, loadSandboxConfig, processEnv } from './config';
+import { resolve } from 'node:path';
+import { DEMO_CUSTOMER_ID, demoLines } from './demo-lines';
+import { type DemoSecrets, readDemoSecrets, saveDemoSecrets, secretsFileIn } from './demo-secrets';
+import { mintAdminToken } from './cli/admin-token';
+import { type Config, type DemoConfig, SANDBOX_DEFAULT_CLIENT, loadConfigOrExit, loadDemoConfig, loadSandboxConfig, processEnv } from './config';
 import { createConnectLinks } from './integrations/connect-links';
 import { type RunningSandbox, createSandbox } from './sandbox/app';
-import { DEMO_ACCOUNTS, dateOnly, demoAccounts, mondayOf } from './sandbox/demo-data';
+import { DEMO_ACCOUNTS, demoAccounts } from './sandbox/demo-data';
 import type { World } from './sandbox/world';
-import { type RunningHub, exitOnStartFailure, startHub, stopOnSignals } from './server';
-import { IN_MEMORY } from './store/pglite';
+import { type RunningHub, exitOnStartFailure, explainListenError, startHub, stopOnSignals } from './server';
 
 /**
- * `npm run demo`: the Hub on embedded defaults, ready for curl. Every variable that is set is honoured; only
- * missing secrets are generated, printed, and saved next to the embedded database (a restarted demo must still
- * decrypt the tokens it stored). Then it prints curl lines that work as pasted.
+ * `npm run demo`: the Hub and the Google sandbox on embedded defaults, ready for curl. Every variable that is set
+ * is honoured; only missing secrets are generated, printed, and saved next to the embedded database (a restarted
+ * demo must still decrypt the tokens it stored). Both servers are reached at DEMO_HOST (src/config.ts). Then it
+ * prints shell lines that work as pasted (src/demo-lines.ts).
  */
 
-const DEMO_CUSTOMER_ID = '5f0c2f4e-8d3b-4c1e-9a57-3b9d2e6a1c00';
-const DEMO_AGENT_ID = '6f1c2b1e-0a4e-4f57-9a0b-1c2d3e4f5a6b';
-
-type Generated = Partial<Record<'HUB_SERVICE_SECRETS' | 'HUB_ENCRYPTION_KEYS' | 'HUB_ADMIN_JWT_SECRET', string>>;
-
-function demoEnvironment(env: Record<string, string | undefined>) {
+function demoEnvironment(env: Record<string, string | undefined>, demo: DemoConfig) {
   const dataDir = env.HUB_DATA_DIR?.trim() || './data';
-  const secretsFile = dataDir === IN_MEMORY ? undefined : join(dataDir, 'demo-secrets.json');
-  const saved: Generated = secretsFile && existsSync(secretsFile) ? JSON.parse(readFileSync(secretsFile, 'utf8')) : {};
-  const generated: Generated = {};
+  const secretsFile = secretsFileIn(dataDir);
+  const saved = secretsFile ? readDemoSecrets(secretsFile) : {};
+  const generated: DemoSecrets = {};
   const reused: string[] = [];
-  const fill = (name: keyof Generated, make: () => string) => {
+  const fill = (name: keyof DemoSecrets, make: () => string) => {
     if (env[name]?.trim()) return env[name]!;
     if (saved[name]) {
       reused.push(name);
@@ -42,82 +39,24 @@ function demoEnvironment(env: Record<string, string | undefined>) {
   const merged = {
     ...env,
     SANDBOX_PORT: sandboxPort,
-    HUB_GOOGLE_SANDBOX_URL: `http://localhost:${sandboxPort}`,
+    // One setting for both servers: where they listen and the URLs a browser follows (the connect link → the
+    // sandbox's consent page → back to the Hub) all come from DEMO_HOST, unless HUB_HOST/SANDBOX_HOST are set.
+    SANDBOX_HOST: env.SANDBOX_HOST?.trim() || demo.listenHost,
+    HUB_HOST: env.HUB_HOST?.trim() || demo.listenHost,
+    HUB_GOOGLE_SANDBOX_URL: `http://${demo.host}:${sandboxPort}`,
     HUB_GOOGLE_CLIENT_ID: SANDBOX_DEFAULT_CLIENT.clientId,
     HUB_GOOGLE_CLIENT_SECRET: SANDBOX_DEFAULT_CLIENT.clientSecret,
     HUB_DATA_DIR: dataDir,
     HUB_PORT: port,
     HUB_SHUTDOWN_GRACE_MS: env.HUB_SHUTDOWN_GRACE_MS?.trim() || '0', // a local demo has no load balancer to drain
-    HUB_PUBLIC_URL: env.HUB_PUBLIC_URL?.trim() || `http://localhost:${port}`,
+    HUB_PUBLIC_URL: env.HUB_PUBLIC_URL?.trim() || `http://${demo.host}:${port}`,
     HUB_SERVICE_SECRETS: fill('HUB_SERVICE_SECRETS', () => randomBytes(32).toString('hex')),
     HUB_ENCRYPTION_KEYS: fill('HUB_ENCRYPTION_KEYS', () => `demo1:${randomBytes(32).toString('base64')}`),
     // The admin API's key (npm run admin-token reads it back from the secrets file); not when RS256 is configured.
     ...(env.HUB_ADMIN_JWT_PUBLIC_KEY?.trim() ? {} : { HUB_ADMIN_JWT_SECRET: fill('HUB_ADMIN_JWT_SECRET', () => randomBytes(32).toString('hex')) }),
   };
-  if (secretsFile && Object.keys(generated).length > 0) {
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    writeFileSync(secretsFile, JSON.stringify(generated, null, 2), { mode: 0o600 });
-    chmodSync(secretsFile, 0o600);
-  }
+  if (secretsFile && Object.keys(generated).length > 0) saveDemoSecrets(secretsFile, generated, process.cwd());
   return { merged, generated, reused, secretsFile };
-}
-
-/** The calendar and email tools on the demo world: Ana's week (Ben shares his free/busy, Carla does not) and inbox. */
-function toolExamples(execute: (body: object) => string, call: { agent_id: string; customer_id: string }): string[] {
-  const monday = mondayOf(new Date());
-  const day = (n: number) => dateOnly(monday, n);
-  const { ben, carla } = DEMO_ACCOUNTS;
-  const madrid = (n: number, hhmm: string) => DateTime.fromISO(`${day(n)}T${hhmm}`, { zone: 'Europe/Madrid' }).toISO({ suppressMilliseconds: true });
-  return [
-    "# Ana's calendar: busy times of her working week, then the best hour with Ben and Carla (Carla's calendar is not shared: 'unknown')",
-    execute({ tool: 'calendar_get_availability', ...call, inputs: { start_date: day(0), end_date: day(4), timezone: 'Europe/Madrid', calendars: ['primary', ben] } }),
-    execute({ tool: 'calendar_find_optimal_times', ...call, inputs: { duration_minutes: 60, attendees: [ben, carla], date_range: { start: day(0), end: day(4) }, preferences: { preferred_hours: { start: '10:00', end: '16:00' }, avoid_mondays: true } } }),
-    '# book it (a retry with the same request_id never makes a second event)',
-    execute({ tool: 'calendar_create_event', ...call, inputs: { title: 'Launch review', start: madrid(3, '10:00'), end: madrid(3, '11:00'), description: 'Q1 launch', location: 'Google Meet', attendees: [ben], send_notifications: true }, context: { request_id: 'demo-event-1' } }),
-    "# Ana's mail: search, then read one (use a message_id from the search), send (and reply with reply_to_message_id)",
-    execute({ tool: 'email_search', ...call, inputs: { query: `from:${ben}`, max_results: 10, include_body: false } }),
-    execute({ tool: 'email_send', ...call, inputs: { to: [ben], subject: 'Q4 planning deck', body: 'Thanks Ben, I will review it before Thursday.', body_type: 'text' }, context: { request_id: 'demo-mail-1' } }),
-  ];
-}
-
-function banner(url: string, secret: string | undefined, notes: string[], sandboxUrl: string, connectUrl: string): string {
-  const auth = secret ? `ServiceSecret ${secret}` : 'ServiceSecret $HUB_SECRET';
-  const execute = (body: object) =>
-    `curl -s -X POST ${url}/api/internal/tools/execute/ -H 'Authorization: ${auth}' -H 'Content-Type: application/json' -d '${JSON.stringify(body)}'`;
-  const call = { agent_id: DEMO_AGENT_ID, customer_id: DEMO_CUSTOMER_ID };
-  return [
-    '',
-    '=== Hub demo is running ===',
-    ...notes,
-    ...(secret ? [] : ['Your HUB_SERVICE_SECRETS were given; first: export HUB_SECRET=<the first of them>']),
-    '',
-    '# liveness and readiness',
-    `curl -s ${url}/healthz`,
-    `curl -s ${url}/readyz`,
-    '# the tool catalog (JSON Schemas ready for function calling)',
-    `curl -s ${url}/api/internal/tools/ -H 'Authorization: ${auth}'`,
-    '# run the connectivity-check tool',
-    execute({ tool: 'hub_echo', ...call, inputs: { message: 'hello from the demo' }, context: { request_id: 'demo-1' } }),
-    ...toolExamples(execute, call),
-    '# which Google integrations the demo customer has connected',
-    `curl -s ${url}/api/internal/integrations/status/${DEMO_CUSTOMER_ID}/ -H 'Authorization: ${auth}'`,
-    '# the admin API (Bearer JWT minted by npm run admin-token): every connection of the demo customer',
-    `curl -s ${url}/api/admin/customers/${DEMO_CUSTOMER_ID}/integrations -H "Authorization: Bearer $(npm run -s admin-token -- --customer ${DEMO_CUSTOMER_ID})"`,
-    '# open in a browser: connect an end user\'s calendar (the sandbox shows Google\'s consent page; pick anyone)',
-    connectUrl,
-    '# errors use the contract envelope: unknown tool, invalid inputs, wrong secret',
-    execute({ tool: 'calendar_teleport', ...call, inputs: {} }),
-    execute({ tool: 'hub_echo', ...call, inputs: { message: 42 } }),
-    `curl -s -X POST ${url}/api/internal/tools/execute/ -H 'Authorization: ServiceSecret wrong' -H 'Content-Type: application/json' -d '{}'`,
-    '# the Google sandbox behind the demo: its accounts, and the log of calls the Hub made to "Google"',
-    `curl -s ${sandboxUrl}/_sandbox/accounts`,
-    `curl -s ${sandboxUrl}/_sandbox/requests`,
-    '# the API description',
-    `curl -s ${url}/openapi.yaml`,
-    '',
-    'Ctrl-C stops the Hub.',
-    '',
-  ].join('\n');
 }
 
 /** The Google sandbox in this process, in sandbox mode, with the demo world and the Hub registered as a client. */
@@ -129,7 +68,9 @@ async function startDemoSandbox(env: Record<string, string | undefined>, hubPubl
     clients: [{ ...SANDBOX_DEFAULT_CLIENT, redirectUris: [`${hubPublicUrl}/integrations/google/callback`], name: 'Hub (demo)' }],
     accounts: demoAccounts(new Date()),
   });
-  const running = await sandbox.listen(sandboxConfig.port, '127.0.0.1');
+  const running = await sandbox.listen(sandboxConfig.port, sandboxConfig.host).catch((err: unknown) => {
+    throw explainListenError(err, 'SANDBOX_PORT');
+  });
   return { running, world: () => sandbox.world };
 }
 
@@ -144,6 +85,10 @@ async function connectDemoCustomer(hub: RunningHub, world: World, config: Config
   world.oauth.consent = { mode: 'auto', account: DEMO_ACCOUNTS.ana };
   try {
     for (const integration of ['google_calendar', 'google_gmail'] as const) {
+      // The sandbox's world is new at every start: a connection the last run stored holds tokens of a world that
+      // is gone, and reconnecting would try to carry that grant on (src/integrations/grant-reuse.ts). Forget it
+      // first, as an admin's disconnect would; the new sandbox has nothing of it to revoke.
+      await hub.store.remove(DEMO_CUSTOMER_ID, null, integration);
       const link = links.create({ customerId: DEMO_CUSTOMER_ID, userId: null, integration, returnUrl: null, origin: 'admin', replace: false });
       // The link is on the public URL; the request goes to this process (they differ behind a proxy).
       const atHub = (url: string) => new URL(new URL(url).pathname + new URL(url).search, hub.url).toString();
@@ -158,9 +103,21 @@ async function connectDemoCustomer(hub: RunningHub, world: World, config: Config
   }
 }
 
+/** Ids the sandbox gave the seeded mail this run: the printed email lines use them. */
+function seededMail(world: World) {
+  const mailbox = world.gmail.mailboxes.get(DEMO_ACCOUNTS.ana);
+  const idOf = (rfcId: string) => mailbox?.byRfcId.get(rfcId)?.[0];
+  const deck = idOf('q4-deck@acme.example');
+  const timeline = idOf('timeline-2@partner.example');
+  const thread = timeline ? mailbox?.messages.get(timeline)?.threadId : undefined;
+  if (!deck || !thread) throw new Error('the demo world lacks its seeded mail'); // a bug in demo-data.ts, not a user error
+  return { deckMessageId: deck, timelineThreadId: thread };
+}
+
 async function main() {
   const env = processEnv();
-  const { merged, generated, reused, secretsFile } = demoEnvironment(env);
+  const demo = loadDemoConfigOrExit(env);
+  const { merged, generated, reused, secretsFile } = demoEnvironment(env, demo);
   const config = loadConfigOrExit(merged);
   const sandbox = await startDemoSandbox(merged, config.publicUrl);
   const hub = await startHub(config);
@@ -171,18 +128,53 @@ async function main() {
   const fresh = Object.keys(generated).filter((k) => !reused.includes(k));
   if (fresh.length) notes.push(`Generated ${fresh.join(' and ')}${secretsFile ? ` (saved to ${resolve(secretsFile)})` : ''}.`);
   if (reused.length) notes.push(`Reused ${reused.join(' and ')} from ${resolve(secretsFile!)}.`);
-  notes.push(
-    `Google sandbox: ${sandbox.running.url} (control API ${sandbox.running.url}/_sandbox/); demo customer connected as ${DEMO_ACCOUNTS.ana} through the connect flow.`,
-  );
+  const sandboxUrl = `http://${demo.host}:${sandbox.running.port}`;
+  notes.push(`Google sandbox: ${sandboxUrl} (control API ${sandboxUrl}/_sandbox/); demo customer connected as ${DEMO_ACCOUNTS.ana} through the connect flow.`);
   notes.push(
     `Database: ${config.database.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.database.dataDir}`}; ` +
-      `Redis: ${config.redisUrl ? 'REDIS_URL' : 'not configured'}.`,
+      `Redis: ${config.redisUrl ? 'REDIS_URL' : 'not configured'}. Listening on ${config.host} (DEMO_HOST=${demo.host}).`,
   );
-  const secret = generated.HUB_SERVICE_SECRETS;
-  const url = `http://localhost:${hub.port}`;
   const links = createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: { admin: config.connect.linkTtlS, setup: config.connect.setupUrlTtlS } });
-  const connectUrl = links.create({ customerId: DEMO_CUSTOMER_ID, userId: 'demo-user', integration: 'google_calendar', returnUrl: null, origin: 'admin', replace: false }).url;
-  setTimeout(() => process.stdout.write(banner(url, secret, notes, sandbox.running.url, connectUrl)), 150); // after the start-up log lines
+  const runId = randomBytes(4).toString('hex');
+  const lines = demoLines({
+    hubUrl: `http://${demo.host}:${hub.port}`,
+    sandboxUrl,
+    generatedSecret: generated.HUB_SERVICE_SECRETS,
+    runId,
+    event: await demoEvent(hub, `demo-event-${runId}`),
+    mail: seededMail(sandbox.world()),
+    adminBearer: adminBearer(config, secretsFile),
+    connectUrl: links.create({ customerId: DEMO_CUSTOMER_ID, userId: 'demo-user', integration: 'google_calendar', returnUrl: null, origin: 'admin', replace: false }).url,
+    now: new Date(),
+  });
+  const banner = ['', '=== Hub demo is running ===', ...notes, '', ...lines, '', 'Ctrl-C stops the Hub.', ''].join('\n');
+  setTimeout(() => process.stdout.write(banner), 150); // after the start-up log lines
+}
+
+/** The id the Hub will give the printed create's event (derived from its request_id), for the update line. */
+async function demoEvent(hub: RunningHub, requestId: string) {
+  const derived = await hub.eventIds.derive({ customerId: DEMO_CUSTOMER_ID, userId: null, calendarId: 'primary', requestId });
+  if (!derived.ok || derived.value === null) throw new Error('the Hub could not derive the demo event id (its event-id key is unreadable)');
+  return { requestId, id: derived.value };
+}
+
+/**
+ * The admin line's token: `npm run admin-token` reads the saved secret back; an in-memory demo saves nothing,
+ * so its line carries a token minted now (valid 12 hours — longer than such a demo lives).
+ */
+function adminBearer(config: Config, secretsFile: string | undefined): string {
+  if (secretsFile !== undefined || config.admin.key?.algorithm !== 'HS256') return `$(npm run -s admin-token -- --customer ${DEMO_CUSTOMER_ID})`;
+  const { key, issuer, audience } = config.admin;
+  return mintAdminToken({ key, issuer, audience, subject: { kind: 'customer', customerId: DEMO_CUSTOMER_ID }, ttlS: 12 * 3600 });
+}
+
+function loadDemoConfigOrExit(env: Record<string, string | undefined>): DemoConfig {
+  try {
+    return loadDemoConfig(env);
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exit(1);
+  }
 }
 
 main().catch(exitOnStartFailure('demo failed to start'));

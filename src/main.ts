@@ -1,3 +1,4 @@
+import './require-node'; // first: refuses an unsupported Node before anything else loads
 import { loadConfigOrExit } from './config';
 import { exitOnStartFailure, startHub, stopOnSignals } from './server';
 

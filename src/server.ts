@@ -4,8 +4,9 @@ import type { Redis } from 'ioredis';
 import { type HubApp, createApp } from './app';
 import { type CredentialEvents, openCredentialEvents } from './integrations/credential-events';
 import type { Config } from './config';
+import type { Db } from './store/db';
 import { type Logger, createLogger } from './logger';
-import { migrate } from './store/migrate';
+import { migrate, pendingMigrations } from './store/migrate';
 import { openDatabase } from './store/open';
 import { openRedis } from './store/redis';
 import type { AnyTool } from './tools/types';
@@ -49,7 +50,7 @@ export async function startHub(config: Config, options: StartOptions = {}): Prom
   let hub: HubApp;
   const server = createServer();
   try {
-    await migrate(db, logger);
+    await prepareSchema(db, config, logger);
     redis = config.redisUrl ? await openRedis(config.redisUrl, logger) : null;
     credentialEvents = redis ? await openCredentialEvents(redis, logger) : undefined;
     hub = createApp({ config, logger, db, redis, tools: options.tools, ...(credentialEvents ? { credentialEvents } : {}) });
@@ -59,7 +60,7 @@ export async function startHub(config: Config, options: StartOptions = {}): Prom
     server.headersTimeout = 66_000;
     server.requestTimeout = 60_000;
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
+      server.once('error', (err) => reject(explainListenError(err, 'HUB_PORT')));
       server.listen(config.port, config.host, () => resolve());
     });
   } catch (err) {
@@ -123,6 +124,33 @@ export function exitOnStartFailure(what: string) {
     process.stderr.write(`${what}: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
   };
+}
+
+/**
+ * Migrations at start (the default), or — when a separate `migrate` step owns them (HUB_MIGRATE_ON_START=false,
+ * as in deploy/) — only a read-only check, so a replica never serves on a schema older than its code.
+ */
+async function prepareSchema(db: Db, config: Config, logger: Logger) {
+  if (config.migrateOnStart) {
+    await migrate(db, logger);
+    return;
+  }
+  const pending = await pendingMigrations(db);
+  if (pending.length > 0) {
+    throw new Error(
+      `the database lacks migrations ${pending.join(', ')} and HUB_MIGRATE_ON_START=false: run the migrate command first ` +
+        '(`npm run migrate`; `node dist/src/cli/migrate.js` in the image)',
+    );
+  }
+}
+
+/** A taken port names the variable that moves it (Node's EADDRINUSE names only the address); the code is kept. */
+export function explainListenError(err: unknown, variable: string): unknown {
+  const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
+  if (e?.code !== 'EADDRINUSE') return err;
+  return Object.assign(new Error(`port ${e.port} on ${e.address} is already in use: set ${variable} to a free port, or stop what holds it`), {
+    code: e.code,
+  });
 }
 
 /** Rows sealed by a key that is no longer configured cannot be used; say so at start, not at the first call. */

@@ -1,18 +1,19 @@
+import '../require-node'; // first: refuses an unsupported Node before anything else loads
 import { createPrivateKey, createPublicKey } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import jwt from 'jsonwebtoken';
 import type { AdminPrincipal } from '../auth/admin-access';
 import { ADMIN_ROLE } from '../auth/admin-jwt';
 import { type AdminAuthConfig, ConfigError, loadAdminTokenConfig, processEnv } from '../config';
+import { locateDemoSecrets, readDemoSecrets } from '../demo-secrets';
 
 /**
  * `npm run admin-token -- --customer <uuid> | --admin [--ttl <seconds>] [--private-key-file <path>]`: mints a
  * token for the admin API and prints only the token, so `$(npm run -s admin-token -- --admin)` works in a
  * shell. HS256 deployments sign with HUB_ADMIN_JWT_SECRET; RS256 deployments only hold the public key, so the
  * private key must be given as a file. After `npm run demo` (no variable set) the secret the demo generated
- * and saved in <HUB_DATA_DIR>/demo-secrets.json is used.
+ * and saved in <HUB_DATA_DIR>/demo-secrets.json is used, found without repeating HUB_DATA_DIR (src/demo-secrets.ts).
  */
 
 export const DEFAULT_TTL_S = 3600;
@@ -75,20 +76,11 @@ function parse(argv: string[]): { subject: AdminPrincipal; ttlS: number; private
 }
 
 /** The secret `npm run demo` generated, when no key is configured: the demo keeps it next to its database. */
-function demoAdminSettings(env: Record<string, string | undefined>, dataDir: string): AdminAuthConfig | null {
-  if (dataDir.includes('://')) return null; // memory:// — an in-memory demo saves nothing
-  const file = join(dataDir, 'demo-secrets.json'); // the path src/demo.ts writes
-  if (!existsSync(file)) return null;
-  let saved: unknown;
-  try {
-    saved = JSON.parse(readFileSync(file, 'utf8'));
-  } catch {
-    throw new Error(`${file} is not valid JSON`); // not JSON.parse's message: it quotes the file's content
-  }
-  if (typeof saved !== 'object' || saved === null) return null;
-  const secret = (saved as Record<string, unknown>).HUB_ADMIN_JWT_SECRET;
-  if (typeof secret !== 'string') return null;
-  return loadAdminTokenConfig({ ...env, HUB_ADMIN_JWT_SECRET: secret }).admin;
+function demoAdminSettings(env: Record<string, string | undefined>, projectDir: string): { admin: AdminAuthConfig | null; looked: string } {
+  const file = locateDemoSecrets(env.HUB_DATA_DIR, projectDir);
+  if (file === undefined) return { admin: null, looked: 'nowhere (an in-memory demo saves nothing)' };
+  const secret = readDemoSecrets(file).HUB_ADMIN_JWT_SECRET;
+  return { admin: secret === undefined ? null : loadAdminTokenConfig({ ...env, HUB_ADMIN_JWT_SECRET: secret }).admin, looked: file };
 }
 
 function signingKey(admin: AdminAuthConfig, privateKeyFile: string | undefined): SigningKey {
@@ -109,15 +101,21 @@ function signingKey(admin: AdminAuthConfig, privateKeyFile: string | undefined):
 }
 
 /** The whole CLI, minus process globals: returns the exit status. */
-export function runAdminTokenCli(argv: string[], env: Record<string, string | undefined>, io: { out: (s: string) => void; err: (s: string) => void }): number {
+export function runAdminTokenCli(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  io: { out: (s: string) => void; err: (s: string) => void },
+  projectDir: string = process.cwd(), // npm runs scripts from the project directory, where the demo left its pointer
+): number {
   try {
     const args = parse(argv);
     const config = loadAdminTokenConfig(env);
-    const admin = config.admin.key !== null ? config.admin : demoAdminSettings(env, config.dataDir);
+    const demo = config.admin.key !== null ? null : demoAdminSettings(env, projectDir);
+    const admin = demo === null ? config.admin : demo.admin;
     if (admin === null) {
       throw new UsageError(
         'no admin key: set HUB_ADMIN_JWT_SECRET (HS256) or HUB_ADMIN_JWT_PUBLIC_KEY with --private-key-file (RS256), ' +
-          `or run \`npm run demo\` first (it saves a generated secret in ${join(config.dataDir, 'demo-secrets.json')})`,
+          `or run \`npm run demo\` first (it saves a generated secret; looked in ${demo?.looked})`,
       );
     }
     const key = signingKey(admin, args.privateKeyFile);

@@ -1,3 +1,4 @@
+import '../require-node'; // first: refuses an unsupported Node before anything else loads
 import { parseArgs } from 'node:util';
 import { type Config, loadConfigOrExit } from '../config';
 import { createLogger } from '../logger';

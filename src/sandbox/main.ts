@@ -1,3 +1,4 @@
+import '../require-node'; // first: refuses an unsupported Node before anything else loads
 import { ConfigError, SANDBOX_DEFAULT_CLIENT, loadSandboxConfig, processEnv } from '../config';
 import { createSandbox } from './app';
 import { DEMO_ACCOUNTS, demoAccounts } from './demo-data';

@@ -71,3 +71,19 @@ export async function migrate(
     return done;
   });
 }
+
+/**
+ * For a server that does not migrate (HUB_MIGRATE_ON_START=false): the migrations this version needs that the
+ * database lacks, read without locking or writing anything. An empty list means the schema is current.
+ */
+export async function pendingMigrations(db: Db, migrations: readonly { name: string; sql: string }[] = MIGRATIONS): Promise<string[]> {
+  const [table] = await db.query<{ present: boolean }>("SELECT to_regclass('hub_migrations') IS NOT NULL AS present");
+  if (!table?.present) return migrations.map((m) => m.name);
+  const applied = await db.query<{ name: string; checksum: string }>('SELECT name, checksum FROM hub_migrations');
+  const byName = new Map(applied.map((r) => [r.name, r.checksum]));
+  for (const m of migrations) {
+    const sum = byName.get(m.name);
+    if (sum !== undefined && sum !== checksum(m.sql)) throw new MigrationError(`migration ${m.name} was changed after it was applied; add a new migration instead`);
+  }
+  return migrations.filter((m) => !byName.has(m.name)).map((m) => m.name);
+}

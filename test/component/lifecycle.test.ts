@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { startHub } from '../../src/server';
+import { openPglite } from '../../src/store/pglite';
 import { BUILT_IN_TOOLS } from '../../src/tools';
 import { services, testConfig, testEnv, SECRET_A } from '../helpers/env';
 import { anExecuteBody } from '../helpers/factories';
@@ -26,6 +27,10 @@ function post(url: string, body: unknown): Promise<{ status: number; body: strin
 }
 
 const slowCall = (delay_ms: number) => anExecuteBody({ tool: 'test_slow', inputs: { delay_ms } });
+
+// Each case starts a real Hub (PGlite's WASM runtime, migrations): seconds on a loaded 2-core machine. The
+// allowance is generous so load never fails a case; none of them waits on it.
+jest.setTimeout(90_000);
 
 describe('a running Hub (real server)', () => {
   const { databaseUrl, redisUrl } = services();
@@ -85,21 +90,27 @@ describe('a running Hub (real server)', () => {
     }
   });
 
-  it('when the port is taken, then start fails with a clear error and leaves nothing open', async () => {
+  // Under load this once timed out: it started three Hubs. Now a bare socket holds the port and the directory
+  // is reopened with PGlite alone — one Hub start instead of three.
+  it('when the port is taken, then start fails naming HUB_PORT and leaves nothing open', async () => {
     const { mkdtempSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
+    const { createServer } = await import('node:net');
     const dir = mkdtempSync(join(tmpdir(), 'hub-port-'));
-    const first = await startHub(testConfig(), { logger: captureLogs().logger });
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as { port: number };
     try {
-      await expect(
-        startHub(testConfig({ HUB_PORT: String(first.port), HUB_DATA_DIR: dir }), { logger: captureLogs().logger }),
-      ).rejects.toMatchObject({ code: 'EADDRINUSE' });
+      await expect(startHub(testConfig({ HUB_PORT: String(port), HUB_DATA_DIR: dir }), { logger: captureLogs().logger })).rejects.toMatchObject({
+        code: 'EADDRINUSE',
+        message: `port ${port} on 127.0.0.1 is already in use: set HUB_PORT to a free port, or stop what holds it`,
+      });
       // the failed start released its embedded database: the directory can be opened again
-      const again = await startHub(testConfig({ HUB_DATA_DIR: dir }), { logger: captureLogs().logger });
+      const again = await openPglite(dir);
       await again.close();
     } finally {
-      await first.close();
+      await new Promise((resolve) => holder.close(resolve));
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -1,0 +1,48 @@
+// `npm run build` (and, with --if-stale, the first step of every other script): compiles src/ and bench/ into
+// dist/ with tsc, then records a digest of everything the output depends on in dist/.build-stamp. With --if-stale (what `npm run demo`, `admin-token`, `test` … use) it compiles
+// only when that digest differs, so a current dist/ is never rewritten — not under a running demo, and not on
+// every `npm run admin-token` (tsc takes seconds even when nothing changed).
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+// Every npm script starts here, so an unsupported Node stops at once, with the sentence package.json's engines
+// carries (the one src/node-version.ts prints; a test holds them together).
+const { engines } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+if (Number(process.version.slice(1).split('.')[0]) < Number(/^>=(\d+)$/.exec(engines.node)?.[1] ?? 0)) {
+  process.stderr.write(`This is Node.js ${process.version}, but ${engines.help[0].toLowerCase()}${engines.help.slice(1)}\n`);
+  process.exit(1);
+}
+
+const stampFile = join(root, 'dist', '.build-stamp');
+// What tsc reads: the compiled trees, its configuration, and the installed compiler and types (the lockfile).
+const INPUTS = ['src', 'bench', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
+
+function files(path) {
+  if (!existsSync(path)) return [];
+  if (!statSync(path).isDirectory()) return [path];
+  return readdirSync(path)
+    .sort()
+    .flatMap((name) => files(join(path, name)));
+}
+
+function digest() {
+  const hash = createHash('sha256');
+  for (const file of INPUTS.flatMap((p) => files(join(root, p)))) {
+    const content = readFileSync(file);
+    hash.update(`${relative(root, file)}\0${content.length}\0`).update(content);
+  }
+  return hash.digest('hex');
+}
+
+const ifStale = process.argv.includes('--if-stale');
+const before = digest(); // taken before compiling: a file edited during the build leaves the stamp stale
+if (ifStale && existsSync(stampFile) && readFileSync(stampFile, 'utf8').trim() === before) process.exit(0);
+
+const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: ['ignore', 2, 2] });
+if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+writeFileSync(stampFile, `${before}\n`);

@@ -1,0 +1,53 @@
+import type { z } from 'zod';
+
+/**
+ * The README's configuration tables, rendered from the schemas in src/config.ts: each variable's
+ * `.describe('…')` sentence and the default the schema itself yields for an unset variable (or a
+ * `.meta({ defaultText })` where the default is derived from another variable). `npm run docs:config` writes
+ * them between the markers; a test fails when the README differs.
+ */
+
+export const TABLES_START = '<!-- config-tables:start — generated from src/config.ts by `npm run docs:config`; edit the schema, not this table -->';
+export const TABLES_END = '<!-- config-tables:end -->';
+
+export interface DocumentedSchema {
+  title: string;
+  schema: z.ZodObject;
+}
+
+const code = (v: string) => `\`${v}\``;
+
+function defaultOf(variable: z.ZodType): string {
+  const meta = variable.meta() as { defaultText?: string } | undefined;
+  if (meta?.defaultText) return meta.defaultText;
+  const parsed = variable.safeParse(undefined);
+  if (!parsed.success) return '**required**';
+  const value: unknown = parsed.data;
+  if (value === undefined || (Array.isArray(value) && value.length === 0)) return 'unset';
+  if (Array.isArray(value)) return code(value.join(','));
+  if (typeof value === 'object' && value !== null) return Object.keys(value).length === 0 ? 'unset' : code(JSON.stringify(value));
+  return code(String(value));
+}
+
+/** One table per schema; throws when a variable has no description (every variable must say what it does). */
+export function renderConfigTables(schemas: readonly DocumentedSchema[]): string {
+  const undocumented: string[] = [];
+  const tables = schemas.map(({ title, schema }) => {
+    const rows = Object.entries(schema.shape as Record<string, z.ZodType>).map(([name, variable]) => {
+      const description = variable.description;
+      if (!description) undocumented.push(name);
+      return `| ${code(name)} | ${defaultOf(variable)} | ${(description ?? '').replace(/\|/g, '\\|')} |`;
+    });
+    return [`**${title}**`, '', '| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
+  });
+  if (undocumented.length > 0) throw new Error(`no .describe('…') on ${undocumented.join(', ')} in src/config.ts`);
+  return tables.join('\n\n');
+}
+
+/** The README with its generated section replaced; throws when the markers are missing. */
+export function withConfigTables(readme: string, tables: string): string {
+  const start = readme.indexOf(TABLES_START);
+  const end = readme.indexOf(TABLES_END);
+  if (start < 0 || end < start) throw new Error(`README.md lacks the markers ${TABLES_START} … ${TABLES_END}`);
+  return `${readme.slice(0, start + TABLES_START.length)}\n${tables}\n${readme.slice(end)}`;
+}
