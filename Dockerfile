@@ -13,6 +13,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY src ./src
 COPY bench ./bench
+COPY console ./console
 RUN npm run build
 
 # Run: production dependencies only, as the unprivileged `node` user (uid 1000).
@@ -24,6 +25,8 @@ WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev && npm cache clean --force
 COPY --from=build /app/dist/src ./dist/src
+# The admin console's browser files (served from memory under /admin/assets/<digest>/).
+COPY --from=build /app/dist/console ./dist/console
 COPY openapi.yaml ./
 # Google's Discovery documents: the Google sandbox routes and validates by them.
 COPY discovery ./discovery

@@ -4,6 +4,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { createMetrics } from '../src/observability/metrics';
+import { tracingOff } from '../src/observability/tracing';
+import jwt from 'jsonwebtoken';
 
 /**
  * `npm run bench`: what the Hub's own middleware costs on top of the framework.
@@ -19,6 +22,14 @@ import autocannon from 'autocannon';
  * when REDIS_URL is set, `hub-redis` shares its limits through Redis — its p50/p99 against the in-memory hub's
  * is the latency the Redis limiter adds (one Redis round trip per call: a Lua script charges every limit).
  *
+ * `hub-nometrics` is the same Hub with HUB_METRICS=off: hub/hub-nometrics is what recording the Prometheus
+ * metrics costs on the echo path (tracing SDK off in both, as by default). Target >= 0.90.
+ *
+ * Two more measure access control on the very same `hub` process (same JIT state, measured in the same rounds):
+ * `hub-key` authenticates with a scoped service key (made through the admin API, tool allow-list included)
+ * instead of a HUB_SERVICE_SECRETS secret, and `hub-policy` calls for a customer with a customer policy and an
+ * agent policy set (every rule, a conversation budget counted on each call). Targets: each >= 0.95 x `hub`.
+ *
  * Knobs: BENCH_SECONDS (per measurement, default 4), BENCH_ROUNDS (default 7), BENCH_CONNECTIONS (default 50).
  */
 
@@ -28,12 +39,15 @@ const ROUNDS = Number(env.BENCH_ROUNDS ?? 7);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 50);
 const SECRET = randomBytes(32).toString('hex');
 
-type Name = 'hub' | 'express' | 'bare' | 'hub-429' | 'hub-redis';
+type Name = 'hub' | 'express' | 'bare' | 'hub-429' | 'hub-redis' | 'hub-nometrics' | 'hub-key' | 'hub-policy';
 
 interface Target {
   name: Name;
   child: ChildProcess;
   port: number;
+  /** Another way of calling the same process (`hub-key`, `hub-policy`): its own credential or body. */
+  authorization?: string;
+  body?: string;
 }
 
 function start(name: Name, script: string, childEnv: NodeJS.ProcessEnv): Promise<Target> {
@@ -44,14 +58,38 @@ function start(name: Name, script: string, childEnv: NodeJS.ProcessEnv): Promise
   });
 }
 
-const body = JSON.stringify({
-  tool: 'hub_echo',
-  agent_id: randomUUID(),
-  customer_id: randomUUID(),
-  user_id: null,
-  inputs: { message: 'Meeting with John at 14:00 — please confirm.' },
-  context: { conversation_id: 'bench', request_id: 'bench-1' },
-});
+const ADMIN_JWT_SECRET = randomBytes(32).toString('hex');
+const echoBody = (customerId: string, agentId: string) =>
+  JSON.stringify({
+    tool: 'hub_echo',
+    agent_id: agentId,
+    customer_id: customerId,
+    user_id: null,
+    inputs: { message: 'Meeting with John at 14:00 — please confirm.' },
+    context: { conversation_id: 'bench', request_id: 'bench-1' },
+  });
+const body = echoBody(randomUUID(), randomUUID());
+
+/** Makes the service key and the two policies `hub-key` and `hub-policy` use, through the admin API. */
+async function setUpAccess(hub: Target): Promise<{ key: string; policyBody: string }> {
+  const admin = `Bearer ${jwt.sign({ role: 'hub_admin' }, ADMIN_JWT_SECRET, { algorithm: 'HS256', issuer: 'hub-admin', audience: 'hub-admin-api', expiresIn: 600 })}`;
+  const call = async (method: string, path: string, payload: unknown) => {
+    const res = await fetch(`http://127.0.0.1:${hub.port}${path}`, { method, headers: { authorization: admin, 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as Record<string, unknown>;
+  };
+  const made = await call('POST', '/api/admin/service-keys', { name: 'bench', customer_ids: 'all', tools: ['hub_echo@1', 'email_search', 'calendar_get_availability'] });
+  const customerId = randomUUID();
+  const agentId = randomUUID();
+  await call('PUT', `/api/admin/customers/${customerId}/policy`, {
+    enabled_tools: ['hub_echo', 'email_search', 'email_read', 'email_send@1', 'calendar_get_availability'],
+    max_tool_calls_per_conversation: 1_000_000, // counted on every call, never reached here
+    email_allowed_recipient_domains: ['acme.example'],
+    require_request_id_for_writes: true,
+  });
+  await call('PUT', `/api/admin/customers/${customerId}/agents/${agentId}/policy`, { max_side_effects: 'reads' });
+  return { key: made.key as string, policyBody: echoBody(customerId, agentId) };
+}
 
 /** CPU time (user + system, all threads) the process has used, in microseconds; Linux only. */
 function cpuMicros(pid: number): number {
@@ -70,8 +108,8 @@ async function hit(target: Target, seconds: number) {
     method: 'POST',
     connections: CONNECTIONS,
     duration: seconds,
-    headers: { 'content-type': 'application/json', authorization: `ServiceSecret ${SECRET}` },
-    body,
+    headers: { 'content-type': 'application/json', authorization: target.authorization ?? `ServiceSecret ${SECRET}` },
+    body: target.body ?? body,
   });
   // hub-429 allows one call per minute: at most one success per measurement, everything else is the 429 path.
   const expected = target.name === 'hub-429' ? result['2xx'] <= 1 : result.non2xx === 0;
@@ -95,7 +133,58 @@ async function sequentialLatency(target: Target, requests: number): Promise<{ p5
   return { p50: us[Math.floor(us.length * 0.5)]!, p99: us[Math.floor(us.length * 0.99)]! };
 }
 
+/**
+ * The three ways of calling the same Hub process, one request at a time, taking turns request by request — so
+ * all three meet the same machine at the same moment, which a shared, loaded machine never offers two separate
+ * measurements. Returns each one's median latency in microseconds.
+ */
+async function interleavedLatency(variants: Target[], perVariant: number): Promise<number[]> {
+  const samples = variants.map(() => [] as number[]);
+  for (let i = 0; i < perVariant; i++) {
+    for (let v = 0; v < variants.length; v++) {
+      const k = (v + i) % variants.length; // rotate who goes first
+      const target = variants[k]!;
+      const t0 = performance.now();
+      const res = await fetch(`http://127.0.0.1:${target.port}/api/internal/tools/execute/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: target.authorization ?? `ServiceSecret ${SECRET}` },
+        body: target.body ?? body,
+      });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`${target.name}: ${res.status}`);
+      samples[k]!.push((performance.now() - t0) * 1000);
+    }
+  }
+  return samples.map((xs) => median(xs));
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/**
+ * What recording one echo call's metrics costs in this process (ns per call, median of 5 runs of 200k calls) —
+ * the part of hub vs hub-nometrics that throughput on a loaded machine cannot resolve — and tracing off's cost
+ * (reading a traceparent, no span).
+ */
+function inProcessCosts(): { metricsNs: number; tracingOffNs: number } {
+  const metrics = createMetrics({ knownTools: ['hub_echo'], defaultMetrics: false });
+  const headers = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' };
+  const per = (fn: () => void) => {
+    const runs: number[] = [];
+    for (let r = 0; r < 5; r++) {
+      const t0 = process.hrtime.bigint();
+      for (let i = 0; i < 200_000; i++) fn();
+      runs.push(Number(process.hrtime.bigint() - t0) / 200_000);
+    }
+    return median(runs);
+  };
+  let sink = 0;
+  return {
+    metricsNs: per(() => metrics.toolCall('hub_echo', 'ok', 0.0003)),
+    tracingOffNs: per(() => {
+      sink += tracingOff.startCall(headers).traceId!.length;
+    }) + sink * 0,
+  };
+}
 
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'hub-bench-'));
@@ -109,6 +198,7 @@ async function main() {
     HUB_HOST: '127.0.0.1',
     LOG_LEVEL: 'info',
     HUB_SHUTDOWN_GRACE_MS: '0', // no load balancer to drain: stop at once when the bench ends
+    HUB_ADMIN_JWT_SECRET: ADMIN_JWT_SECRET, // the admin API makes the service key and policies of hub-key / hub-policy
     // The measured hubs must never limit: one customer sends everything.
     HUB_RATE_LIMIT_CUSTOMER_POINTS: '10000000',
     HUB_RATE_LIMIT_AGENT_POINTS: '10000000',
@@ -117,10 +207,14 @@ async function main() {
   const launch = async (name: Name, script: string, childEnv: NodeJS.ProcessEnv) => targets.push(await start(name, script, childEnv));
   try {
     await launch('hub', 'hub.js', hubEnv);
+    await launch('hub-nometrics', 'hub.js', { ...hubEnv, HUB_DATA_DIR: `${dataDir}-nometrics`, HUB_METRICS: 'off' });
     await launch('express', 'express-app.js', { PATH: env.PATH });
     await launch('bare', 'bare-http.js', { PATH: env.PATH });
     await launch('hub-429', 'hub.js', { ...hubEnv, HUB_DATA_DIR: `${dataDir}-429`, HUB_RATE_LIMIT_CUSTOMER_POINTS: '1', HUB_RATE_LIMIT_AGENT_POINTS: '1' });
     if (env.REDIS_URL) await launch('hub-redis', 'hub.js', { ...hubEnv, HUB_DATA_DIR: `${dataDir}-redis`, REDIS_URL: env.REDIS_URL });
+    const hub = targets[0]!;
+    const { key, policyBody } = await setUpAccess(hub);
+    targets.push({ ...hub, name: 'hub-key', authorization: `ServiceSecret ${key}` }, { ...hub, name: 'hub-policy', body: policyBody });
   } catch (err) {
     for (const t of targets) t.child.kill('SIGTERM'); // never leave a started server behind
     throw err;
@@ -129,8 +223,8 @@ async function main() {
     console.log(`node ${process.version}, ${CONNECTIONS} connections, ${ROUNDS} rounds x ${SECONDS}s per target`);
     for (const t of targets) await hit(t, 3); // warm-up: JIT, pools, PGlite
     type Run = Awaited<ReturnType<typeof hit>>;
-    const runs: Record<Name, Run[]> = { hub: [], express: [], bare: [], 'hub-429': [], 'hub-redis': [] };
-    const ratios: { express: number[]; bare: number[] } = { express: [], bare: [] };
+    const runs: Record<Name, Run[]> = { hub: [], express: [], bare: [], 'hub-429': [], 'hub-redis': [], 'hub-nometrics': [], 'hub-key': [], 'hub-policy': [] };
+    const ratios: { express: number[]; bare: number[]; metrics: number[]; key: number[]; policy: number[] } = { express: [], bare: [], metrics: [], key: [], policy: [] };
     for (let round = 0; round < ROUNDS; round++) {
       const order = targets.map((_, i) => targets[(i + round) % targets.length]!); // rotate who goes first
       const got = {} as Record<Name, Run>;
@@ -138,21 +232,50 @@ async function main() {
       for (const t of targets) runs[t.name].push(got[t.name]);
       ratios.express.push(got.hub.rps / got.express.rps);
       ratios.bare.push(got.hub.rps / got.bare.rps);
+      ratios.metrics.push(got.hub.rps / got['hub-nometrics'].rps);
+      ratios.key.push(got['hub-key'].rps / got.hub.rps);
+      ratios.policy.push(got['hub-policy'].rps / got.hub.rps);
       console.log(
         `  round ${round + 1}: ` +
           targets.map((t) => `${t.name} ${got[t.name].rps.toFixed(0)} req/s (${got[t.name].cpu.toFixed(1)} us cpu/req)`).join(', ') +
-          `  hub/express ${(got.hub.rps / got.express.rps).toFixed(2)}`,
+          `  hub/express ${(got.hub.rps / got.express.rps).toFixed(2)}, metrics on/off ${(got.hub.rps / got['hub-nometrics'].rps).toFixed(2)}`,
       );
     }
     const med = (name: Name, key: keyof Run) => median(runs[name].map((r) => r[key]));
     console.log('\nmedians over rounds');
     for (const t of targets) {
-      console.log(`  ${t.name.padEnd(7)} ${med(t.name, 'rps').toFixed(0).padStart(6)} req/s  ${med(t.name, 'cpu').toFixed(1)} us cpu/req`);
+      console.log(`  ${t.name.padEnd(13)} ${med(t.name, 'rps').toFixed(0).padStart(6)} req/s  ${med(t.name, 'cpu').toFixed(1)} us cpu/req`);
     }
     console.log(`hub/express = ${median(ratios.express).toFixed(2)}  (median of per-round ratios; target >= 0.70)`);
     console.log(`hub/bare    = ${median(ratios.bare).toFixed(2)}`);
+    console.log(
+      `metrics on/off: hub/hub-nometrics = ${median(ratios.metrics).toFixed(2)} (median of per-round ratios; target >= 0.90); ` +
+        `cpu per request ${med('hub', 'cpu').toFixed(1)} us vs ${med('hub-nometrics', 'cpu').toFixed(1)} us`,
+    );
     console.log(`cpu per request, express/hub = ${(med('express', 'cpu') / med('hub', 'cpu')).toFixed(2)}`);
     console.log(`hub latency p50 = ${med('hub', 'p50')} ms, p99 = ${med('hub', 'p99')} ms`);
+    const cost = inProcessCosts();
+    console.log(
+      `metrics recording per echo call, in process: ${cost.metricsNs.toFixed(0)} ns (${((cost.metricsNs / 1000 / med('hub-nometrics', 'cpu')) * 100).toFixed(2)}% of hub-nometrics' CPU per request); ` +
+        `tracing off, traceparent read: ${cost.tracingOffNs.toFixed(0)} ns`,
+    );
+    console.log(
+      `service key vs HUB_SERVICE_SECRETS: hub-key/hub = ${median(ratios.key).toFixed(2)} (median of per-round ratios; target >= 0.95), ` +
+        `cpu/req ${med('hub-key', 'cpu').toFixed(1)} vs ${med('hub', 'cpu').toFixed(1)} us`,
+    );
+    console.log(
+      `customer + agent policy vs none: hub-policy/hub = ${median(ratios.policy).toFixed(2)} (target >= 0.95), ` +
+        `cpu/req ${med('hub-policy', 'cpu').toFixed(1)} vs ${med('hub', 'cpu').toFixed(1)} us`,
+    );
+    const trio = ['hub', 'hub-key', 'hub-policy'].map((n) => targets.find((t) => t.name === n)!);
+    const blocks: number[][] = [];
+    for (let i = 0; i < 5; i++) blocks.push(await interleavedLatency(trio, 600));
+    const p50 = (k: number) => median(blocks.map((b) => b[k]!));
+    const ratio = (k: number) => median(blocks.map((b) => b[0]! / b[k]!)); // latency of hub / latency of variant = throughput ratio
+    console.log(
+      `interleaved, one request at a time (5 blocks x 600 each): p50 hub ${p50(0).toFixed(0)} us, hub-key ${p50(1).toFixed(0)} us, hub-policy ${p50(2).toFixed(0)} us; ` +
+        `hub-key/hub = ${ratio(1).toFixed(3)}, hub-policy/hub = ${ratio(2).toFixed(3)} (median of per-block ratios; target >= 0.95)`,
+    );
     const rejectRatios = runs['hub-429'].map((r, i) => r.rps / runs.express[i]!.rps);
     console.log(`rate-limit rejection path (429): ${med('hub-429', 'rps').toFixed(0)} req/s, hub-429/express = ${median(rejectRatios).toFixed(2)}`);
     if (runs['hub-redis'].length) {
@@ -178,7 +301,7 @@ async function main() {
   } finally {
     for (const t of targets) t.child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 500));
-    for (const dir of [dataDir, `${dataDir}-429`, `${dataDir}-redis`]) rmSync(dir, { recursive: true, force: true });
+    for (const dir of [dataDir, `${dataDir}-429`, `${dataDir}-redis`, `${dataDir}-nometrics`]) rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -20,8 +20,14 @@ export interface Shot {
  * sit far below: a 16 KB keyword-dense URL cost ~66 ms when the log scrubber's regex was quadratic, and one 1 MB
  * HTML mail blocked the event loop ~9.5 s. Floods carry up to ~1 MB of keys (JSON parsing alone ~10 ms); mail
  * requests move 1 MB messages through decoding and the HTML worker.
+ *
+ * Raised (url 1.5 → 3, envelope 2 → 3, ids 2 → 4) when the audit trail landed: every execute call now leaves a
+ * receipt (call_id, redaction, a batched insert), and the spawned Hub runs embedded PGlite, whose inserts run in
+ * the Hub's own process — measured alone, ids requests went 1.98 → 3.35 ms and url requests 0.83 → 0.90 ms, the
+ * rest of a url's share being the receipts of other kinds written while it ran. Still far below the super-linear
+ * costs these ceilings exist to catch; cutting the receipt's cost is open work (issue 16's note).
  */
-export const CPU_CEILING_MS: Record<Shot['kind'], number> = { url: 1.5, envelope: 2, ids: 2, flood: 40, mail: 30, send: 30 };
+export const CPU_CEILING_MS: Record<Shot['kind'], number> = { url: 3, envelope: 3, ids: 4, flood: 40, mail: 30, send: 30 };
 
 /** mulberry32: small, fast and deterministic, so a failing request can be regenerated from its seed. */
 export function prng(seed: number) {

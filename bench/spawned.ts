@@ -19,7 +19,7 @@ import { createTokenCipher } from '../src/store/token-cipher';
  */
 
 // From source (jest) this is bench/, compiled it is dist/bench/: either way the processes run from dist/.
-const DIST = __dirname.endsWith(join('dist', 'bench')) ? join(__dirname, '..') : join(__dirname, '..', 'dist');
+export const DIST = __dirname.endsWith(join('dist', 'bench')) ? join(__dirname, '..') : join(__dirname, '..', 'dist');
 const CLIENT = { clientId: 'spawned.apps.googleusercontent.com', clientSecret: 'GOCSPX-spawned-secret' };
 const GMAIL_SCOPES = [googleScope('gmail.send'), googleScope('gmail.readonly'), googleScope('gmail.modify')];
 
@@ -36,9 +36,14 @@ export interface Spawned {
 }
 
 /** Starts `node script` and resolves with the first stdout line `pick` accepts. */
-function startProcess(script: string, env: Record<string, string | undefined>, pick: (line: string) => string | undefined): Promise<{ child: ChildProcess; found: string }> {
+export function startProcess(
+  script: string,
+  env: Record<string, string | undefined>,
+  pick: (line: string) => string | undefined,
+  dist = DIST,
+): Promise<{ child: ChildProcess; found: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(DIST, script)], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [join(dist, script)], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const found = pick(line);
       if (found) resolve({ child, found });
@@ -47,11 +52,11 @@ function startProcess(script: string, env: Record<string, string | undefined>, p
   });
 }
 
-const stopProcess = (child: ChildProcess) =>
+export const stopProcess = (child: ChildProcess) =>
   child.exitCode === null && child.signalCode === null ? new Promise<void>((done) => child.once('exit', () => done()).kill('SIGTERM')) : Promise.resolve();
 
 /** utime + stime of a process, from /proc/<pid>/stat (fields 14 and 15, in clock ticks of 10 ms). */
-function cpuMsOf(pid: number): number {
+export function cpuMsOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;

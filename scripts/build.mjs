@@ -4,7 +4,7 @@
 // every `npm run admin-token` (tsc takes seconds even when nothing changed).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,8 +19,10 @@ if (Number(process.version.slice(1).split('.')[0]) < Number(/^>=(\d+)$/.exec(eng
 }
 
 const stampFile = join(root, 'dist', '.build-stamp');
-// What tsc reads: the compiled trees, its configuration, and the installed compiler and types (the lockfile).
-const INPUTS = ['src', 'bench', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
+// What tsc reads: the compiled trees, its configuration, and the installed compiler and types (the lockfile) —
+// and the workspace package packages/client, built here too so `npm test` from a clean clone has its dist/.
+const CLIENT = ['packages/client/src', 'packages/client/build.mjs', 'packages/client/package.json', 'packages/client/tsconfig.json', 'packages/client/tsconfig.esm.json', 'packages/client/tsconfig.cjs.json'];
+const INPUTS = ['src', 'bench', 'console', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json', ...CLIENT];
 
 function files(path) {
   if (!existsSync(path)) return [];
@@ -41,8 +43,22 @@ function digest() {
 
 const ifStale = process.argv.includes('--if-stale');
 const before = digest(); // taken before compiling: a file edited during the build leaves the stamp stale
-if (ifStale && existsSync(stampFile) && readFileSync(stampFile, 'utf8').trim() === before) process.exit(0);
+const clientBuild = join(root, 'packages', 'client', 'build.mjs');
+const clientBuilt = !existsSync(clientBuild) || existsSync(join(root, 'packages', 'client', 'dist', 'cjs', 'index.js'));
+if (ifStale && clientBuilt && existsSync(stampFile) && readFileSync(stampFile, 'utf8').trim() === before) process.exit(0);
 
 const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: ['ignore', 2, 2] });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+if (existsSync(clientBuild)) {
+  const client = spawnSync(process.execPath, [clientBuild], { stdio: ['ignore', 2, 2] });
+  if (client.status !== 0) process.exit(client.status ?? 1);
+}
+// The admin console's browser modules (console/, their own tsconfig: DOM, ES modules) and its stylesheet, into
+// dist/console; the Hub serves them under a digest of their content (src/console/assets.ts).
+if (existsSync(join(root, 'console', 'tsconfig.json'))) {
+  rmSync(join(root, 'dist', 'console'), { recursive: true, force: true });
+  const consoleTsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'console', 'tsconfig.json')], { stdio: ['ignore', 2, 2] });
+  if (consoleTsc.status !== 0) process.exit(consoleTsc.status ?? 1);
+  copyFileSync(join(root, 'console', 'console.css'), join(root, 'dist', 'console', 'console.css'));
+}
 writeFileSync(stampFile, `${before}\n`);

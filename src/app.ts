@@ -1,12 +1,20 @@
 import express, { type Express } from 'express';
-import { adminJwtAuth } from './auth/admin-jwt';
+import { type Access, createAccess } from './access';
+import type { AccessEvents } from './access/access-events';
+import { adminJwtAuth, createAdminTokenVerifier } from './auth/admin-jwt';
+import { adminApiAuth } from './auth/admin-session-auth';
+import { mountConsole } from './routes/console/mount';
+import { createSessions } from './console/sessions';
+import { type ConsoleAssets, loadConsoleAssets } from './console/assets';
+import { createSignInLinks } from './console/sign-in-links';
+import { listCustomersRoute } from './routes/admin/list-customers';
+import { createCustomerDirectory } from './store/customer-directory';
 import { serviceSecretAuth } from './auth/service-secret';
 import type { Config } from './config';
 import { errorHandler, notFound } from './http/error-handler';
 import { jsonBody } from './http/json-body';
 import { type Lifecycle, requestContext } from './http/request-context';
 import { apiSecurityHeaders } from './http/security-headers';
-import { sendJson } from './http/respond';
 import { type ConnectionResolver, createConnectionResolver } from './integrations/connections';
 import { tokenRefresherFor } from './integrations/token-refresh';
 import { grantPolicyFor } from './integrations/grant-health';
@@ -22,9 +30,11 @@ import { connectCallbackRoute } from './routes/connect/callback';
 import { connectStartRoute } from './routes/connect/start';
 import type { Logger } from './logger';
 import { executeRoute } from './routes/execute';
+import { mcpJsonBody, mcpMethodNotAllowed, mcpOriginCheck, mcpRoute } from './routes/mcp';
+import type { RecordedExecuteDeps } from './tools/recorded-execute';
 import type { Redis } from 'ioredis';
 import { createGoogleClients } from './integrations/google-clients';
-import { createIdempotencyGuard } from './protection/idempotency';
+import { type IdempotencyGuard, createIdempotencyGuard } from './protection/idempotency';
 import { createPostgresIdempotencyStore } from './protection/idempotency-postgres';
 import { createRedisIdempotencyStore } from './protection/idempotency-redis';
 import { createRateLimiter } from './protection/rate-limit';
@@ -36,6 +46,11 @@ import { createConnectLinkRoute } from './routes/admin/create-connect-link';
 import { deleteIntegrationRoute } from './routes/admin/delete-integration';
 import { listIntegrationsRoute } from './routes/admin/list-integrations';
 import { workingHoursRoute } from './routes/admin/working-hours';
+import { policyRoute } from './routes/admin/policy';
+import { createServiceKeyRoute } from './routes/admin/create-service-key';
+import { readServiceKeysRoute } from './routes/admin/read-service-keys';
+import { revokeServiceKeyRoute } from './routes/admin/revoke-service-key';
+import { catalogRoute } from './routes/catalog';
 import { createDisconnect } from './integrations/disconnect';
 import { openApiRoute } from './routes/openapi';
 import { type CredentialStore, createCredentialStore } from './store/credential-store';
@@ -50,6 +65,20 @@ import { type ToolRegistry, createToolRegistry } from './tools/registry';
 import { createToolCache } from './tools/tool-cache';
 import { type HtmlConverter, createHtmlConverter } from './tools/email/html-text';
 import type { AnyTool } from './tools/types';
+import type { Tracer } from '@opentelemetry/api';
+import { type HubMetrics, createMetrics, noMetrics } from './observability/metrics';
+import { createTracing } from './observability/tracing';
+import { metricsRoute } from './routes/metrics';
+import { countConnections } from './store/connection-counts';
+import { type Audit, createAudit } from './audit/audit';
+import type { OnConnectionEvent } from './audit/connection-events';
+import { createEndpoints } from './webhooks/endpoints';
+import { type Webhooks, createWebhooks } from './webhooks/webhooks';
+import { listReceiptsRoute } from './routes/admin/list-receipts';
+import { getReceiptRoute } from './routes/admin/get-receipt';
+import { replayBundleRoute } from './routes/admin/replay-bundle';
+import { webhookEndpointRoute } from './routes/admin/webhook-endpoint';
+import { webhookDeliveriesRoute } from './routes/admin/webhook-deliveries';
 
 export interface AppDeps {
   config: Config;
@@ -60,10 +89,18 @@ export interface AppDeps {
   lifecycle?: Lifecycle;
   /** Connection changes shared with the other replicas (Redis pub/sub); absent = this process only. */
   credentialEvents?: CredentialEvents;
+  /** Service key and policy changes shared with the other replicas (Redis pub/sub); absent = this process only. */
+  accessEvents?: AccessEvents;
   /** What tools take as the current time (Date.now by default; tests fix it). */
   now?: () => number;
   /** Defaults to every built-in tool; tests may add their own. */
   tools?: readonly AnyTool[];
+  /** Spans go here: the OpenTelemetry SDK's tracer when main.ts started it, a test's in-memory one; absent = tracing off. */
+  tracer?: Tracer;
+  /** Audit rows dropped (database away too long, buffer full): for the drop metric. */
+  onAuditDrop?: (n: number) => void;
+  /** The admin console's browser files; read from dist/console when absent (null: not built). */
+  consoleAssets?: ConsoleAssets | null;
 }
 
 export interface HubApp {
@@ -78,6 +115,17 @@ export interface HubApp {
   html: HtmlConverter;
   /** The event ids calendar creates derive (benchmarks and tests re-create a crash with them). */
   eventIds: EventIds;
+  /** Write outcomes an outage kept in memory: `drain()` them when the Hub stops. */
+  idempotency: IdempotencyGuard;
+  metrics: HubMetrics;
+  /** Serves /metrics alone, for its own listener (HUB_METRICS_PORT); absent when /metrics is on `app` or off. */
+  metricsApp?: Express;
+  /** The audit trail's writer: `ready()` before serving, `close()` (flushes) when the Hub stops. */
+  audit: Audit;
+  /** The webhook outbox and its dispatcher: `close()` when the Hub stops. */
+  webhooks: Webhooks;
+  /** Service keys and policies: `close()` it when the Hub stops (writes the keys' last-use times). */
+  access: Access;
 }
 
 /** Builds the whole Hub from its parsed configuration and open connections — the only place things are wired. */
@@ -93,7 +141,23 @@ export function createApp(deps: AppDeps): HubApp {
   });
   const setupUrlFor = createSetupUrlFor(connectLinks);
   const tools = createToolRegistry(deps.tools ?? BUILT_IN_TOOLS);
-  const refresher = tokenRefresherFor(config, store, deps.redis ?? null, logger);
+  const obs = config.observability;
+  const metrics = obs.metrics ? createMetrics({ knownTools: tools.names() }) : noMetrics;
+  const tracing = createTracing(deps.tracer);
+  const secrets = createHubSecrets(db, cipher, logger);
+  // What happens to connections: audited, and sent to the webhook receivers (both in the background).
+  const onAuditDrop = (n: number) => {
+    metrics.auditDropped(n);
+    deps.onAuditDrop?.(n);
+  };
+  const audit = createAudit({ db, logger, secrets, config: config.audit, onDrop: onAuditDrop });
+  const endpoints = createEndpoints(db, secrets);
+  const webhooks = createWebhooks({ db, logger, config: config.webhooks, endpoints, setupUrlFor });
+  const onConnectionEvent: OnConnectionEvent = (event) => {
+    audit.connectionEvent(event);
+    webhooks.publish(event);
+  };
+  const refresher = tokenRefresherFor(config, store, deps.redis ?? null, logger, { metrics, tracing }, onConnectionEvent);
   const connections = createConnectionResolver({ store, setupUrlFor, logger, refresher, cacheTtlMs: config.tokens.credentialCacheTtlMs, deadlineMs: config.upstream.toolDeadlineMs });
   // A connection was replaced or removed: forget it here, and tell the other replicas to do the same.
   const credentialChanged = (change: CredentialChange) => {
@@ -111,10 +175,18 @@ export function createApp(deps: AppDeps): HubApp {
     : createPostgresIdempotencyStore(db, { ttlS: config.idempotency.ttlS });
   const idempotency = createIdempotencyGuard(idempotencyStore, { leaseMs: config.upstream.toolDeadlineMs + 2_000, ttlS: config.idempotency.ttlS, logger });
   const google = createGoogleClients(config.google);
-  const upstream = createUpstream(config.upstream, logger, { redis });
+  const upstream = createUpstream(config.upstream, logger, { redis, metrics, tracing });
+  metrics.setSources({ circuits: () => upstream.circuits(), connectionCounts: () => countConnections(db), connectionsTtlMs: obs.connectionsTtlMs });
   const html = createHtmlConverter(config.html); // its workers start on the first HTML mail
-  const auth = serviceSecretAuth(config.serviceSecrets);
-  const eventIds = createEventIds(createHubSecrets(db, cipher, logger), logger);
+  const access = createAccess({
+    db,
+    settings: { ...config.access, redisTimeoutMs: config.rateLimit.redisTimeoutMs },
+    redis,
+    logger,
+    ...(deps.accessEvents ? { events: deps.accessEvents } : {}),
+  });
+  const auth = serviceSecretAuth(config.serviceSecrets, access.keys);
+  const eventIds = createEventIds(secrets, logger);
 
   const app = express();
   app.disable('x-powered-by');
@@ -124,20 +196,52 @@ export function createApp(deps: AppDeps): HubApp {
   app.use(requestContext({ logger, lifecycle, securityHeaders: apiSecurityHeaders() }));
 
   // Routes are flat (no nested routers): the execute call is the hot path and passes the fewest layers first.
-  app.post('/api/internal/tools/execute', auth, jsonBody, executeRoute({ tools, connections, logger, rateLimiter, idempotency, google, upstream, deadlineMs: config.upstream.toolDeadlineMs, settings: { ...config.tools, eventIds }, cache: createToolCache(), html, ...(deps.now ? { now: deps.now } : {}) }));
-  app.get('/api/internal/tools', auth, (_req, res) => sendJson(res, 200, catalog));
-  app.get('/api/internal/integrations/status/:customer_id', auth, integrationStatusRoute({ store, tools, setupUrlFor, grants: grantPolicyFor(config.google), logger }));
+  const execute: RecordedExecuteDeps = { tools, connections, logger, rateLimiter, idempotency, google, upstream, deadlineMs: config.upstream.toolDeadlineMs, settings: { ...config.tools, eventIds }, cache: createToolCache(), html, metrics, tracing, ...(config.audit.enabled ? { audit } : {}), policyGuard: access.policyGuard, ...(deps.now ? { now: deps.now } : {}) };
+  app.post('/api/internal/tools/execute', auth, jsonBody, executeRoute(execute));
+  app.get('/api/internal/tools', auth, catalogRoute({ catalog, tools, policies: access.policies, logger }));
+  app.get('/api/internal/integrations/status/:customer_id', auth, integrationStatusRoute({ store, tools, setupUrlFor, grants: grantPolicyFor(config.google), policies: access.policies, logger }));
   app.use('/api/internal', auth); // unknown internal paths: authenticate first, so probing learns nothing
 
+  // The same tools over the Model Context Protocol: the origin checked first, then the same service secret; each
+  // tools/call runs through the very executeTool above. Registered after execute, so its hot path is unchanged.
+  app.post('/mcp', mcpOriginCheck(config.mcp.allowedOrigins), auth, mcpJsonBody, mcpRoute({ execute, catalog }));
+  app.all('/mcp', mcpOriginCheck(config.mcp.allowedOrigins), mcpMethodNotAllowed);
+
   // The admin API (Bearer JWT): connect links, and every connection of a customer, listed or disconnected.
-  const adminAuth = adminJwtAuth(config.admin);
-  const disconnect = createDisconnect({ store, google, timeoutMs: config.upstream.attemptTimeoutMs, onCredentialChanged: credentialChanged });
+  // …or the admin console's session cookie (with its CSRF header): the console is one more client of this API.
+  const sessions = createSessions(db, { idleS: config.console.idleTimeoutS, maxS: config.console.sessionMaxS });
+  const adminAuth = adminApiAuth(adminJwtAuth(config.admin), sessions, logger);
+  const disconnect = createDisconnect({ store, google, timeoutMs: config.upstream.attemptTimeoutMs, onCredentialChanged: credentialChanged, onConnectionEvent });
   app.post('/api/admin/connect-links', adminAuth, jsonBody, createConnectLinkRoute({ connectLinks, returnUrlPrefixes: config.connect.returnUrlPrefixes, logger }));
+  app.get('/api/admin/customers', adminAuth, listCustomersRoute({ directory: createCustomerDirectory(db), store, tools, grants: grantPolicyFor(config.google), logger }));
   app.get('/api/admin/customers/:customer_id/integrations', adminAuth, listIntegrationsRoute({ store, tools, setupUrlFor, grants: grantPolicyFor(config.google), logger }));
   app.delete('/api/admin/customers/:customer_id/integrations/:integration', adminAuth, deleteIntegrationRoute({ disconnect, logger }));
-  const workingHours = { store, onCredentialChanged: credentialChanged, logger };
+  const workingHours = { store, onCredentialChanged: credentialChanged, onConnectionEvent, logger };
   app.put('/api/admin/customers/:customer_id/integrations/google_calendar/working-hours', adminAuth, jsonBody, workingHoursRoute(workingHours, 'set'));
   app.delete('/api/admin/customers/:customer_id/integrations/google_calendar/working-hours', adminAuth, workingHoursRoute(workingHours, 'clear'));
+  // The audit trail and webhooks (src/audit, src/webhooks).
+  const auditDeps = { db, logger };
+  const catalogEntries = new Map(catalog.tools.map((t) => [`${t.name}@${t.version}`, t]));
+  app.get('/api/admin/customers/:customer_id/receipts', adminAuth, listReceiptsRoute(auditDeps));
+  app.get('/api/admin/customers/:customer_id/receipts/:call_id', adminAuth, getReceiptRoute(auditDeps));
+  app.get('/api/admin/customers/:customer_id/conversations/:conversation_id/replay-bundle', adminAuth, replayBundleRoute({ ...auditDeps, catalogEntry: (name, version) => catalogEntries.get(`${name}@${version}`) }));
+  const webhookEndpoint = { endpoints, allowPrivate: config.webhooks.allowPrivate, secretOverlapS: config.webhooks.secretOverlapS, logger };
+  app.get('/api/admin/customers/:customer_id/webhook', adminAuth, webhookEndpointRoute(webhookEndpoint, 'get'));
+  app.put('/api/admin/customers/:customer_id/webhook', adminAuth, jsonBody, webhookEndpointRoute(webhookEndpoint, 'put'));
+  app.delete('/api/admin/customers/:customer_id/webhook', adminAuth, webhookEndpointRoute(webhookEndpoint, 'delete'));
+  app.post('/api/admin/customers/:customer_id/webhook/rotate-secret', adminAuth, webhookEndpointRoute(webhookEndpoint, 'rotate'));
+  app.get('/api/admin/customers/:customer_id/webhook-deliveries', adminAuth, webhookDeliveriesRoute(auditDeps));
+  const keyRoutes = { access, tools, logger };
+  app.post('/api/admin/service-keys', adminAuth, jsonBody, createServiceKeyRoute(keyRoutes));
+  app.get('/api/admin/service-keys', adminAuth, readServiceKeysRoute(keyRoutes));
+  app.get('/api/admin/service-keys/:id', adminAuth, readServiceKeysRoute(keyRoutes));
+  app.delete('/api/admin/service-keys/:id', adminAuth, revokeServiceKeyRoute(keyRoutes));
+  const policies = { access, tools, logger };
+  for (const path of ['/api/admin/customers/:customer_id/policy', '/api/admin/customers/:customer_id/agents/:agent_id/policy']) {
+    app.get(path, adminAuth, policyRoute(policies, 'get'));
+    app.put(path, adminAuth, jsonBody, policyRoute(policies, 'put'));
+    app.delete(path, adminAuth, policyRoute(policies, 'delete'));
+  }
   app.use('/api/admin', adminAuth); // unknown admin paths: authenticate first, as for /api/internal
 
   // The browser side of connecting Google: a signed connect link in, Google's consent, the callback back.
@@ -151,17 +255,44 @@ export function createApp(deps: AppDeps): HubApp {
     tools,
     returnUrlPrefixes: config.connect.returnUrlPrefixes,
     onCredentialChanged: credentialChanged,
+    onConnectionEvent,
     logger,
   });
   const secureCookies = config.publicUrl.startsWith('https:');
   app.get('/integrations/google/connect', connectStartRoute({ flow: connectFlow, secureCookies }));
   app.get('/integrations/google/callback', connectCallbackRoute({ flow: connectFlow, secureCookies }));
 
+  const { key } = config.admin;
+  mountConsole(app, {
+    sessions,
+    links: createSignInLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys }),
+    assets: deps.consoleAssets === undefined ? loadConsoleAssets() : deps.consoleAssets,
+    secure: secureCookies,
+    origin: new URL(config.publicUrl).origin,
+    verifyAdminJwt: key === null ? null : createAdminTokenVerifier({ key, issuer: config.admin.issuer, audience: config.admin.audience, maxTtlS: config.admin.maxTtlS }),
+    logger,
+  });
+
   app.get('/healthz', healthz);
   app.get('/readyz', readyz({ db, redis, lifecycle }));
   app.get('/openapi.yaml', openApiRoute());
+  const scrape = metricsRoute(metrics, obs.metricsToken);
+  if (obs.metrics && obs.metricsPort === undefined) app.get('/metrics', scrape);
 
   app.use(notFound);
   app.use(errorHandler(logger));
-  return { app, store, keys: createKeyRotation(db, cipher), tools, lifecycle, connections, eventIds, html };
+  const metricsApp = obs.metrics && obs.metricsPort !== undefined ? createMetricsApp(scrape, { logger, lifecycle }) : undefined;
+  return { app, store, keys: createKeyRotation(db, cipher), tools, lifecycle, connections, eventIds, html, idempotency, metrics, audit, webhooks, access, ...(metricsApp ? { metricsApp } : {}) };
+}
+
+/** The metrics listener's app (HUB_METRICS_PORT): /metrics and nothing else, with the API's envelope for errors. */
+function createMetricsApp(scrape: ReturnType<typeof metricsRoute>, deps: { logger: Logger; lifecycle: Lifecycle }): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestContext({ ...deps, securityHeaders: apiSecurityHeaders() }));
+  app.get('/metrics', scrape);
+  app.use(notFound);
+  app.use(errorHandler(deps.logger));
+  return app;
 }

@@ -1,5 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import type { AuditConfig } from './audit/audit';
+import type { WebhookConfig } from './webhooks/webhooks';
+import { targetUrlProblem } from './webhooks/target';
 
 /**
  * The one place that reads the environment. Everything else receives a parsed `Config`.
@@ -181,6 +184,21 @@ const returnUrlPrefixes = optionalString.transform((s, ctx) => {
   return prefixes.map((p) => new URL(p).toString());
 });
 
+/** Browser origins allowed to call POST /mcp: a comma-separated list of exact origins (scheme://host[:port]). */
+const origins = optionalString.transform((s, ctx) => {
+  const list = (s ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+  for (const o of list) {
+    let u: URL | undefined;
+    try {
+      u = new URL(o);
+    } catch {
+      u = undefined;
+    }
+    if (!u || u.origin !== o) ctx.addIssue({ code: 'custom', message: `"${o}" is not an origin (scheme://host[:port], no path)` });
+  }
+  return list;
+});
+
 /** `on`/`off` switches (also true/false, 1/0, yes/no). */
 const onOff = (def: boolean) =>
   optionalString.transform((s, ctx) => {
@@ -242,6 +260,20 @@ const envSchema = z.object({
   HUB_REDIS_PROBE_INTERVAL_MS: integer(1_000, 100, 60_000).describe(
     'How often Redis is PINGed: a heartbeat while it answers, a reconnection check while it does not (ms).',
   ),
+  HUB_METRICS: onOff(true).describe('Prometheus metrics (`GET /metrics`, or on `HUB_METRICS_PORT`); `off` records nothing and serves no `/metrics`.'),
+  HUB_METRICS_PORT: integer(undefined, 0, 65535).describe(
+    'Serve `/metrics` on this port (its own listener, on `HUB_HOST`) instead of the API port; unset = `GET /metrics` on the API port.',
+  ),
+  HUB_METRICS_TOKEN: optionalString
+    .refine((s) => s === undefined || s.length >= 16, 'must be at least 16 characters')
+    .describe('When set, `/metrics` requires `Authorization: Bearer <token>` (compared in constant time; scrubbed from logs).'),
+  HUB_METRICS_CONNECTIONS_TTL_S: integer(30, 1, 3600).describe('How long the `hub_connections` gauge reuses its count from the database (s): scrapes never load the store.'),
+  OTEL_SDK_DISABLED: onOff(false).describe('OpenTelemetry\'s standard switch: `true` keeps the tracing SDK off whatever else is set.'),
+  OTEL_TRACES_EXPORTER: optionalString.describe(
+    'OpenTelemetry\'s standard exporter choice (`otlp`, `console`, `none`): set (and not `none`), it starts the tracing SDK; the SDK reads the other `OTEL_*` variables itself.',
+  ),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.describe('OTLP collector endpoint (standard): set, it starts the tracing SDK with the OTLP exporter.'),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalString.describe('OTLP endpoint for traces only (standard): set, it starts the tracing SDK with the OTLP exporter.'),
   HUB_TRUST_PROXY: trustProxy.describe('Express `trust proxy` setting behind a load balancer: `true`, a hop count, or addresses (`loopback, 10.0.0.0/8`).'),
   HUB_GOOGLE_CLIENT_ID: optionalString.describe('The Hub\'s Google OAuth client id (required with `NODE_ENV=production`).'),
   HUB_GOOGLE_CLIENT_SECRET: optionalString.describe('The Hub\'s Google OAuth client secret (required with `NODE_ENV=production`; scrubbed from logs).'),
@@ -287,6 +319,9 @@ const envSchema = z.object({
       return costs;
     })
     .describe('Per-tool costs overriding the read/write cost: `tool_name=points,...`.'),
+  HUB_PROCESSES: integer(1, 1, 256).describe(
+    'Hub processes on this machine (node:cluster, one per core: `nproc`), sharing the port; more than 1 needs DATABASE_URL and REDIS_URL (embedded PGlite is one process\'s). Limits without Redis count each process as a replica.',
+  ),
   HUB_REPLICAS: integer(1, 1, 1000).describe(
     'Replicas sharing the limits: when Redis is unreachable each replica\'s in-memory limiter allows 1/HUB_REPLICAS of every limit.',
   ),
@@ -343,6 +378,9 @@ const envSchema = z.object({
   HUB_ADMIN_JWT_MAX_TTL_S: integer(30 * 86_400, 60, 366 * 86_400).describe(
     'Longest lifetime (exp - iat, seconds) an admin token may declare; tokens without iat, or claiming more, are refused.',
   ),
+  HUB_CONSOLE_SIGN_IN_TTL_S: integer(600, 30, 600).describe('Lifetime (seconds, at most 600) of a one-time admin console sign-in link (`npm run admin-login`).'),
+  HUB_CONSOLE_IDLE_TIMEOUT_S: integer(1800, 60, 86_400).describe('An admin console session ends after this many seconds without a request.'),
+  HUB_CONSOLE_SESSION_MAX_S: integer(43_200, 300, 7 * 86_400).describe('Absolute lifetime (seconds) of an admin console session, however active.'),
   HUB_CONNECT_LINK_TTL_S: integer(3600, 60, 7 * 86_400).describe('Lifetime (seconds) of a connect link an admin makes (`POST /api/admin/connect-links`).'),
   HUB_SETUP_URL_TTL_S: integer(900, 60, 86_400).describe(
     'Lifetime (seconds) of the connect links the Hub hands to agents as setup_url; shorter than admin links because they travel through agents, transcripts and chats.',
@@ -363,6 +401,55 @@ const envSchema = z.object({
   HUB_REFRESH_LOCK_TTL_MS: integer(15_000, 1000, 120_000).describe('Lifetime of the cross-replica token-refresh lock in Redis.'),
   HUB_CREDENTIAL_CACHE_TTL_MS: integer(5_000, 0, 300_000).describe(
     'In-process cache of credential lookups (`0` = off); refresh, connect and disconnect invalidate it on every replica.',
+  ),
+  HUB_MCP_ALLOWED_ORIGINS: origins
+    .meta({ defaultText: 'the origin of `HUB_PUBLIC_URL`' })
+    .describe(
+      'Comma-separated browser origins that may call `POST /mcp`; a request carrying any other `Origin` header is refused with 403 (DNS-rebinding protection). Requests without `Origin` (servers, CLIs) are not affected.',
+    ),
+  HUB_AUDIT: onOff(true).describe(
+    'The audit trail: a receipt per execute call and a row per connection event. `off` records none (the retention purge still runs); for measuring its cost, or a Hub whose calls must leave no record.',
+  ),
+  HUB_AUDIT_PAYLOADS: optionalString
+    .pipe(z.enum(['none', 'redacted', 'full']).optional())
+    .transform((s) => s ?? 'redacted')
+    .describe(
+      'What audit receipts keep of inputs and results: `none`, `redacted` (shape kept, strings as length + keyed hash, message subjects and bodies as length only) or `full`; tokens never.',
+    ),
+  HUB_AUDIT_RETENTION_DAYS: integer(30, 1, 3650).describe('Days audit receipts, connection events and webhook deliveries are kept; older rows are purged in small batches.'),
+  HUB_AUDIT_BUFFER_MAX: integer(10_000, 100, 1_000_000).describe(
+    'Audit rows one replica holds in memory while the database is slow or away; beyond it new rows are dropped (counted, warned).',
+  ),
+  HUB_AUDIT_FLUSH_MS: integer(250, 10, 60_000).describe('How often queued audit rows are written (a full batch of 200 is written at once).'),
+  HUB_AUDIT_RETRY_S: integer(300, 1, 86_400).describe('How long queued audit rows wait out a database outage (retried with backoff) before they are dropped.'),
+  HUB_AUDIT_PURGE_INTERVAL_S: integer(3600, 10, 86_400).describe('How often the retention purge runs.'),
+  HUB_WEBHOOK_URL: optionalString.describe(
+    'Receiver of every customer\'s connection webhooks (connection.connected, .insufficient_scopes, .expired, .disconnected); customers can add their own through the admin API.',
+  ),
+  HUB_WEBHOOK_SECRETS: optionalString
+    .transform((raw, ctx) => {
+      const secrets = (raw ?? '').split(',').map((x) => x.trim()).filter((x) => x !== '');
+      secrets.forEach((x, i) => {
+        if (x.length < MIN_SECRET_LENGTH) ctx.addIssue({ code: 'custom', message: `secret #${i + 1} is ${x.length} characters; at least ${MIN_SECRET_LENGTH} required` });
+      });
+      return secrets;
+    })
+    .describe('Comma-separated secrets signing the webhooks sent to `HUB_WEBHOOK_URL`; each listed secret signs (two during a rotation). Required with `HUB_WEBHOOK_URL`.'),
+  HUB_WEBHOOK_ALLOW_PRIVATE: onOff(false).describe(
+    'Allow webhook targets over http and on private, loopback or link-local addresses (tests, private networks); off, such targets are refused.',
+  ),
+  HUB_WEBHOOK_TIMEOUT_MS: integer(5_000, 100, 60_000).describe('Longest one webhook delivery may take; no answer by then is a failed attempt.'),
+  HUB_WEBHOOK_MAX_ATTEMPTS: integer(12, 1, 100).describe('Delivery attempts per webhook before it is marked failed.'),
+  HUB_WEBHOOK_RETRY_BASE_MS: integer(5_000, 10, 3_600_000).describe('Wait before the second delivery attempt; it doubles with each attempt (jittered, at most an hour).'),
+  HUB_WEBHOOK_POLL_MS: integer(1_000, 10, 60_000).describe('How often each replica looks for webhooks due for delivery.'),
+  HUB_WEBHOOK_SECRET_OVERLAP_S: integer(86_400, 0, 30 * 86_400).describe(
+    'After a customer rotates its webhook secret, how long the previous secret keeps signing alongside the new one.',
+  ),
+  HUB_ACCESS_CACHE_TTL_MS: integer(30_000, 1_000, 600_000).describe(
+    'Longest a replica trusts its in-memory copy of service keys and policies without re-reading them; changes reach every replica at once through Redis, this bounds staleness when an event is lost.',
+  ),
+  HUB_CONVERSATION_BUDGET_TTL_S: integer(86_400, 60, 2_592_000).describe(
+    'A conversation\'s tool-call count (policy `max_tool_calls_per_conversation`) is forgotten after this many seconds without a call.',
   ),
   HUB_GOOGLE_PUBLISHING_STATUS: optionalString
     .pipe(z.enum(['production', 'testing']).optional())
@@ -399,6 +486,8 @@ export interface Config {
   database: { kind: 'postgres'; url: string; poolMax: number } | { kind: 'pglite'; dataDir: string };
   /** Apply pending migrations at start (else only check that none is pending: a separate `migrate` step runs them). */
   migrateOnStart: boolean;
+  /** Processes serving on this machine (node:cluster; src/cluster.ts): 1 = this process serves itself. */
+  processes: number;
   redisUrl: string | undefined;
   /** Heartbeat and reconnection check of the Redis breaker. */
   redisProbeIntervalMs: number;
@@ -408,16 +497,24 @@ export interface Config {
   /** How long readiness fails before the listener closes, so load balancers stop sending first. */
   shutdownGraceMs: number;
   trustProxy: boolean | number | string;
+  observability: ObservabilityConfig;
   rateLimit: RateLimitConfig;
   upstream: UpstreamConfig;
   idempotency: { ttlS: number };
+  audit: AuditConfig;
+  webhooks: WebhookConfig;
   /** What shapes tool results: the longest message body returned (characters; longer is cut, flagged truncated). */
   tools: { maxBodyChars: number; sendVerifyMaxMessages: number };
   /** HTML mail → text in worker threads, within a time budget. */
   html: HtmlConversionConfig;
   admin: AdminAuthConfig;
+  console: ConsoleConfig;
   connect: ConnectConfig;
   tokens: TokenLifecycleConfig;
+  /** The MCP endpoint: browser origins allowed to call it (its public origin when not configured). */
+  mcp: { allowedOrigins: string[] };
+  /** Service keys and policies (src/access). */
+  access: { cacheTtlMs: number; conversationTtlS: number };
   google: {
     clientId: string | undefined;
     clientSecret: string | undefined;
@@ -427,6 +524,18 @@ export interface Config {
     /** The OAuth app's publishing status at Google: in "testing" every grant ends 7 days after consent. */
     publishingStatus: 'production' | 'testing';
   };
+}
+
+export interface ObservabilityConfig {
+  /** Prometheus metrics recorded and served. */
+  metrics: boolean;
+  /** A separate listener for /metrics; undefined = on the API port. */
+  metricsPort: number | undefined;
+  /** Bearer token /metrics requires; undefined = open (keep the port private). */
+  metricsToken: string | undefined;
+  connectionsTtlMs: number;
+  /** The OTEL_* variables ask for a trace exporter: main.ts starts the OpenTelemetry SDK. */
+  tracingSdk: boolean;
 }
 
 export interface HtmlConversionConfig {
@@ -505,6 +614,13 @@ export interface AdminAuthConfig {
   maxTtlS: number;
 }
 
+/** The admin console's sign-in links and sessions. */
+export interface ConsoleConfig {
+  signInTtlS: number;
+  idleTimeoutS: number;
+  sessionMaxS: number;
+}
+
 export interface ConnectConfig {
   /** Lifetime of a connect link an admin makes (POST /api/admin/connect-links). */
   linkTtlS: number;
@@ -572,6 +688,12 @@ export function loadAdminTokenConfig(env: Record<string, string | undefined>): {
   return { admin: adminAuth(e), dataDir: e.HUB_DATA_DIR };
 }
 
+/** For `npm run admin-login`: what a sign-in link is built and signed with (the Hub's public URL, its encryption keys). */
+export function loadSignInConfig(env: Record<string, string | undefined>): { publicUrl: string; encryptionKeys: EncryptionKey[]; ttlS: number } {
+  const e = parseEnv(envSchema.pick({ HUB_PUBLIC_URL: true, HUB_ENCRYPTION_KEYS: true, HUB_CONSOLE_SIGN_IN_TTL_S: true }), env);
+  return { publicUrl: e.HUB_PUBLIC_URL, encryptionKeys: e.HUB_ENCRYPTION_KEYS, ttlS: e.HUB_CONSOLE_SIGN_IN_TTL_S };
+}
+
 /**
  * What a production start refuses (NODE_ENV=production, as the image sets it): embedded PGlite, whose data a
  * recreated container loses with every connection in it, and a missing Google OAuth client, without which every
@@ -589,6 +711,28 @@ function productionProblems(e: Env): string[] {
   for (const name of ['HUB_GOOGLE_CLIENT_ID', 'HUB_GOOGLE_CLIENT_SECRET'] as const) {
     if (!e[name]) problems.push(`${name}: required with NODE_ENV=production (without the Google OAuth client no customer can connect Google)`);
   }
+  return problems;
+}
+
+/**
+ * Several processes (HUB_PROCESSES) share what one process would keep to itself: the database (embedded PGlite
+ * is a single process's files) and, through Redis, limits, idempotency records and connection-cache invalidation.
+ */
+function processProblems(e: Env): string[] {
+  if (e.HUB_PROCESSES === 1) return [];
+  const problems: string[] = [];
+  if (!e.DATABASE_URL) problems.push(`HUB_PROCESSES: ${e.HUB_PROCESSES} processes need DATABASE_URL (PostgreSQL); embedded PGlite runs in one process only`);
+  if (!e.REDIS_URL) problems.push(`HUB_PROCESSES: ${e.HUB_PROCESSES} processes need REDIS_URL, which shares limits, idempotency records and connection changes between them`);
+  return problems;
+}
+
+/** The operator's webhook receiver: signed (a secret is required) and, unless allowed, https on a public host. */
+function webhookProblems(e: Env): string[] {
+  if (e.HUB_WEBHOOK_URL === undefined) return [];
+  const problems: string[] = [];
+  if (e.HUB_WEBHOOK_SECRETS.length === 0) problems.push('HUB_WEBHOOK_SECRETS: required with HUB_WEBHOOK_URL (webhooks are always signed)');
+  const problem = targetUrlProblem(e.HUB_WEBHOOK_URL, e.HUB_WEBHOOK_ALLOW_PRIVATE);
+  if (problem !== null) problems.push(`HUB_WEBHOOK_URL: ${problem}${e.HUB_WEBHOOK_ALLOW_PRIVATE ? '' : ' (HUB_WEBHOOK_ALLOW_PRIVATE=true allows http and private addresses)'}`);
   return problems;
 }
 
@@ -623,10 +767,18 @@ function lifecycleTimes(e: Pick<Env, 'HUB_SHUTDOWN_TIMEOUT_MS' | 'HUB_SHUTDOWN_G
   return { shutdownTimeoutMs, shutdownGraceMs: e.HUB_SHUTDOWN_GRACE_MS };
 }
 
+/** The standard OTEL_* variables ask for a trace exporter (and the SDK is not disabled): tracing costs nothing otherwise. */
+function tracingSdkRequested(e: Env): boolean {
+  if (e.OTEL_SDK_DISABLED) return false;
+  const exporters = (e.OTEL_TRACES_EXPORTER ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '' && s !== 'none');
+  if (exporters.length > 0) return true;
+  return e.OTEL_TRACES_EXPORTER === undefined && (e.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined);
+}
+
 /** Parses an environment-like record. Throws ConfigError naming every missing or invalid variable. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const e = parseEnv(envSchema, env);
-  const problems = productionProblems(e);
+  const problems = [...productionProblems(e), ...processProblems(e), ...webhookProblems(e)];
   if (problems.length > 0) throw new ConfigError(problems);
   const admin = adminAuth(e);
   return {
@@ -634,14 +786,23 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     port: e.HUB_PORT,
     host: e.HUB_HOST,
     publicUrl: e.HUB_PUBLIC_URL,
+    mcp: { allowedOrigins: e.HUB_MCP_ALLOWED_ORIGINS.length > 0 ? e.HUB_MCP_ALLOWED_ORIGINS : [new URL(e.HUB_PUBLIC_URL).origin] },
     serviceSecrets: e.HUB_SERVICE_SECRETS,
     encryptionKeys: e.HUB_ENCRYPTION_KEYS,
     database: databaseOf(e),
     migrateOnStart: e.HUB_MIGRATE_ON_START,
+    processes: e.HUB_PROCESSES,
     redisUrl: e.REDIS_URL,
     redisProbeIntervalMs: e.HUB_REDIS_PROBE_INTERVAL_MS,
     logLevel: e.LOG_LEVEL,
     trustProxy: e.HUB_TRUST_PROXY,
+    observability: {
+      metrics: e.HUB_METRICS,
+      metricsPort: e.HUB_METRICS_PORT,
+      metricsToken: e.HUB_METRICS_TOKEN,
+      connectionsTtlMs: e.HUB_METRICS_CONNECTIONS_TTL_S * 1000,
+      tracingSdk: tracingSdkRequested(e),
+    },
     rateLimit: {
       windowS: e.HUB_RATE_LIMIT_WINDOW_S,
       customerPoints: e.HUB_RATE_LIMIT_CUSTOMER_POINTS,
@@ -651,7 +812,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       readCost: e.HUB_RATE_LIMIT_READ_COST,
       writeCost: e.HUB_RATE_LIMIT_WRITE_COST,
       toolCosts: e.HUB_RATE_LIMIT_TOOL_COSTS,
-      replicas: e.HUB_REPLICAS,
+      replicas: e.HUB_REPLICAS * e.HUB_PROCESSES,
     },
     upstream: {
       toolDeadlineMs: e.HUB_TOOL_DEADLINE_MS,
@@ -674,13 +835,33 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         quotaCosts: e.HUB_GMAIL_QUOTA_COSTS,
       },
       calendarQuotaCooldownMs: e.HUB_CALENDAR_QUOTA_COOLDOWN_S * 1000,
-      replicas: e.HUB_REPLICAS,
+      replicas: e.HUB_REPLICAS * e.HUB_PROCESSES,
       redisTimeoutMs: e.HUB_RATE_LIMIT_REDIS_TIMEOUT_MS,
     },
     idempotency: { ttlS: e.HUB_IDEMPOTENCY_TTL_S },
+    audit: {
+      enabled: e.HUB_AUDIT,
+      payloads: e.HUB_AUDIT_PAYLOADS,
+      retentionDays: e.HUB_AUDIT_RETENTION_DAYS,
+      bufferMax: e.HUB_AUDIT_BUFFER_MAX,
+      flushIntervalMs: e.HUB_AUDIT_FLUSH_MS,
+      retryForS: e.HUB_AUDIT_RETRY_S,
+      purgeIntervalS: e.HUB_AUDIT_PURGE_INTERVAL_S,
+    },
+    webhooks: {
+      url: e.HUB_WEBHOOK_URL,
+      secrets: e.HUB_WEBHOOK_SECRETS,
+      allowPrivate: e.HUB_WEBHOOK_ALLOW_PRIVATE,
+      timeoutMs: e.HUB_WEBHOOK_TIMEOUT_MS,
+      maxAttempts: e.HUB_WEBHOOK_MAX_ATTEMPTS,
+      retryBaseMs: e.HUB_WEBHOOK_RETRY_BASE_MS,
+      pollIntervalMs: e.HUB_WEBHOOK_POLL_MS,
+      secretOverlapS: e.HUB_WEBHOOK_SECRET_OVERLAP_S,
+    },
     tools: { maxBodyChars: e.HUB_MAX_BODY_CHARS, sendVerifyMaxMessages: e.HUB_SEND_VERIFY_MAX_MESSAGES },
     html: { workers: e.HUB_HTML_WORKERS, taskTimeoutMs: e.HUB_HTML_TIMEOUT_MS, callBudgetMs: e.HUB_HTML_BUDGET_MS },
     admin,
+    console: { signInTtlS: e.HUB_CONSOLE_SIGN_IN_TTL_S, idleTimeoutS: e.HUB_CONSOLE_IDLE_TIMEOUT_S, sessionMaxS: e.HUB_CONSOLE_SESSION_MAX_S },
     connect: {
       linkTtlS: e.HUB_CONNECT_LINK_TTL_S,
       setupUrlTtlS: e.HUB_SETUP_URL_TTL_S,
@@ -694,6 +875,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       refreshLockTtlMs: e.HUB_REFRESH_LOCK_TTL_MS,
       credentialCacheTtlMs: e.HUB_CREDENTIAL_CACHE_TTL_MS,
     },
+    access: { cacheTtlMs: e.HUB_ACCESS_CACHE_TTL_MS, conversationTtlS: e.HUB_CONVERSATION_BUDGET_TTL_S },
     google: {
       clientId: e.HUB_GOOGLE_CLIENT_ID,
       clientSecret: e.HUB_GOOGLE_CLIENT_SECRET,

@@ -9,7 +9,8 @@ import { IN_MEMORY } from './store/pglite';
  * every script from the project directory).
  */
 
-export type DemoSecrets = Partial<Record<'HUB_SERVICE_SECRETS' | 'HUB_ENCRYPTION_KEYS' | 'HUB_ADMIN_JWT_SECRET', string>>;
+/** HUB_PUBLIC_URL is no secret: it is kept so `npm run admin-login` builds sign-in links the running demo answers. */
+export type DemoSecrets = Partial<Record<'HUB_SERVICE_SECRETS' | 'HUB_ENCRYPTION_KEYS' | 'HUB_ADMIN_JWT_SECRET' | 'HUB_PUBLIC_URL', string>>;
 
 /** The secrets file of a data directory; none for an in-memory database (nothing of it outlives the process). */
 export const secretsFileIn = (dataDir: string): string | undefined => (dataDir === IN_MEMORY ? undefined : join(dataDir, 'demo-secrets.json'));
@@ -26,7 +27,7 @@ export function readDemoSecrets(file: string): DemoSecrets {
   }
   if (typeof saved !== 'object' || saved === null) return {};
   const out: DemoSecrets = {};
-  for (const name of ['HUB_SERVICE_SECRETS', 'HUB_ENCRYPTION_KEYS', 'HUB_ADMIN_JWT_SECRET'] as const) {
+  for (const name of ['HUB_SERVICE_SECRETS', 'HUB_ENCRYPTION_KEYS', 'HUB_ADMIN_JWT_SECRET', 'HUB_PUBLIC_URL'] as const) {
     const value = (saved as Record<string, unknown>)[name];
     if (typeof value === 'string') out[name] = value;
   }

@@ -6,6 +6,7 @@ import { type DemoSecrets, readDemoSecrets, saveDemoSecrets, secretsFileIn } fro
 import { mintAdminToken } from './cli/admin-token';
 import { type Config, type DemoConfig, SANDBOX_DEFAULT_CLIENT, loadConfigOrExit, loadDemoConfig, loadSandboxConfig, processEnv } from './config';
 import { createConnectLinks } from './integrations/connect-links';
+import { createSignInLinks } from './console/sign-in-links';
 import { type RunningSandbox, createSandbox } from './sandbox/app';
 import { DEMO_ACCOUNTS, demoAccounts } from './sandbox/demo-data';
 import type { World } from './sandbox/world';
@@ -55,7 +56,10 @@ function demoEnvironment(env: Record<string, string | undefined>, demo: DemoConf
     // The admin API's key (npm run admin-token reads it back from the secrets file); not when RS256 is configured.
     ...(env.HUB_ADMIN_JWT_PUBLIC_KEY?.trim() ? {} : { HUB_ADMIN_JWT_SECRET: fill('HUB_ADMIN_JWT_SECRET', () => randomBytes(32).toString('hex')) }),
   };
-  if (secretsFile && Object.keys(generated).length > 0) saveDemoSecrets(secretsFile, generated, process.cwd());
+  // The public URL rides along (no secret) so `npm run admin-login` signs links for the address this demo answers.
+  if (secretsFile && (Object.keys(generated).length > 0 || saved.HUB_PUBLIC_URL !== merged.HUB_PUBLIC_URL)) {
+    saveDemoSecrets(secretsFile, { ...generated, HUB_PUBLIC_URL: merged.HUB_PUBLIC_URL }, process.cwd());
+  }
   return { merged, generated, reused, secretsFile };
 }
 
@@ -134,6 +138,9 @@ async function main() {
     `Database: ${config.database.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.database.dataDir}`}; ` +
       `Redis: ${config.redisUrl ? 'REDIS_URL' : 'not configured'}. Listening on ${config.host} (DEMO_HOST=${demo.host}).`,
   );
+  const signIn = createSignInLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys }).create({ kind: 'admin' }, config.console.signInTtlS);
+  notes.push(`Admin console: ${signIn.url}`);
+  notes.push(`  (a one-time sign-in link, valid ${Math.round(config.console.signInTtlS / 60)} minutes; \`npm run admin-login -- --admin\` prints another)`);
   const links = createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: { admin: config.connect.linkTtlS, setup: config.connect.setupUrlTtlS } });
   const runId = randomBytes(4).toString('hex');
   const lines = demoLines({

@@ -16,11 +16,15 @@ export const ERROR_CODES = [
   'VALIDATION_ERROR',
   'UNAUTHORIZED',
   'FORBIDDEN',
+  /** A rule of the Hub's own refused the call (seed 003 §5.1 Policy Guard, §7.2 blocked tool versions). */
+  'POLICY_DENIED',
   'RESOURCE_NOT_FOUND',
   'CONFLICT',
   'PAYLOAD_TOO_LARGE',
   'INTERNAL_ERROR',
   'SERVICE_UNAVAILABLE',
+  'PRECONDITION_FAILED',
+  'PRECONDITION_REQUIRED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -35,14 +39,19 @@ export function codeToStatus(code: ErrorCode): number {
       return 401;
     case 'INTEGRATION_PERMISSION_DENIED':
     case 'FORBIDDEN':
+    case 'POLICY_DENIED':
       return 403;
     case 'TOOL_NOT_FOUND':
     case 'RESOURCE_NOT_FOUND':
       return 404;
     case 'CONFLICT':
       return 409;
+    case 'PRECONDITION_FAILED':
+      return 412;
     case 'PAYLOAD_TOO_LARGE':
       return 413;
+    case 'PRECONDITION_REQUIRED':
+      return 428;
     case 'RATE_LIMITED':
       return 429;
     case 'INTERNAL_ERROR':
@@ -75,10 +84,13 @@ export function defaultRetryable(code: ErrorCode): boolean {
     case 'VALIDATION_ERROR':
     case 'UNAUTHORIZED':
     case 'FORBIDDEN':
+    case 'POLICY_DENIED':
     case 'RESOURCE_NOT_FOUND':
     case 'CONFLICT':
     case 'PAYLOAD_TOO_LARGE':
     case 'INTERNAL_ERROR':
+    case 'PRECONDITION_FAILED':
+    case 'PRECONDITION_REQUIRED':
       return false;
     default: {
       const unreachable: never = code;

@@ -8,7 +8,7 @@ export type { Logger };
  * Secrets must never reach a log line. Two layers:
  *  1. pino's path redaction for the places we know carry credentials (headers, token fields);
  *  2. a last-line scrub of every serialized line: any JSON field whose name contains token/secret/password/
- *     authorization/cookie, any `Bearer …`/`ServiceSecret …` credential, Google token shapes, and the literal
+ *     authorization/cookie, any `Bearer …`/`ServiceSecret …` credential, Google token shapes, service keys, and the literal
  *     values of the configured secrets. Layer 2 catches what layer 1 cannot name in advance (an upstream error
  *     object that embeds request headers, a child binding, a message string).
  */
@@ -32,7 +32,7 @@ const REDACT_PATHS = [
 ];
 
 // Quick pre-check so the common line (no sensitive words at all) costs one regex test.
-const SUSPICIOUS = /token|secret|passw|authoriz|cookie|bearer|ya29\.|1\/\/|verifier/i;
+const SUSPICIOUS = /token|secret|passw|authoriz|cookie|bearer|ya29\.|1\/\/|verifier|hub_sk_/i;
 /** A JSON field whose name contains one of these has its whole value replaced. */
 const SENSITIVE_KEY_WORDS = ['token', 'secret', 'passw', 'authoriz', 'cookie', 'verifier'];
 // Each pattern is linear: a fixed word, then one character class that the next token cannot extend.
@@ -40,6 +40,7 @@ const SCHEME_CREDENTIAL = /\b(Bearer|ServiceSecret|Basic)\s+[A-Za-z0-9._~+/=-]+/
 const TOKEN_SHAPES = [
   /\bya29\.[A-Za-z0-9._-]+/g, // Google access tokens
   /\b1\/\/[A-Za-z0-9._-]{10,}/g, // Google refresh tokens
+  /\bhub_sk_[A-Za-z0-9_-]+/g, // the Hub's own service keys (src/access)
 ];
 
 const QUOTE = 0x22;

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
 import { type HubApp, createApp } from './app';
 import { type CredentialEvents, openCredentialEvents } from './integrations/credential-events';
+import { type AccessEvents, openAccessEvents } from './access/access-events';
 import type { Config } from './config';
 import type { Db } from './store/db';
 import { type Logger, createLogger } from './logger';
@@ -10,11 +11,14 @@ import { migrate, pendingMigrations } from './store/migrate';
 import { openDatabase } from './store/open';
 import { openRedis } from './store/redis';
 import type { AnyTool } from './tools/types';
+import type { Tracer } from '@opentelemetry/api';
 
 export interface RunningHub extends HubApp {
   url: string;
   port: number;
   server: Server;
+  /** The metrics listener (HUB_METRICS_PORT), when /metrics has its own port. */
+  metricsServer?: { server: Server; port: number };
   logger: Logger;
   /**
    * Graceful stop: readiness off while still serving for the grace period (load balancers drain), then stop
@@ -26,6 +30,10 @@ export interface RunningHub extends HubApp {
 export interface StartOptions {
   logger?: Logger;
   tools?: readonly AnyTool[];
+  /** The OpenTelemetry SDK's tracer, when main.ts started the SDK. */
+  tracer?: Tracer;
+  /** Last step of a graceful stop (main.ts: flush the SDK's last spans). */
+  onClose?: () => Promise<void>;
 }
 
 /** Secrets the logger must never print, whatever path they take into a log line. */
@@ -34,6 +42,8 @@ export const secretLiterals = (config: Config) => [
   ...config.encryptionKeys.map((k) => k.key.toString('base64')),
   ...(config.google.clientSecret ? [config.google.clientSecret] : []),
   ...(config.admin.key?.algorithm === 'HS256' ? [config.admin.key.secret] : []),
+  ...(config.observability.metricsToken ? [config.observability.metricsToken] : []),
+  ...config.webhooks.secrets,
 ];
 
 export async function startHub(config: Config, options: StartOptions = {}): Promise<RunningHub> {
@@ -41,20 +51,26 @@ export async function startHub(config: Config, options: StartOptions = {}): Prom
   const db = await openDatabase(config.database, logger);
   let redis: Redis | null = null;
   let credentialEvents: CredentialEvents | undefined;
+  let accessEvents: AccessEvents | undefined;
   const releasePools = async () => {
     await credentialEvents?.close();
+    await accessEvents?.close();
     await redis?.quit().catch(() => redis?.disconnect());
     await db.close();
   };
 
   let hub: HubApp;
   const server = createServer();
+  let metricsServer: Server | undefined;
   try {
     await prepareSchema(db, config, logger);
     redis = config.redisUrl ? await openRedis(config.redisUrl, logger) : null;
     credentialEvents = redis ? await openCredentialEvents(redis, logger) : undefined;
-    hub = createApp({ config, logger, db, redis, tools: options.tools, ...(credentialEvents ? { credentialEvents } : {}) });
+    accessEvents = redis ? await openAccessEvents(redis, logger) : undefined;
+    hub = createApp({ config, logger, db, redis, tools: options.tools, ...(credentialEvents ? { credentialEvents } : {}), ...(accessEvents ? { accessEvents } : {}), ...(options.tracer ? { tracer: options.tracer } : {}) });
     await warnAboutUnknownKeys(hub, config, logger);
+    // The audit key, so the first calls' access lines carry their call_id (a failure is logged; receipts wait).
+    await hub.audit.ready().catch(() => {});
     server.on('request', hub.app);
     server.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts (60 s), so they close first
     server.headersTimeout = 66_000;
@@ -63,13 +79,24 @@ export async function startHub(config: Config, options: StartOptions = {}): Prom
       server.once('error', (err) => reject(explainListenError(err, 'HUB_PORT')));
       server.listen(config.port, config.host, () => resolve());
     });
+    if (hub.metricsApp) {
+      const listener = createServer(hub.metricsApp);
+      metricsServer = listener;
+      await new Promise<void>((resolve, reject) => {
+        listener.once('error', (err) => reject(explainListenError(err, 'HUB_METRICS_PORT')));
+        listener.listen(config.observability.metricsPort, config.host, () => resolve());
+      });
+    }
   } catch (err) {
+    server.close();
+    metricsServer?.close();
     await releasePools(); // a failed start (port taken, bad migration) leaves nothing open
     throw err;
   }
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
-  logger.info({ port, database: db.kind, redis: redis !== null }, 'hub listening');
+  const metricsPort = metricsServer ? (metricsServer.address() as AddressInfo).port : undefined;
+  logger.info({ port, database: db.kind, redis: redis !== null, ...(metricsPort !== undefined ? { metrics_port: metricsPort } : {}) }, 'hub listening');
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -93,13 +120,24 @@ export async function startHub(config: Config, options: StartOptions = {}): Prom
         await drained;
       }
       clearTimeout(timer);
+      if (metricsServer) {
+        const stopped = new Promise<void>((resolve) => metricsServer!.close(() => resolve()));
+        metricsServer.closeAllConnections(); // scrapes are short and idempotent: nothing to drain
+        await stopped;
+      }
       await hub.html.close();
+      // Requests have finished: what an outage left unrecorded goes to the store before its clients close.
+      await hub.idempotency.drain(Math.min(config.shutdownTimeoutMs, 5_000));
+      await hub.webhooks.close();
+      await hub.audit.close(); // flushes queued receipts while the database is still open
+      await hub.access.close().catch((err: unknown) => logger.warn({ err }, 'service keys: last use not recorded'));
       await releasePools();
+      await options.onClose?.().catch((err: unknown) => logger.warn({ err }, 'flushing traces at shutdown failed'));
       logger.info('hub stopped');
       logger.flush();
     })());
 
-  return { ...hub, url, port, server, logger, close };
+  return { ...hub, url, port, server, logger, close, ...(metricsServer && metricsPort !== undefined ? { metricsServer: { server: metricsServer, port: metricsPort } } : {}) };
 }
 
 /** For entry points: a SIGTERM or SIGINT closes the Hub gracefully, then the process exits (1 if closing failed). */

@@ -5,7 +5,13 @@ import { type HubError, hubError } from '../errors';
  * Who is calling the admin API, as its verified token says: an operator of the Hub (`role: "hub_admin"`, any
  * customer) or a customer's own backend (`customer_id`, that customer only).
  */
-export type AdminPrincipal = { kind: 'admin' } | { kind: 'customer'; customerId: string };
+export type AdminPrincipal = ({ kind: 'admin' } | { kind: 'customer'; customerId: string }) & {
+  /** The token's `sub` (who the person is), recorded in the audit trail for what they change. */
+  sub?: string;
+};
+
+/** Who did it, for the audit trail: the admin token's `sub`, or null when it named nobody. */
+export const actorOf = (principal: AdminPrincipal): string | null => principal.sub ?? null;
 
 /** Null when the principal may act on `customerId` (lower-case); else the FORBIDDEN error to answer with. */
 export function mayActOn(principal: AdminPrincipal, customerId: string): HubError | null {

@@ -64,9 +64,11 @@ export function createAdminTokenVerifier(
     if (typeof payload !== 'object' || payload === null) return { ok: false, problem: 'invalid' };
     const claims = payload as Record<string, unknown>;
     if (!withinLifetime(claims, settings.maxTtlS, now)) return { ok: false, problem: 'lifetime' };
-    if (claims.role === ADMIN_ROLE) return { ok: true, principal: { kind: 'admin' } };
+    // `sub` only names the person for the audit trail; it grants nothing. Bounded and printable, as it is stored.
+    const sub = typeof claims.sub === 'string' && /^[^\p{Cc}]{1,255}$/u.test(claims.sub) ? { sub: claims.sub } : {};
+    if (claims.role === ADMIN_ROLE) return { ok: true, principal: { kind: 'admin', ...sub } };
     if (typeof claims.customer_id === 'string' && UUID.test(claims.customer_id)) {
-      return { ok: true, principal: { kind: 'customer', customerId: claims.customer_id.toLowerCase() } };
+      return { ok: true, principal: { kind: 'customer', customerId: claims.customer_id.toLowerCase(), ...sub } };
     }
     return { ok: false, problem: 'no_access' };
   };

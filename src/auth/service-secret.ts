@@ -1,6 +1,8 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { HubFailure, hubError } from '../errors';
+import { SECRET_PRINCIPAL, type ServiceKeys } from '../access/service-keys';
+import { SERVICE_KEY_PREFIX } from '../access/service-key-store';
 
 const sha256 = (value: string) => hash('sha256', value, 'buffer');
 const SCHEME = /^ServiceSecret +([^\s]+) *$/i;
@@ -9,12 +11,15 @@ const SCHEME = /^ServiceSecret +([^\s]+) *$/i;
  * `Authorization: ServiceSecret <secret>` against HUB_SERVICE_SECRETS. Several secrets may be live at once so one
  * can be rotated without downtime. Comparing fixed-length digests with timingSafeEqual — and always against every
  * configured secret — keeps response time independent of how much of a guess was right and of which secret matched.
+ * A value that is none of them and has the service-key form is looked up among the scoped service keys made
+ * through the admin API (src/access/service-keys.ts: in memory, by digest). The caller is stored on
+ * res.locals.service: a configured secret may act for anyone, a key only within its scope.
  */
-export function serviceSecretAuth(secrets: readonly string[]): RequestHandler {
+export function serviceSecretAuth(secrets: readonly string[], keys?: ServiceKeys, now: () => number = Date.now): RequestHandler {
   const digests = secrets.map(sha256);
   const reject = (message: string) => new HubFailure(hubError('UNAUTHORIZED', message));
 
-  return (req, _res, next) => {
+  return (req, res, next) => {
     const header = req.headers.authorization;
     if (header === undefined || header === '') {
       next(reject('Missing Authorization header; send "Authorization: ServiceSecret <secret>"'));
@@ -28,10 +33,27 @@ export function serviceSecretAuth(secrets: readonly string[]): RequestHandler {
     const presented = sha256(match[1]!);
     let accepted = 0;
     for (const digest of digests) accepted |= timingSafeEqual(digest, presented) ? 1 : 0;
-    if (accepted === 0) {
+    if (accepted === 1) {
+      res.locals.service = SECRET_PRINCIPAL;
+      next();
+      return;
+    }
+    if (keys === undefined || !match[1]!.startsWith(SERVICE_KEY_PREFIX)) {
       next(reject('Invalid service secret'));
       return;
     }
-    next();
+    const accept = (key: Awaited<ReturnType<ServiceKeys['find']>>) => {
+      if (key === undefined) return next(reject('Invalid service secret'));
+      if (key.expiresAtMs !== null && key.expiresAtMs <= now()) return next(reject('This service key has expired'));
+      keys.used(key.id);
+      res.locals.service = { kind: 'key', key };
+      next();
+    };
+    const found = keys.find(presented.toString('hex'));
+    if (!(found instanceof Promise)) {
+      accept(found);
+      return;
+    }
+    found.then(accept, () => next(new HubFailure(hubError('SERVICE_UNAVAILABLE', 'Service keys cannot be read right now; retry shortly'))));
   };
 }

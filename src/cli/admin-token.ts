@@ -17,7 +17,8 @@ import { locateDemoSecrets, readDemoSecrets } from '../demo-secrets';
  */
 
 export const DEFAULT_TTL_S = 3600;
-export const MAX_TTL_S = 30 * 86_400;
+/** The most --ttl accepts before the configuration is read; the Hub's own HUB_ADMIN_JWT_MAX_TTL_S bounds it then. */
+export const MAX_TTL_S = 366 * 86_400;
 
 export type SigningKey = { algorithm: 'HS256'; secret: string } | { algorithm: 'RS256'; privateKey: string };
 
@@ -43,7 +44,7 @@ export function mintAdminToken(options: {
 const USAGE = `usage: npm run admin-token -- (--customer <uuid> | --admin) [--ttl <seconds>] [--private-key-file <path>]
   --customer <uuid>          a token that may act on this customer only
   --admin                    a token with role hub_admin (any customer)
-  --ttl <seconds>            lifetime, 1..${MAX_TTL_S} (30 days); default ${DEFAULT_TTL_S}
+  --ttl <seconds>            lifetime, 1..HUB_ADMIN_JWT_MAX_TTL_S (default 30 days); default ${DEFAULT_TTL_S}
   --private-key-file <path>  PEM private key; required when the Hub verifies RS256 (HUB_ADMIN_JWT_PUBLIC_KEY)`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -70,7 +71,7 @@ function parse(argv: string[]): { subject: AdminPrincipal; ttlS: number; private
   if ((values.customer === undefined) === (values.admin !== true)) throw new UsageError('give exactly one of --customer <uuid> or --admin');
   if (values.customer !== undefined && !UUID.test(values.customer)) throw new UsageError(`--customer must be a UUID, got "${values.customer}"`);
   const ttlS = values.ttl === undefined ? DEFAULT_TTL_S : Number(values.ttl);
-  if (!/^\d+$/.test(values.ttl ?? '1') || ttlS < 1 || ttlS > MAX_TTL_S) throw new UsageError(`--ttl must be whole seconds between 1 and ${MAX_TTL_S} (30 days)`);
+  if (!/^\d+$/.test(values.ttl ?? '1') || ttlS < 1 || ttlS > MAX_TTL_S) throw new UsageError(`--ttl must be whole seconds between 1 and ${MAX_TTL_S}`);
   const subject: AdminPrincipal = values.customer === undefined ? { kind: 'admin' } : { kind: 'customer', customerId: values.customer.toLowerCase() };
   return { subject, ttlS, privateKeyFile: values['private-key-file'] };
 }
@@ -118,6 +119,8 @@ export function runAdminTokenCli(
           `or run \`npm run demo\` first (it saves a generated secret; looked in ${demo?.looked})`,
       );
     }
+    // A token the Hub would refuse (exp - iat over its HUB_ADMIN_JWT_MAX_TTL_S) is worse than no token.
+    if (args.ttlS > admin.maxTtlS) throw new UsageError(`--ttl must be whole seconds between 1 and ${admin.maxTtlS} (HUB_ADMIN_JWT_MAX_TTL_S)`);
     const key = signingKey(admin, args.privateKeyFile);
     io.out(`${mintAdminToken({ key, issuer: admin.issuer, audience: admin.audience, subject: args.subject, ttlS: args.ttlS })}\n`);
     return 0;

@@ -1,3 +1,4 @@
+import type { ServicePrincipal } from '../access/service-keys';
 import type { AdminPrincipal } from '../auth/admin-access';
 import type { Logger } from '../logger';
 
@@ -13,8 +14,18 @@ export class RequestState {
   errorCode: string | undefined = undefined;
   /** Child logger bound to this request's ids; made on first use only (requestLogger). */
   log: Logger | undefined = undefined;
+  /** The caller of a tool call, once readable (routes/execute.ts): ids, not secrets, for the access line. */
+  customerId: string | undefined = undefined;
+  agentId: string | undefined = undefined;
+  userId: string | null | undefined = undefined;
+  /** The trace the call belongs to (the agent's traceparent, or the Hub's span when tracing is on). */
+  traceId: string | undefined = undefined;
+  /** The execute call's deterministic id (src/audit/call-id.ts), for the access line. */
+  callId: string | undefined = undefined;
   /** Who called the admin API, once its token is verified (auth/admin-jwt.ts). */
   admin: AdminPrincipal | undefined = undefined;
+  /** Who called the internal API: a configured service secret or a scoped service key (auth/service-secret.ts). */
+  service: ServicePrincipal | undefined = undefined;
   constructor(
     /** performance.now() when the request arrived. */
     public t0: number,

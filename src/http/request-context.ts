@@ -30,7 +30,8 @@ export function loggedUrl(url: string): string {
   return `${redacted.slice(0, MAX_LOGGED_URL_CHARS)}…[${redacted.length - MAX_LOGGED_URL_CHARS} more characters]`;
 }
 
-const QUIET_PATHS = new Set(['/healthz', '/readyz']);
+// Probes and Prometheus' scrapes (every few seconds each) would drown the access log.
+const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
  * The prelude of every request: start time, the Hub's request id, the id the caller will see (its own
@@ -56,8 +57,9 @@ export function requestContext(deps: {
 }
 
 /**
- * One line per answered request: ids, method, redacted (and length-capped) URL, status, duration, tool and error code. No headers
- * and no bodies are logged at all.
+ * One line per answered request: ids, method, redacted (and length-capped) URL, status, duration, tool and error
+ * code; for a tool call also who called (customer, agent, end user: ids, not secrets) and its trace id. No
+ * headers and no bodies are logged at all.
  */
 export function logAccess(res: Response): void {
   const l = res.locals;
@@ -72,6 +74,11 @@ export function logAccess(res: Response): void {
     duration_ms: Math.round(performance.now() - l.t0),
     tool: l.tool,
     error_code: l.errorCode,
+    customer_id: l.customerId,
+    agent_id: l.agentId,
+    user_id: l.userId,
+    trace_id: l.traceId,
+    call_id: l.callId,
   };
   if (res.statusCode >= 500) l.access.error(line, 'request failed');
   else l.access.info(line, 'request completed');

@@ -23,6 +23,13 @@ const MAX_ISSUE_TEXT = 200;
 
 const bounded = (text: string) => (text.length <= MAX_ISSUE_TEXT ? text : `${text.slice(0, MAX_ISSUE_TEXT)}…`);
 
+/**
+ * Options for every safeParse of caller input. zod words each issue as it builds the error, and its default
+ * message for unknown keys joins every key: 30,000 unknown keys cost ~4 ms of CPU for a sentence no answer uses
+ * (toIssues reports one `unknown field` per key, the first MAX_ISSUES of them).
+ */
+export const PARSE_OPTIONS = { error: (issue: { code?: string }) => (issue.code === 'unrecognized_keys' ? 'unknown fields' : undefined) };
+
 /** The issues to report, the first MAX_ISSUES of them (`truncated` when there were more). */
 export interface IssueList {
   issues: ValidationIssue[];
@@ -66,8 +73,8 @@ export function parseParamsAndQuery<P extends z.ZodType, Q extends z.ZodType>(
   req: { params: unknown; query: unknown },
   message: string,
 ): { ok: true; params: z.output<P>; query: z.output<Q> } | { ok: false; error: HubError } {
-  const p = schemas.params.safeParse(req.params);
-  const q = schemas.query.safeParse(req.query);
+  const p = schemas.params.safeParse(req.params, PARSE_OPTIONS);
+  const q = schemas.query.safeParse(req.query, PARSE_OPTIONS);
   if (p.success && q.success) return { ok: true, params: p.data, query: q.data };
   const pIssues = p.success ? { issues: [], truncated: false } : toIssues(p.error);
   const qIssues = q.success ? { issues: [], truncated: false } : toIssues(q.error, 'query');

@@ -13,6 +13,7 @@ import { type OAuthStates, type PendingConnect, digest } from './oauth-states';
 import { isAllowedReturnUrl } from './return-urls';
 import { missingScopes } from './scopes';
 import type { SetupTarget } from './setup-url';
+import type { OnConnectionEvent } from '../audit/connection-events';
 
 export type { Page } from './connect-pages';
 
@@ -71,6 +72,8 @@ export function createConnectFlow(deps: {
   returnUrlPrefixes: readonly string[];
   /** Drops cached lookups of a connection that was just replaced. */
   onCredentialChanged: (target: SetupTarget) => void;
+  /** Audit trail and webhooks (connected, reconnected, lacking scopes); must not block. */
+  onConnectionEvent?: OnConnectionEvent;
   logger: Logger;
 }): ConnectFlow {
   const { links, states, completions, oauth, store, logger } = deps;
@@ -227,6 +230,16 @@ export function createConnectFlow(deps: {
       const account = tokens.email ?? 'your Google account';
       const instead = stored.change === 'replaced' && stored.previous !== null ? ` instead of ${stored.previous}` : '';
       const missing = missingScopes(tokens.scopes, INTEGRATIONS[pending.integration].scopes);
+      deps.onConnectionEvent?.({
+        kind: stored.change === 'same' ? 'reconnected' : 'connected',
+        customerId: pending.customerId,
+        userId: pending.userId,
+        integration: pending.integration,
+        accountEmail: tokens.email,
+        actor: null, // the end user, through a connect link
+        missingScopes: missing.map(shortScope),
+        details: { link_id: pending.linkId, ...(stored.change === 'replaced' ? { previous_account: stored.previous } : {}) },
+      });
       if (missing.length === 0) {
         return finish(pending.returnUrl, pending.integration, 'connected', page(200, 'success', `${name} is connected`, `The Hub can now act for ${account}${instead}.`, 'You can close this window.'));
       }

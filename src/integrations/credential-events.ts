@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { Logger } from '../logger';
+import { type Broadcast, openBroadcast } from '../store/redis-broadcast';
 import { INTEGRATION_IDS, type IntegrationId } from './integrations';
 
 /**
@@ -17,13 +17,7 @@ export interface CredentialChange {
   integration: IntegrationId;
 }
 
-export interface CredentialEvents {
-  /** Tells the other replicas (fire and forget; a failure is logged, never thrown). */
-  publish(change: CredentialChange): void;
-  /** The local invalidation to run when another replica reports a change. */
-  onRemoteChange(handler: (change: CredentialChange) => void): void;
-  close(): Promise<void>;
-}
+export type CredentialEvents = Broadcast<CredentialChange>;
 
 export const CREDENTIAL_CHANNEL = 'hub:credentials:changed';
 
@@ -35,44 +29,12 @@ const messageSchema = z.strictObject({
   integration: z.enum(INTEGRATION_IDS),
 });
 
-export async function openCredentialEvents(redis: Redis, logger: Logger): Promise<CredentialEvents> {
-  const origin = randomUUID();
-  let handler: ((change: CredentialChange) => void) | undefined;
-  // Subscribing needs its own connection; it may queue SUBSCRIBE until connected and re-subscribes on reconnect.
-  const subscriber = redis.duplicate({ enableOfflineQueue: true, lazyConnect: true });
-  subscriber.on('error', (err) => logger.debug({ err }, 'credential events: redis subscriber error'));
-  subscriber.on('message', (channel: string, raw: string) => {
-    if (channel !== CREDENTIAL_CHANNEL) return;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw);
-    } catch {
-      parsed = undefined;
-    }
-    const message = messageSchema.safeParse(parsed);
-    if (!message.success) return logger.warn('credential events: ignored a malformed message');
-    if (message.data.origin === origin) return; // our own change: already applied locally
-    handler?.({ customerId: message.data.customer_id, userId: message.data.user_id, integration: message.data.integration });
+export const openCredentialEvents = (redis: Redis, logger: Logger): Promise<CredentialEvents> =>
+  openBroadcast(redis, logger, {
+    channel: CREDENTIAL_CHANNEL,
+    what: 'credential events',
+    fallback: 'caches fall back to their TTL',
+    schema: messageSchema,
+    encode: (c: CredentialChange) => ({ customer_id: c.customerId, user_id: c.userId, integration: c.integration }),
+    decode: (m) => ({ customerId: m.customer_id, userId: m.user_id, integration: m.integration }),
   });
-  try {
-    await subscriber.connect();
-    await subscriber.subscribe(CREDENTIAL_CHANNEL);
-  } catch (err) {
-    // Redis down at start: keep trying in the background (ioredis reconnects and re-subscribes).
-    logger.warn({ err }, 'credential events: not subscribed yet; caches fall back to their TTL until Redis answers');
-    void subscriber.subscribe(CREDENTIAL_CHANNEL).catch(() => {});
-  }
-
-  return {
-    publish(change) {
-      const message = JSON.stringify({ origin, customer_id: change.customerId, user_id: change.userId, integration: change.integration });
-      redis.publish(CREDENTIAL_CHANNEL, message).catch((err: unknown) => logger.warn({ err }, 'credential events: publish failed; other replicas rely on their cache TTL'));
-    },
-    onRemoteChange(h) {
-      handler = h;
-    },
-    async close() {
-      await subscriber.quit().catch(() => subscriber.disconnect());
-    },
-  };
-}

@@ -6,6 +6,7 @@ import { type FailureKind, classifyGoogleError } from '../upstream/classify';
 import { storeUnavailable } from './connections';
 import type { GoogleClients } from './google-clients';
 import type { IntegrationId } from './integrations';
+import type { OnConnectionEvent } from '../audit/connection-events';
 
 /**
  * Disconnecting an integration: revoke the grant at Google, then forget it. Revocation comes first so a
@@ -30,7 +31,8 @@ export interface DisconnectOutcome {
   revokeSkipped?: 'account_in_use';
 }
 
-export type Disconnect = (target: DisconnectTarget, log: Logger) => Promise<Result<DisconnectOutcome>>;
+/** `actor`: the admin token's `sub`, for the audit trail. */
+export type Disconnect = (target: DisconnectTarget, log: Logger, actor?: string | null) => Promise<Result<DisconnectOutcome>>;
 
 type Revocation = 'revoked' | 'refused' | HubError;
 
@@ -44,6 +46,8 @@ export function createDisconnect(deps: {
   timeoutMs: number;
   /** Called once a row is gone, so nothing keeps serving it from a cache. */
   onCredentialChanged: (target: DisconnectTarget) => void;
+  /** Audit trail and webhooks; must not block. */
+  onConnectionEvent?: OnConnectionEvent;
 }): Disconnect {
   const { store } = deps;
 
@@ -79,7 +83,7 @@ export function createDisconnect(deps: {
     }
   }
 
-  return async (target, log) => {
+  return async (target, log, actor = null) => {
     const { customerId, userId, integration } = target;
     const logged = { customer_id: customerId, integration, user_scoped: userId !== null };
     let record;
@@ -132,6 +136,7 @@ export function createDisconnect(deps: {
       return fail(storeUnavailable(err, log)); // revoked but kept: a retry finds invalid_token and deletes it
     }
     deps.onCredentialChanged(target);
+    deps.onConnectionEvent?.({ kind: 'disconnected', ...target, accountEmail: record.accountEmail, actor, details: { revoked_at_google: revokedAtGoogle } });
     log.info({ ...logged, revoked_at_google: revokedAtGoogle }, 'integration disconnected');
     return ok({ disconnected: true, revokedAtGoogle, ...(shared ? { revokeSkipped: 'account_in_use' as const } : {}) });
   };

@@ -1,7 +1,8 @@
 import { OAuth2Client } from 'google-auth-library';
-// Per-API entry points: importing the googleapis root loads all ~300 APIs (about 1.3 s at start-up).
-import { calendar_v3 } from 'googleapis/build/src/apis/calendar';
-import { gmail_v1 } from 'googleapis/build/src/apis/gmail';
+// Google's per-API packages (one API each, the same generated code googleapis ships): the monolithic googleapis
+// package held ~300 APIs (242 MB installed) for the two the Hub calls.
+import { calendar_v3 } from '@googleapis/calendar';
+import { gmail_v1 } from '@googleapis/gmail';
 import type { Config } from '../config';
 
 /**
@@ -21,6 +22,9 @@ export interface GoogleClients {
   gmail(auth: OAuth2Client): gmail_v1.Gmail;
 }
 
+/** Access-token clients kept (one per connection in use; a token lives an hour). */
+const CLIENTS_KEPT = 1000;
+
 export function createGoogleClients(google: Config['google']): GoogleClients {
   const { endpoints } = google;
   const oauth2 = (options: { redirectUri?: string; timeoutMs?: number } = {}) =>
@@ -38,14 +42,37 @@ export function createGoogleClients(google: Config['google']): GoogleClients {
         oauth2FederatedSignonJwkCertsUrl: endpoints.jwkCertsUrl,
       },
     });
+  // One client per access token, kept while the token is in use: building an OAuth2Client (and the API objects on
+  // it) per call was a tenth of the Hub's CPU per Google call. A client holding only an access token has no state
+  // a call changes (it cannot refresh), so concurrent calls share it. Bounded: the least recently used goes first.
+  const byToken = new Map<string, OAuth2Client>();
+  const apis = new WeakMap<OAuth2Client, { calendar?: calendar_v3.Calendar; gmail?: gmail_v1.Gmail }>();
+  const apisOf = (auth: OAuth2Client) => {
+    let entry = apis.get(auth);
+    if (!entry) apis.set(auth, (entry = {}));
+    return entry;
+  };
   return {
     oauth2,
     withAccessToken: (accessToken) => {
-      const client = oauth2();
-      client.setCredentials({ access_token: accessToken });
+      let client = byToken.get(accessToken);
+      if (client) {
+        byToken.delete(accessToken); // re-inserted below: Map order is recency
+      } else {
+        client = oauth2();
+        client.setCredentials({ access_token: accessToken });
+        if (byToken.size >= CLIENTS_KEPT) byToken.delete(byToken.keys().next().value!);
+      }
+      byToken.set(accessToken, client);
       return client;
     },
-    calendar: (auth) => new calendar_v3.Calendar({ auth, rootUrl: endpoints.calendarRootUrl }),
-    gmail: (auth) => new gmail_v1.Gmail({ auth, rootUrl: endpoints.gmailRootUrl }),
+    calendar: (auth) => {
+      const entry = apisOf(auth);
+      return (entry.calendar ??= new calendar_v3.Calendar({ auth, rootUrl: endpoints.calendarRootUrl }));
+    },
+    gmail: (auth) => {
+      const entry = apisOf(auth);
+      return (entry.gmail ??= new gmail_v1.Gmail({ auth, rootUrl: endpoints.gmailRootUrl }));
+    },
   };
 }

@@ -9,6 +9,9 @@ import { type GrantPolicy, grantExpiredError, grantPolicyFor, refusalReason } fr
 import { INTEGRATIONS } from './integrations';
 import { type RefreshLock, createRedisRefreshLock, localRefreshLock } from './refresh-lock';
 import { type RefreshOutcome, type TokenEndpoint, createTokenEndpoint } from './token-endpoint';
+import { type HubMetrics, noMetrics } from '../observability/metrics';
+import { type Tracing, spanOutcome, tracingOff } from '../observability/tracing';
+import type { OnConnectionEvent } from '../audit/connection-events';
 
 /**
  * Keeps a credential's access token usable: refreshes it when it expires within the skew (or when Google
@@ -50,6 +53,12 @@ export interface TokenRefresherDeps {
   grants: GrantPolicy;
   /** The longest one shared refresh may take, waits included (the tool deadline: no caller waits longer). */
   budgetMs: number;
+  /** Refreshes sent to Google, by result. */
+  metrics?: HubMetrics;
+  /** Spans: the refresh, and the wait for another replica's (the cross-replica lock). */
+  tracing?: Tracing;
+  /** Told when Google's refusal expired a connection (audit trail, webhooks); must not block. */
+  onConnectionEvent?: OnConnectionEvent;
 }
 
 const POLL_FIRST_MS = 25;
@@ -79,6 +88,8 @@ function untilAborted<T>(promise: Promise<Result<T>>, signal: AbortSignal): Prom
 export function createTokenRefresher(deps: TokenRefresherDeps): TokenRefresher {
   const { store, endpoint, lock, logger, tokens } = deps;
   const inflight = new Map<string, Promise<Result<Refreshed>>>();
+  const metrics = deps.metrics ?? noMetrics;
+  const tracing = deps.tracing ?? tracingOff;
 
   const needsRefresh = (record: CredentialRecord) =>
     record.sealed.access === null || (record.tokenExpiresAt !== null && record.tokenExpiresAt.getTime() - Date.now() <= tokens.refreshSkewS * 1000);
@@ -115,6 +126,7 @@ export function createTokenRefresher(deps: TokenRefresherDeps): TokenRefresher {
     const used = store.openTokens(current).refreshToken;
     if (used !== null) onRequest?.();
     const outcome: RefreshOutcome = used === null ? { kind: 'invalid_grant', cause: 'invalid_grant', description: 'no refresh token stored' } : await endpoint(used, signal);
+    if (used !== null) metrics.tokenRefresh(outcome.kind === 'refreshed' ? 'ok' : outcome.kind === 'invalid_grant' ? 'invalid_grant' : 'transient');
     switch (outcome.kind) {
       case 'refreshed':
         return persist(current, outcome);
@@ -124,6 +136,7 @@ export function createTokenRefresher(deps: TokenRefresherDeps): TokenRefresher {
           return settle(await store.getById(current.id), current, false) ?? fail(expired(current)); // a reconnect won
         }
         logger.warn({ credential_id: current.id, integration: current.integration, reason, google_error: outcome.description }, 'Google refused the refresh token; connection marked expired');
+        deps.onConnectionEvent?.({ kind: 'expired', customerId: current.customerId, userId: current.userId, integration: current.integration, accountEmail: current.accountEmail, actor: null, details: { reason, cause: outcome.cause } });
         return fail(grantExpiredError(current.integration, reason));
       }
       case 'failed':
@@ -158,12 +171,14 @@ export function createTokenRefresher(deps: TokenRefresherDeps): TokenRefresher {
         }
       }
       // Another replica is refreshing: give it a moment, then use what it persisted (or try the lock again).
-      try {
-        await sleep(wait, undefined, { signal });
-      } catch {
-        return fail(tooSlow());
-      }
-      const settled = settle(await store.getById(seen.id), seen, force);
+      const settled = await tracing.inSpan('hub.token_refresh.lock_wait', async () => {
+        try {
+          await sleep(wait, undefined, { signal });
+        } catch {
+          return fail(tooSlow());
+        }
+        return settle(await store.getById(seen.id), seen, force);
+      });
       if (settled) return settled;
     }
   }
@@ -173,7 +188,13 @@ export function createTokenRefresher(deps: TokenRefresherDeps): TokenRefresher {
     refresh(record, { force, signal, onRequest }) {
       let flight = inflight.get(record.id);
       if (!flight) {
-        flight = run(record, force, AbortSignal.timeout(deps.budgetMs), onRequest)
+        flight = tracing
+          .inSpan('hub.token_refresh', async (span) => {
+            span?.setAttributes({ 'hub.integration': record.integration, 'hub.refresh.forced': force });
+            const result = await run(record, force, AbortSignal.timeout(deps.budgetMs), onRequest);
+            spanOutcome(span, result);
+            return result;
+          })
           .catch((err: unknown) => fail(storeUnavailable(err, logger)))
           .finally(() => inflight.delete(record.id));
         inflight.set(record.id, flight);
@@ -184,7 +205,14 @@ export function createTokenRefresher(deps: TokenRefresherDeps): TokenRefresher {
 }
 
 /** As the app wires it: Google's token endpoint from configuration; a Redis lock when replicas share Redis. */
-export function tokenRefresherFor(config: Pick<Config, 'google' | 'tokens' | 'upstream'>, store: CredentialStore, redis: Redis | null, logger: Logger): TokenRefresher {
+export function tokenRefresherFor(
+  config: Pick<Config, 'google' | 'tokens' | 'upstream'>,
+  store: CredentialStore,
+  redis: Redis | null,
+  logger: Logger,
+  telemetry: { metrics?: HubMetrics; tracing?: Tracing } = {},
+  onConnectionEvent?: OnConnectionEvent,
+): TokenRefresher {
   const lock = redis ? createRedisRefreshLock(redis, { onReleaseError: (err) => logger.warn({ err }, 'refresh lock release failed; it expires on its own') }) : localRefreshLock;
   return createTokenRefresher({
     store,
@@ -194,5 +222,7 @@ export function tokenRefresherFor(config: Pick<Config, 'google' | 'tokens' | 'up
     tokens: config.tokens,
     grants: grantPolicyFor(config.google),
     budgetMs: config.upstream.toolDeadlineMs,
+    ...telemetry,
+    ...(onConnectionEvent ? { onConnectionEvent } : {}),
   });
 }

@@ -5,8 +5,9 @@ import type { IdempotencyStore, Lease, StoredOutcome } from './idempotency-store
  * Outcomes of writes that happened while the idempotency store could not take them (a Redis or database
  * outage mid-call). Each is kept in memory and stored again with capped exponential backoff until it lands
  * (complete() also re-creates a record the store lost meanwhile), and the guard answers retries of its key from
- * here. Bounded: at most `maxEntries`, each for at most the record ttl. A process that exits with entries
- * pending loses them; a retry then takes the key over and is told to verify first.
+ * here. Bounded: at most `maxEntries`, each for at most the record ttl. A graceful stop drains them (server.ts:
+ * tried until the store takes them or the drain time runs out); a process that exits with entries still
+ * pending loses them, logged with their count — a retry then takes the key over and is told to verify first.
  */
 
 export interface PendingOutcome {
@@ -18,6 +19,8 @@ export interface PendingOutcome {
 export interface PendingOutcomes {
   add(lease: Lease, outcome: StoredOutcome): void;
   get(key: string): PendingOutcome | undefined;
+  /** At shutdown: store what is pending, retrying within `timeoutMs`; resolves to how many could not be stored. */
+  drain(timeoutMs: number): Promise<number>;
 }
 
 export function createPendingOutcomes(
@@ -77,5 +80,22 @@ export function createPendingOutcomes(
       schedule();
     },
     get: (key) => entries.get(key),
+    async drain(timeoutMs) {
+      const until = Date.now() + timeoutMs;
+      clearTimeout(timer);
+      timer = undefined;
+      while (entries.size > 0 && Date.now() < until) {
+        while (flushing) await new Promise((resolve) => setTimeout(resolve, 10)); // a scheduled round is running
+        if (entries.size === 0) break;
+        await flush();
+        clearTimeout(timer); // flush() scheduled its own next round: this loop is the schedule now
+        timer = undefined;
+        if (entries.size > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(waitMs, Math.max(0, until - Date.now()))));
+      }
+      if (entries.size > 0) {
+        options.logger.error({ store: store.kind, lost: entries.size }, 'stopping with write outcomes the store never took; a retry of each verifies before writing');
+      }
+      return entries.size;
+    },
   };
 }

@@ -27,6 +27,8 @@ export interface WriteAttempt {
 
 export interface IdempotencyGuard {
   run<T>(key: IdempotencyKey, inputs: unknown, userId: string | null, work: (attempt: WriteAttempt) => Promise<Result<T>>): Promise<Guarded<T>>;
+  /** At shutdown: store the outcomes an outage kept in memory (see idempotency-pending.ts); resolves to how many were lost. */
+  drain(timeoutMs: number): Promise<number>;
 }
 
 export type Stored = { ok: true; value: unknown } | { ok: false; error: HubError };
@@ -115,5 +117,6 @@ export function createIdempotencyGuard(
       }
       return { outcome, replay: false };
     },
+    drain: (timeoutMs) => pending.drain(timeoutMs),
   };
 }

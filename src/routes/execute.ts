@@ -1,15 +1,28 @@
 import type { RequestHandler } from 'express';
 import { sendError, sendSuccess } from '../http/envelope';
-import { type ExecuteDeps, executeTool } from '../tools/execute';
+import { type RecordedExecuteDeps, executeRecorded } from '../tools/recorded-execute';
 
-/** POST /api/internal/tools/execute/ — thin: the use case decides, this only speaks HTTP. */
-export function executeRoute(deps: ExecuteDeps): RequestHandler {
+/**
+ * POST /api/internal/tools/execute/ — thin: the use case decides, this only speaks HTTP; the call is recorded
+ * (metrics, span, audit receipt) after the answer is sent (src/tools/recorded-execute.ts).
+ */
+export function executeRoute(deps: RecordedExecuteDeps): RequestHandler {
   return async (req, res) => {
-    const execution = await executeTool(deps, req.body, { reqId: res.locals.reqId, fallbackRequestId: res.locals.requestId });
-    res.locals.tool = execution.tool;
-    res.locals.requestId = execution.requestId; // context.request_id, when the agent gave one
+    const l = res.locals;
+    const recorded = await executeRecorded(deps, req.body, { reqId: l.reqId, fallbackRequestId: l.requestId, principal: l.service }, req.headers);
+    const { execution } = recorded;
+    l.traceId = recorded.traceId;
+    l.callId = recorded.callId;
+    l.tool = execution.tool;
+    l.requestId = execution.requestId; // context.request_id, when the agent gave one
+    if (execution.caller) {
+      l.customerId = execution.caller.customerId;
+      l.agentId = execution.caller.agentId;
+      l.userId = execution.caller.userId;
+    }
     const replay = execution.replay ?? false;
-    if (execution.ok) sendSuccess(res, execution.tool, execution.value, execution.apiCalls, replay);
-    else sendError(res, execution.error, execution.apiCalls, replay);
+    if (execution.ok) sendSuccess(res, execution.tool, execution.value, execution.apiCalls, replay, execution.version);
+    else sendError(res, execution.error, execution.apiCalls, replay, execution.version);
+    recorded.finish(l.t0);
   };
 }

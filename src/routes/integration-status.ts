@@ -1,5 +1,8 @@
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
+import { keyAllowsTool, scopeRefusal } from '../access/key-scope';
+import type { Policies } from '../access/policy-cache';
+import { mayRun } from '../access/policy-rules';
 import { sendError } from '../http/envelope';
 import { sendJson } from '../http/respond';
 import { requestLogger } from '../http/request-context';
@@ -14,15 +17,20 @@ import { userIdSchema } from '../tools/execute-request';
 import type { ToolRegistry } from '../tools/registry';
 
 const params = z.object({ customer_id: z.guid('must be a UUID') });
-const query = z.strictObject({ user_id: userIdSchema.optional() });
+const query = z.strictObject({ user_id: userIdSchema.optional(), agent_id: z.guid('must be a UUID').optional() });
 
-/** GET /api/internal/integrations/status/{customer_id}/ — what is connected, and what the agent can run with it. */
+/**
+ * GET /api/internal/integrations/status/{customer_id}/ — what is connected, and what the agent can run with it:
+ * `tools_available` leaves out what the caller's service key may not run, and with `agent_id` also what that
+ * agent's (or else the customer's) policy does not allow.
+ */
 export function integrationStatusRoute(deps: {
   store: CredentialStore;
   tools: ToolRegistry;
   setupUrlFor: SetupUrlFor;
   /** What the Hub knows of Google's rules for its grants (HUB_GOOGLE_PUBLISHING_STATUS). */
   grants: GrantPolicy;
+  policies: Policies;
   logger: Logger;
 }): RequestHandler {
   return async (req, res) => {
@@ -32,17 +40,29 @@ export function integrationStatusRoute(deps: {
       return;
     }
     const caller = { customerId: parsed.params.customer_id.toLowerCase(), userId: parsed.query.user_id ?? null };
+    const agentId = parsed.query.agent_id?.toLowerCase() ?? null;
+    const principal = res.locals.service;
+    const outOfScope = scopeRefusal(principal, caller.customerId, agentId, undefined);
+    if (outOfScope) {
+      sendError(res, outOfScope);
+      return;
+    }
     let records;
+    let policy = null;
     try {
       records = await deps.store.resolveAll(caller.customerId, caller.userId);
+      if (agentId !== null) policy = await deps.policies.effective(caller.customerId, agentId);
     } catch (err) {
       sendError(res, storeUnavailable(err, requestLogger(deps.logger, res)));
       return;
     }
-    sendJson(res, 200, {
-      customer_id: caller.customerId,
-      user_id: caller.userId,
-      integrations: describeIntegrations(records, caller, deps.tools, deps.setupUrlFor, deps.grants),
-    });
+    const integrations = describeIntegrations(records, caller, deps.tools, deps.setupUrlFor, deps.grants);
+    for (const status of Object.values(integrations)) {
+      status.tools_available = status.tools_available.filter((name) => {
+        const tool = deps.tools.get(name)!;
+        return keyAllowsTool(principal, tool) && mayRun(policy, tool);
+      });
+    }
+    sendJson(res, 200, { customer_id: caller.customerId, user_id: caller.userId, integrations });
   };
 }

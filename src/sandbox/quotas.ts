@@ -93,10 +93,15 @@ export function unitCost(methodId: string, overrides: Readonly<Record<string, nu
 export const usageLimitErrors = {
   /** Gmail, beyond the per-user concurrency limit. */
   tooManyConcurrent: (): ApiResult => googleError(429, 'Too many concurrent requests for user.', { reason: 'rateLimitExceeded', domain: 'global' }),
-  /** Gmail, beyond the per-user quota units per minute. */
+  /**
+   * Gmail, beyond the per-user quota units per minute: 403 (not 429), domain usageLimits — as callers of
+   * gmail.googleapis.com log it (mxngls/gmail-cleaner#5, elie222/inbox-zero#480, GAM-team/got-your-back#287 and
+   * #309: "Google really shouldn't be returning 403 errors for quota issues"). A client that retries only 429s
+   * meets it as a permission error.
+   */
   unitsExhausted: (): ApiResult =>
     googleError(
-      429,
+      403,
       "Quota exceeded for quota metric 'Queries' and limit 'Queries per minute per user' of service 'gmail.googleapis.com' for consumer 'project_number:000000000000'.",
       { reason: 'rateLimitExceeded', domain: 'usageLimits' },
     ),

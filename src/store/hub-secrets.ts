@@ -11,7 +11,7 @@ import { DecryptionError, type TokenCipher } from './token-cipher';
  * the calendar event-id key: a retry must derive the id its first attempt used, whatever rotated in between.
  */
 
-export type SecretName = 'event-id-key';
+export type SecretName = 'event-id-key' | 'audit-key' | 'webhook-key';
 
 export interface HubSecrets {
   /**

@@ -1,10 +1,17 @@
 import { z } from 'zod';
 import { shortScope } from '../integrations/integrations';
 import type { ToolRegistry } from './registry';
+import type { AnyTool, ToolStatus } from './types';
+import { statusOf } from './versions';
 
-export interface CatalogEntry {
-  name: string;
+/** One version of a tool as the catalog describes it. */
+export interface CatalogVersion {
   version: string;
+  status: ToolStatus;
+  deprecated_at: string | null;
+  sunset_at: string | null;
+  /** What to call instead (`name@major`), for a deprecated or blocked version. */
+  replacement: string | null;
   description: string;
   integration: string | null;
   required_scopes: string[];
@@ -12,6 +19,12 @@ export interface CatalogEntry {
   input_schema: Record<string, unknown>;
   output_schema: Record<string, unknown>;
 }
+
+/**
+ * One tool: the version a bare name runs (its fields at the top level, as before versions existed, so a client
+ * registering `name` with `input_schema` keeps working) and every version it has, newest first.
+ */
+export type CatalogEntry = { name: string } & CatalogVersion & { versions: CatalogVersion[] };
 
 /**
  * JSON Schema for a tool's input, generated from the very zod schema that validates it, in the shape LLM
@@ -22,20 +35,32 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
   return rest;
 }
 
+const instant = (at: string | undefined) => (at === undefined ? null : new Date(Date.parse(at)).toISOString());
+
+function describe(tool: AnyTool): CatalogVersion {
+  return {
+    version: tool.version,
+    status: statusOf(tool),
+    deprecated_at: instant(tool.lifecycle?.deprecatedAt),
+    sunset_at: instant(tool.lifecycle?.sunsetAt),
+    replacement: tool.lifecycle?.replacement ?? null,
+    description: tool.description,
+    integration: tool.integration,
+    required_scopes: tool.requiredScopes.map(shortScope),
+    side_effects: tool.sideEffects,
+    input_schema: jsonSchema(tool.input, 'input'),
+    output_schema: jsonSchema(tool.output, 'output'),
+  };
+}
+
 /** Built once at start: the catalog only changes with a deploy. */
 export function buildCatalog(registry: ToolRegistry): { tools: CatalogEntry[] } {
   return {
     tools: [...registry.list()]
       .sort((a, b) => a.name.localeCompare(b.name))
-      .map((tool) => ({
-        name: tool.name,
-        version: tool.version,
-        description: tool.description,
-        integration: tool.integration,
-        required_scopes: tool.requiredScopes.map(shortScope),
-        side_effects: tool.sideEffects,
-        input_schema: jsonSchema(tool.input, 'input'),
-        output_schema: jsonSchema(tool.output, 'output'),
-      })),
+      .map((tool) => {
+        const versions = registry.versions(tool.name).map(describe);
+        return { name: tool.name, ...versions.find((v) => v.version === tool.version)!, versions };
+      }),
   };
 }

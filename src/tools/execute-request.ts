@@ -44,6 +44,12 @@ export function readableRequestId(body: unknown): string | undefined {
   return isValidRequestId(id) ? id : undefined;
 }
 
+/** user_id when it is usable (for the access line of a call refused before the full parse). */
+export function readableUserId(body: unknown): string | null {
+  const id = (body as { user_id?: unknown } | null | undefined)?.user_id;
+  return typeof id === 'string' && userIdSchema.safeParse(id).success ? id : null;
+}
+
 /** What the rate limits are charged to, read before the full parse. */
 export interface ChargeKey {
   customerId: string;

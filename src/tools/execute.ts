@@ -1,5 +1,9 @@
+import { type OnGoogleAttempt, noteTokenRefresh, observeAttempt } from '../audit/google-ops';
+import { scopeRefusal } from '../access/key-scope';
+import type { PolicyGuard } from '../access/policy-guard';
+import type { ServicePrincipal } from '../access/service-keys';
 import { type HubError, type Result, fail, hubError } from '../errors';
-import { invalidInputs, toIssues, validationError } from '../http/validation';
+import { PARSE_OPTIONS, invalidInputs, toIssues, validationError } from '../http/validation';
 import type { ConnectionResolver } from '../integrations/connections';
 import { shortScope } from '../integrations/integrations';
 import type { GoogleClients } from '../integrations/google-clients';
@@ -7,11 +11,14 @@ import type { Logger } from '../logger';
 import type { IdempotencyGuard, WriteAttempt } from '../protection/idempotency';
 import type { RateLimiter } from '../protection/rate-limit';
 import { type Upstream, deadlineSignal } from '../upstream';
-import { executeRequestSchema, readChargeKey, readableRequestId, readableToolName } from './execute-request';
-import type { ToolRegistry } from './registry';
+import { executeRequestSchema, readChargeKey, readableRequestId, readableToolName, readableUserId } from './execute-request';
+import type { VersionInfo } from './deprecation';
+import type { Resolution, ToolRegistry } from './registry';
 import type { ToolCache } from './tool-cache';
 import type { HtmlConverter, HtmlToText } from './email/html-text';
 import type { Connection, ToolContext, ToolSettings } from './types';
+import type { HubMetrics } from '../observability/metrics';
+import { type Tracing, spanOutcome } from '../observability/tracing';
 
 export interface ExecuteDeps {
   tools: ToolRegistry;
@@ -29,12 +36,28 @@ export interface ExecuteDeps {
   cache: ToolCache;
   /** HTML mail → text off the event loop. */
   html: HtmlConverter;
+  /** The customer's and agent's policies (POLICY_DENIED), checked before any credential lookup. */
+  policyGuard: PolicyGuard;
   /** Defaults to Date.now. */
   now?: () => number;
+  /** Rate-limit rejections by scope (the route records the call itself). */
+  metrics: HubMetrics;
+  /** Spans for rate limiting, credential resolution and idempotency, under the route's execute span. */
+  tracing: Tracing;
 }
 
-/** A finished call. A success always names its tool; a failure may not (the request named none readably). */
-export type Execution = { requestId: string; apiCalls: number; /** An earlier answer to the same request_id. */ replay?: true } & (
+/** Who called, once readable (the access log carries these ids; metrics never do). */
+export interface Caller {
+  customerId: string;
+  agentId: string;
+  userId: string | null;
+}
+
+/**
+ * A finished call. A success always names its tool; a failure may not (the request named none readably).
+ * `version`: the tool version that answered, once the `tool` string resolved to one.
+ */
+export type Execution = { requestId: string; apiCalls: number; /** An earlier answer to the same request_id. */ replay?: true; version?: VersionInfo; caller?: Caller } & (
   | { ok: true; tool: string; value: unknown }
   | { ok: false; tool: string | null; error: HubError }
 );
@@ -46,6 +69,25 @@ function withSetupUrl(error: HubError, connection: Connection | null, requiredSc
   const scopes =
     error.code === 'INTEGRATION_PERMISSION_DENIED' ? { required_scopes: requiredScopes.map(shortScope), granted_scopes: connection.scopes.map(shortScope) } : {};
   return { ...error, details: { ...error.details, integration: connection.integration, ...scopes, setup_url: connection.setupUrl() } };
+}
+
+/** Why a `tool` string names nothing to run: an unknown name, a version that matches nothing, a blocked version. */
+function unresolved(tools: ToolRegistry, spec: string, resolution: Exclude<Resolution, { kind: 'found' }>): HubError {
+  switch (resolution.kind) {
+    case 'unknown_tool':
+      return hubError('TOOL_NOT_FOUND', `Unknown tool "${spec}"`, { details: { available_tools: tools.names() } });
+    case 'no_such_version':
+      return hubError('TOOL_NOT_FOUND', `No version of the tool matches "${spec}"; available: ${resolution.available.join(', ')}`, {
+        details: { available_versions: resolution.available },
+      });
+    case 'blocked': {
+      const { tool } = resolution;
+      const replacement = tool.lifecycle?.replacement;
+      return hubError('POLICY_DENIED', `${tool.name}@${tool.version} is blocked${replacement ? `; call ${replacement} instead` : ''}`, {
+        details: { rule: 'tool_version_blocked', tool_version: tool.version, ...(replacement ? { replacement } : {}) },
+      });
+    }
+  }
 }
 
 /** Google said 401 to a token the Hub believed valid (revoked access token, clock skew): worth one refresh. */
@@ -61,19 +103,40 @@ const tokenRejected = (error: HubError) => error.code === 'INTEGRATION_EXPIRED' 
 export async function executeTool(
   deps: ExecuteDeps,
   body: unknown,
-  ids: { reqId: string; fallbackRequestId: string },
+  ids: {
+    reqId: string;
+    fallbackRequestId: string;
+    /** The audit trail's view of each Google attempt. */
+    onGoogleAttempt?: OnGoogleAttempt;
+    /** Who authenticated (a scoped key, or a configured secret). */
+    principal?: ServicePrincipal;
+  },
 ): Promise<Execution> {
   const { fallbackRequestId } = ids;
   // Before anything that costs more than reading three fields — the full parse, a database query, a Google
   // call: a request over its limits costs none of them, however large its body.
   const key = readChargeKey(body);
   const charged = key && deps.tools.get(key.tool);
+  // A service key acting outside its scope is refused first: it must not even spend another customer's limits.
+  // (A body whose three fields cannot be read fails the full parse below, before anything else happens.)
+  const outOfScope = key && scopeRefusal(ids.principal, key.customerId, key.agentId, charged);
+  if (outOfScope) return { ok: false, tool: key.tool, requestId: readableRequestId(body) ?? fallbackRequestId, error: outOfScope, apiCalls: 0 };
   if (key && charged) {
-    const allowed = await deps.rateLimiter.consume(key.customerId, key.agentId, charged);
-    if (!allowed.ok) return { ok: false, tool: charged.name, requestId: readableRequestId(body) ?? fallbackRequestId, error: allowed.error, apiCalls: 0 };
+    const allowed = deps.tracing.enabled
+      ? await deps.tracing.inSpan('hub.rate_limit', async (span) => {
+          const r = await deps.rateLimiter.consume(key.customerId, key.agentId, charged);
+          spanOutcome(span, r);
+          return r;
+        })
+      : await deps.rateLimiter.consume(key.customerId, key.agentId, charged);
+    if (!allowed.ok) {
+      deps.metrics.rateLimited(String(allowed.error.details?.scope ?? 'unknown'));
+      const caller = { customerId: key.customerId, agentId: key.agentId, userId: readableUserId(body) };
+      return { ok: false, tool: charged.name, requestId: readableRequestId(body) ?? fallbackRequestId, error: allowed.error, apiCalls: 0, caller };
+    }
   }
 
-  const parsed = executeRequestSchema.safeParse(body);
+  const parsed = executeRequestSchema.safeParse(body, PARSE_OPTIONS);
   if (!parsed.success) {
     return {
       ok: false,
@@ -81,38 +144,59 @@ export async function executeTool(
       requestId: readableRequestId(body) ?? fallbackRequestId,
       error: validationError('The request body does not match the contract', toIssues(parsed.error)),
       apiCalls: 0,
+      ...(key ? { caller: { customerId: key.customerId, agentId: key.agentId, userId: readableUserId(body) } } : {}),
     };
   }
   const request = parsed.data;
   const requestId = request.context?.request_id ?? fallbackRequestId;
-  const done = (outcome: Result<unknown>, apiCalls = 0): Execution =>
-    outcome.ok
-      ? { ok: true, tool: request.tool, value: outcome.value, requestId, apiCalls }
-      : { ok: false, tool: request.tool, error: outcome.error, requestId, apiCalls };
+  let version: VersionInfo | undefined;
+  const who: Caller = { customerId: request.customer_id.toLowerCase(), agentId: request.agent_id.toLowerCase(), userId: request.user_id ?? null };
+  const done = (outcome: Result<unknown>, apiCalls = 0): Execution => ({
+    ...(outcome.ok
+      ? { ok: true as const, tool: request.tool, value: outcome.value, requestId, apiCalls }
+      : { ok: false as const, tool: request.tool, error: outcome.error, requestId, apiCalls }),
+    caller: who,
+    ...(version ? { version } : {}),
+  });
 
   // A body that parses names a tool and a caller readChargeKey read too: a known tool has been charged above.
-  const tool = deps.tools.get(request.tool);
-  if (!tool) {
-    return done(
-      fail(
-        hubError('TOOL_NOT_FOUND', `Unknown tool "${request.tool}"`, {
-          details: { available_tools: deps.tools.names() },
-        }),
-      ),
-    );
+  const resolution = deps.tools.resolve(request.tool);
+  if (resolution.kind !== 'found') {
+    if (resolution.kind === 'blocked') version = deps.tools.versionInfo(resolution.tool);
+    return done(fail(unresolved(deps.tools, request.tool, resolution)));
   }
+  const tool = resolution.tool;
+  version = deps.tools.versionInfo(tool);
 
   const caller = { customerId: request.customer_id.toLowerCase(), userId: request.user_id ?? null };
   const agentId = request.agent_id.toLowerCase();
 
-  const input = tool.input.safeParse(request.inputs);
+  const input = tool.input.safeParse(request.inputs, PARSE_OPTIONS);
   if (!input.success) {
     return done(fail(invalidInputs(tool.name, toIssues(input.error, 'inputs'))));
   }
 
+  let denied = deps.policyGuard({
+    customerId: caller.customerId,
+    agentId,
+    tool,
+    input: input.data,
+    hasRequestId: request.context?.request_id != null,
+    conversationId: request.context?.conversation_id ?? null,
+  });
+  if (denied instanceof Promise) denied = await denied; // only when policies must be read or Redis counts
+  if (denied) return done(fail(denied));
+
   let connection: Connection | null = null;
-  if (tool.integration !== null) {
-    const resolved = await deps.connections.connect(tool, tool.integration, caller);
+  if (tool.integration !== null && (tool.needsConnection?.(input.data) ?? true)) {
+    const integration = tool.integration;
+    const resolved = deps.tracing.enabled
+      ? await deps.tracing.inSpan('hub.credentials', async (span) => {
+          const r = await deps.connections.connect(tool, integration, caller);
+          spanOutcome(span, r);
+          return r;
+        }, { 'hub.integration': integration })
+      : await deps.connections.connect(tool, integration, caller);
     if (!resolved.ok) return done(resolved);
     connection = resolved.value;
   }
@@ -137,18 +221,27 @@ export async function executeTool(
     callGoogle: async (op, fn) => {
       if (connection === null) throw new Error(`${tool.name} calls Google but declares no integration`);
       const failed = (error: HubError) => fail(withSetupUrl(error, connection, tool.requiredScopes));
-      const countRequest = () => apiCalls++; // a token refresh this call made is a request to Google too
+      let refreshed = false;
+      const countRequest = () => {
+        apiCalls++; // a token refresh this call made is a request to Google too
+        refreshed = true;
+      };
+      const t0 = performance.now();
       const token = await connection.accessToken(ctx.deadline, countRequest);
+      noteTokenRefresh(ids.onGoogleAttempt, refreshed, token, t0);
       if (!token.ok) return failed(token.error);
       // Whose call it is: the connection's own circuit, and the Google account's quotas and cool-downs.
       const tenant = { connectionId: connection.credentialId, account: connection.accountEmail, customerId: caller.customerId };
       const callOnce = (accessToken: string) => {
         const auth = deps.google.withAccessToken(accessToken);
-        return deps.upstream.call(op, (signal) => fn(signal, auth), { deadline: ctx.deadline, onAttempt: () => apiCalls++, tenant });
+        return deps.upstream.call(op, (signal) => observeAttempt(ids.onGoogleAttempt, op.operation, fn(signal, auth)), { deadline: ctx.deadline, onAttempt: () => apiCalls++, tenant });
       };
       let answer = await callOnce(token.value);
       if (!answer.ok && tokenRejected(answer.error)) {
+        refreshed = false;
+        const t1 = performance.now();
         const fresh = await connection.refresh(ctx.deadline, countRequest);
+        noteTokenRefresh(ids.onGoogleAttempt, refreshed, fresh, t1);
         if (!fresh.ok) return failed(fresh.error);
         answer = await callOnce(fresh.value);
       }
@@ -182,9 +275,16 @@ export async function executeTool(
   };
   const idempotencyKey = request.context?.request_id;
   if (tool.sideEffects !== 'writes' || idempotencyKey == null) return done(await run(), apiCalls);
-  const guarded = await deps.idempotency.run({ customerId: caller.customerId, tool: tool.name, requestId: idempotencyKey }, input.data, caller.userId, (a) => {
-    attempt = a;
-    return run();
+  const guard = () =>
+    deps.idempotency.run({ customerId: caller.customerId, tool: tool.name, requestId: idempotencyKey }, input.data, caller.userId, (a) => {
+      attempt = a;
+      return run();
+    });
+  // The span covers the guard's record, the tool run it fences and the stored answer (or the replay).
+  const guarded = await deps.tracing.inSpan('hub.idempotency', async (span) => {
+    const g = await guard();
+    span?.setAttribute('hub.idempotent_replay', g.replay);
+    return g;
   });
   return { ...done(guarded.outcome, guarded.replay ? 0 : apiCalls), ...(guarded.replay ? { replay: true } : {}) };
 }

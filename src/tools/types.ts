@@ -13,6 +13,23 @@ import type { ToolCache } from './tool-cache';
 
 export type SideEffects = 'reads' | 'writes';
 
+/**
+ * Seed 003 §7.2: `active` runs and is offered; `deprecated` still runs, its answers carry `metadata.deprecation`
+ * and the Deprecation/Sunset headers; `blocked` answers POLICY_DENIED (`tool_version_blocked`).
+ */
+export type ToolStatus = 'active' | 'deprecated' | 'blocked';
+
+/** Where a version stands in its lifecycle; absent = active. Times are ISO 8601 UTC instants. */
+export interface ToolLifecycle {
+  status: ToolStatus;
+  /** When the version was (or will be) deprecated: required for `deprecated` (the Deprecation header's date). */
+  deprecatedAt?: string;
+  /** After this the version may stop answering (the Sunset header). */
+  sunsetAt?: string;
+  /** What to call instead, as `name@major` (checked at start to resolve to a registered version). */
+  replacement?: string;
+}
+
 /** A usable connection to the tool's integration, resolved before the tool runs. */
 export interface Connection {
   credentialId: string;
@@ -80,7 +97,8 @@ export interface ToolContext {
   htmlToText: HtmlToText;
   /**
    * Runs one Google call (`fn` must pass `signal` and `retry: false` to googleapis) within the deadline, with
-   * per-attempt timeouts, retries where `op` says repeating is safe, and the integration's circuit breaker.
+   * per-attempt timeouts, retries where `op` says repeating is safe, the connection's own circuit breaker and
+   * the Google-wide one (src/upstream/breakers.ts), and the account's quota cool-downs.
    * `auth` carries the connection's current access token (refreshed first when about to expire); tools never
    * handle tokens. When Google answers 401 although the token looked valid, the token is refreshed once and
    * `fn` runs once more. Each attempt counts as an api call; failures come back as HubError values
@@ -100,8 +118,13 @@ export interface ToolSettings {
 
 export interface ToolDefinition<I = unknown, O = unknown> {
   name: string;
-  /** Semver of the tool's input/output contract; bumped when either changes. */
+  /**
+   * Semver of the tool's input/output contract; bumped when either changes. A new major is a separate
+   * definition with the same name (the registry keeps every version; `name@major` picks one).
+   */
   version: string;
+  /** Absent = active. */
+  lifecycle?: ToolLifecycle;
   /** Written for an LLM choosing and calling the tool. */
   description: string;
   integration: IntegrationId | null;
@@ -111,6 +134,16 @@ export interface ToolDefinition<I = unknown, O = unknown> {
   /** A strict zod object: unknown input fields are rejected, and the catalog's JSON Schema comes from it. */
   input: z.ZodType<I>;
   output: z.ZodType<O>;
+  /**
+   * For a tool whose integration is needed only for some inputs (hub_current_time without a `timezone`): false =
+   * run without resolving a connection (ctx.connection is null). Absent = always needed when there is an integration.
+   */
+  needsConnection?(input: I): boolean;
+  /**
+   * The email addresses this call writes to (bare addresses), for tools that send to people; a policy's
+   * `email_allowed_recipient_domains` is checked against them before the tool runs.
+   */
+  recipients?(input: I): readonly string[];
   /** Expected failures come back as values; a throw is a bug and becomes INTERNAL_ERROR. */
   run(ctx: ToolContext, input: I): Promise<Result<O>>;
 }

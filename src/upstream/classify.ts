@@ -94,6 +94,8 @@ const SCOPE_REASONS: ReadonlySet<string> = new Set(['insufficientPermissions', '
  */
 const QUOTA_REASONS: ReadonlySet<string> = new Set(['quotaExceeded']);
 const MESSAGE_MAX = 300;
+/** How much of a message safeGoogleMessage reads: enough for MESSAGE_MAX after scrubbing, bounded in cost. */
+const MESSAGE_SCAN = 2_000;
 /** Longest wait read from Google's message that the Hub honours: a garbled far-future date must not park an account. */
 const MAX_MESSAGE_RETRY_MS = 24 * 3600_000;
 
@@ -152,7 +154,11 @@ export function retryAfterFromMessage(message: string | undefined, now: number):
 
 /** Google's message, safe to show: no URL query strings, no credentials, at most 300 characters. */
 export function safeGoogleMessage(message: string): string {
+  // Only the first MESSAGE_SCAN characters are looked at: the URL pattern backtracks quadratically on a long
+  // run of "http://" (~39 ms for 16 KB), and the answer keeps 300 characters anyway. A secret cut at the edge
+  // still matches its pattern (each stops at the first character outside it), so it is still redacted.
   const scrubbed = message
+    .slice(0, MESSAGE_SCAN)
     .replace(/\b(https?:\/\/[^\s?#"']+)[?#][^\s"']*/gi, '$1')
     .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 [redacted]')
     .replace(/\bya29\.[A-Za-z0-9._-]+/g, '[redacted]')

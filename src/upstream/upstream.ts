@@ -8,6 +8,8 @@ import { type AccountGuard, type Tenant, createAccountGuard } from './account-gu
 import { rateLimitWaitMs, retryWaitMs } from './backoff';
 import { type CallOutcome, type CircuitScope, type CircuitStateName, createBreakers } from './breakers';
 import { type ClassifiedFailure, DeadlineExceededError, classifyGoogleError, mayRetry } from './classify';
+import { type HubMetrics, noMetrics, statusClass } from '../observability/metrics';
+import { type Tracing, tracingOff } from '../observability/tracing';
 
 /**
  * Every call the Hub makes to Google goes through here:
@@ -59,6 +61,10 @@ export interface UpstreamDeps {
   clock?: Clock;
   /** Shares the Gmail unit budget across replicas (through the Redis breaker); null = this replica only. */
   redis?: SharedRedis | null;
+  /** Counts each attempt (operation, status class, duration) and each retry. */
+  metrics?: HubMetrics;
+  /** A span per attempt (operation, status, attempt number). */
+  tracing?: Tracing;
 }
 
 export interface Clock {
@@ -78,6 +84,17 @@ export function deadlineSignal(ms: number): AbortSignal {
   return signal;
 }
 
+/**
+ * A signal that aborts `ms` from now as AbortSignal.timeout would (reason: a TimeoutError DOMException), whose
+ * timer `dispose` clears: a call that ends early leaves no timer behind to fire later.
+ */
+function budgetSignal(ms: number): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), Math.max(0, Math.floor(ms)));
+  timer.unref();
+  return { signal: controller.signal, dispose: () => clearTimeout(timer) };
+}
+
 const systemClock: Clock = { now: () => Date.now() };
 const ANONYMOUS = '(none)';
 
@@ -95,9 +112,130 @@ const outcomeOf = (failure: ClassifiedFailure | undefined): CallOutcome => (fail
 
 export function createUpstream(config: UpstreamConfig, logger: Logger, deps: UpstreamDeps = {}): Upstream {
   const clock = deps.clock ?? systemClock;
-  const attemptTimeout = timeout(config.attemptTimeoutMs, TimeoutStrategy.Aggressive);
+  // No abort on return: once an attempt has returned, googleapis has read the whole answer and nothing listens to
+  // its signal any more — aborting it only cost a DOMException per call (the timeout and the deadline still abort).
+  const attemptTimeout = timeout(config.attemptTimeoutMs, { strategy: TimeoutStrategy.Aggressive, abortOnReturn: false });
   const breakers = createBreakers({ ...config.globalBreaker, failures: config.breakerFailures, halfOpenMs: config.breakerHalfOpenMs }, logger, () => clock.now());
   const guard: AccountGuard = createAccountGuard(config, deps.redis ?? null, logger, () => clock.now());
+  const metrics = deps.metrics ?? noMetrics;
+  const tracing = deps.tracing ?? tracingOff;
+
+  const runCall = async <T>(op: UpstreamOp, fn: (signal: AbortSignal) => Promise<T>, options: CallOptions, at: { start: number; deadline: AbortSignal; deadlineAt: number }): Promise<Result<T>> => {
+    const { start, deadline, deadlineAt } = at;
+    const tenant = options.tenant;
+    const admission = breakers.admit(op.integration, tenant?.connectionId ?? ANONYMOUS);
+    if (!admission.ok) return fail(circuitOpen(op, admission.scope, admission.openForMs));
+
+    const classify = (err: unknown, fallbackRetryAfterMs?: number): ClassifiedFailure | undefined =>
+      classifyGoogleError(err, {
+        operation: op.operation,
+        integration: op.integration,
+        now: clock.now(),
+        quotaCooldownMs: config.calendarQuotaCooldownMs,
+        ...(fallbackRetryAfterMs !== undefined ? { fallbackRetryAfterMs } : {}),
+      });
+
+    let tries = 0; // runs of the retry loop (an attempt may stop at the guard or the deadline)
+    let attempts = 0; // HTTP attempts made
+    // What the call tells the circuits: its last attempt's answer — once per call, whatever its retries did.
+    // 'none' while no request left (refused locally, deadline passed while waiting for a slot).
+    let lastAnswer: CallOutcome = 'none';
+
+    // One draw per failure: the retry decision and cockatiel's backoff must agree on the wait.
+    const waits = new WeakMap<object, number>();
+    const waitAfter = (err: unknown, retryIndex: number): number => {
+      const key = typeof err === 'object' && err !== null ? err : undefined;
+      const memo = key ? waits.get(key) : undefined;
+      if (memo !== undefined) return memo;
+      const failure = classify(err);
+      const wait = failure?.kind === 'rate_limited' ? rateLimitWaitMs(retryIndex, failure.retryAfterMs, config) : retryWaitMs(retryIndex, failure?.retryAfterMs, config);
+      if (key) waits.set(key, wait);
+      return wait;
+    };
+
+    const shouldRetry = (err: unknown): boolean => {
+      const failure = classify(err);
+      if (!failure) return false;
+      if (tenant) guard.afterFailure(op, tenant, failure);
+      if (!mayRetry(failure, op.idempotent) || tries > config.maxRetries) return false;
+      const wait = waitAfter(err, tries - 1);
+      if (deadline.aborted || clock.now() + wait >= deadlineAt) {
+        logger.debug({ integration: op.integration, operation: op.operation, attempt: tries, wait_ms: wait, kind: failure.kind }, 'upstream retry would pass the deadline');
+        return false;
+      }
+      metrics.googleRetry(op.operation);
+      logger.debug(
+        { integration: op.integration, operation: op.operation, attempt: tries, wait_ms: wait, kind: failure.kind, ...(failure.status ? { status: failure.status } : {}) },
+        'retrying upstream call',
+      );
+      return true;
+    };
+
+    const backoff: IBackoffFactory<IRetryBackoffContext<unknown>> = {
+      next(context): IBackoff<IRetryBackoffContext<unknown>> {
+        const err = 'error' in context.result ? context.result.error : undefined;
+        return { duration: waitAfter(err, context.attempt - 1), next: (c) => backoff.next(c) };
+      },
+    };
+
+    const attempt = async (): Promise<T> => {
+      tries++;
+      if (deadline.aborted || clock.now() >= deadlineAt) throw new DeadlineExceededError();
+      const release = tenant ? await guard.beforeAttempt(op, tenant, deadline, deadlineAt) : undefined;
+      const attemptNumber = tries;
+      // One span per HTTP attempt (tracing on); its measured time is the request's alone, not the guard's wait.
+      return tracing.inSpan(op.operation, async (span) => {
+        let t0 = 0;
+        try {
+          const value = await attemptTimeout.execute((_context, signal) => {
+            attempts++;
+            options.onAttempt?.();
+            t0 = performance.now();
+            return fn(signal);
+          }, deadline);
+          lastAnswer = 'success';
+          metrics.googleRequest(op.operation, '2xx', (performance.now() - t0) / 1000);
+          span?.setAttributes({ 'hub.google.status_class': '2xx', 'hub.google.attempt': attemptNumber });
+          return value;
+        } catch (err) {
+          const failure = classify(err);
+          lastAnswer = outcomeOf(failure);
+          if (t0 > 0) {
+            const status = statusClass(failure?.status, failure?.kind);
+            metrics.googleRequest(op.operation, status, (performance.now() - t0) / 1000);
+            span?.setAttributes({ 'hub.google.status_class': status, 'hub.google.attempt': attemptNumber, ...(failure?.status ? { 'http.response.status_code': failure.status } : {}) });
+          }
+          throw err;
+        } finally {
+          release?.();
+        }
+      }, tracing.enabled ? { 'hub.google.operation': op.operation, 'hub.integration': op.integration } : undefined);
+    };
+
+    const policy = retry(handleWhen(shouldRetry), { maxAttempts: config.maxRetries, backoff });
+    try {
+      const value = await policy.execute(attempt, deadline);
+      breakers.record(admission.ticket, lastAnswer);
+      return ok(value);
+    } catch (err) {
+      const failure = classify(err, typeof err === 'object' && err !== null ? waitAfter(err, Math.max(0, tries - 1)) : undefined);
+      breakers.record(admission.ticket, failure ? lastAnswer : 'none');
+      if (!failure) throw err;
+      const error = failure.error;
+      if (!op.idempotent && attempts > 0 && (failure.kind === 'network' || failure.kind === 'timeout') && failure.retryWhen !== 'always') {
+        // The request may have reached Google (an email may be on its way): repeating it could do it twice.
+        // Not retryable, so the idempotency record keeps this answer and a same-request_id retry replays it.
+        error.details = { ...error.details, outcome: 'unknown' };
+        error.retryable = false;
+        error.message = `${error.message}; the request may have been carried out — check before repeating it with a new request_id`;
+      }
+      logger.debug(
+        { integration: op.integration, operation: op.operation, attempts, duration_ms: clock.now() - start, kind: failure.kind, code: error.code },
+        'upstream call failed',
+      );
+      return fail(error);
+    }
+  };
 
   return {
     circuits() {
@@ -112,105 +250,14 @@ export function createUpstream(config: UpstreamConfig, logger: Logger, deps: Ups
       const known = knownDeadlines.get(options.deadline);
       const budgetMs = Math.min(config.toolDeadlineMs, known === undefined ? Infinity : known - Date.now());
       const deadlineAt = start + budgetMs;
-      // The caller's signal, or our own budget when the caller's fires later (or we cannot tell when).
-      const deadline = AbortSignal.any([options.deadline, AbortSignal.timeout(Math.max(0, Math.floor(budgetMs)))]);
-      const tenant = options.tenant;
-      const admission = breakers.admit(op.integration, tenant?.connectionId ?? ANONYMOUS);
-      if (!admission.ok) return fail(circuitOpen(op, admission.scope, admission.openForMs));
-
-      const classify = (err: unknown, fallbackRetryAfterMs?: number): ClassifiedFailure | undefined =>
-        classifyGoogleError(err, {
-          operation: op.operation,
-          integration: op.integration,
-          now: clock.now(),
-          quotaCooldownMs: config.calendarQuotaCooldownMs,
-          ...(fallbackRetryAfterMs !== undefined ? { fallbackRetryAfterMs } : {}),
-        });
-
-      let tries = 0; // runs of the retry loop (an attempt may stop at the guard or the deadline)
-      let attempts = 0; // HTTP attempts made
-      // What the call tells the circuits: its last attempt's answer — once per call, whatever its retries did.
-      // 'none' while no request left (refused locally, deadline passed while waiting for a slot).
-      let lastAnswer: CallOutcome = 'none';
-
-      // One draw per failure: the retry decision and cockatiel's backoff must agree on the wait.
-      const waits = new WeakMap<object, number>();
-      const waitAfter = (err: unknown, retryIndex: number): number => {
-        const key = typeof err === 'object' && err !== null ? err : undefined;
-        const memo = key ? waits.get(key) : undefined;
-        if (memo !== undefined) return memo;
-        const failure = classify(err);
-        const wait = failure?.kind === 'rate_limited' ? rateLimitWaitMs(retryIndex, failure.retryAfterMs, config) : retryWaitMs(retryIndex, failure?.retryAfterMs, config);
-        if (key) waits.set(key, wait);
-        return wait;
-      };
-
-      const shouldRetry = (err: unknown): boolean => {
-        const failure = classify(err);
-        if (!failure) return false;
-        if (tenant) guard.afterFailure(op, tenant, failure);
-        if (!mayRetry(failure, op.idempotent) || tries > config.maxRetries) return false;
-        const wait = waitAfter(err, tries - 1);
-        if (deadline.aborted || clock.now() + wait >= deadlineAt) {
-          logger.debug({ integration: op.integration, operation: op.operation, attempt: tries, wait_ms: wait, kind: failure.kind }, 'upstream retry would pass the deadline');
-          return false;
-        }
-        logger.debug(
-          { integration: op.integration, operation: op.operation, attempt: tries, wait_ms: wait, kind: failure.kind, ...(failure.status ? { status: failure.status } : {}) },
-          'retrying upstream call',
-        );
-        return true;
-      };
-
-      const backoff: IBackoffFactory<IRetryBackoffContext<unknown>> = {
-        next(context): IBackoff<IRetryBackoffContext<unknown>> {
-          const err = 'error' in context.result ? context.result.error : undefined;
-          return { duration: waitAfter(err, context.attempt - 1), next: (c) => backoff.next(c) };
-        },
-      };
-
-      const attempt = async (): Promise<T> => {
-        tries++;
-        if (deadline.aborted || clock.now() >= deadlineAt) throw new DeadlineExceededError();
-        const release = tenant ? await guard.beforeAttempt(op, tenant, deadline, deadlineAt) : undefined;
-        try {
-          const value = await attemptTimeout.execute((_context, signal) => {
-            attempts++;
-            options.onAttempt?.();
-            return fn(signal);
-          }, deadline);
-          lastAnswer = 'success';
-          return value;
-        } catch (err) {
-          lastAnswer = outcomeOf(classify(err));
-          throw err;
-        } finally {
-          release?.();
-        }
-      };
-
-      const policy = retry(handleWhen(shouldRetry), { maxAttempts: config.maxRetries, backoff });
+      // The caller's signal when it fires first (a deadlineSignal within HUB_TOOL_DEADLINE_MS: the usual case, no
+      // new signal); otherwise it merged with our own budget, whose timer is cleared when the call ends.
+      const own = known !== undefined && known - Date.now() <= config.toolDeadlineMs ? undefined : budgetSignal(budgetMs);
+      const deadline = own ? AbortSignal.any([options.deadline, own.signal]) : options.deadline;
       try {
-        const value = await policy.execute(attempt, deadline);
-        breakers.record(admission.ticket, lastAnswer);
-        return ok(value);
-      } catch (err) {
-        const failure = classify(err, typeof err === 'object' && err !== null ? waitAfter(err, Math.max(0, tries - 1)) : undefined);
-        breakers.record(admission.ticket, failure ? lastAnswer : 'none');
-        if (!failure) throw err;
-        const error = failure.error;
-        if (!op.idempotent && attempts > 0 && (failure.kind === 'network' || failure.kind === 'timeout') && failure.retryWhen !== 'always') {
-          // The request may have reached Google (an email may be on its way): repeating it could do it twice.
-          // Not retryable, so the idempotency record keeps this answer and a same-request_id retry replays it.
-          error.details = { ...error.details, outcome: 'unknown' };
-          error.retryable = false;
-          error.message = `${error.message}; the request may have been carried out — check before repeating it with a new request_id`;
-        }
-        logger.debug(
-          { integration: op.integration, operation: op.operation, attempts, duration_ms: clock.now() - start, kind: failure.kind, code: error.code },
-          'upstream call failed',
-        );
-        return fail(error);
+        return await runCall(op, fn, options, { start, deadline, deadlineAt });
+      } finally {
+        own?.dispose();
       }
     },
   };

@@ -9,8 +9,9 @@ import { type ResourceLimits, Worker } from 'node:worker_threads';
  *
  *  - `size` workers at most, started on first use and kept; one task per worker at a time.
  *  - Queued tasks are grouped by `key` (a customer) and served round-robin, so one caller's hundred tasks do
- *    not stand in front of another caller's one. At most `maxQueue` wait; beyond that a task fails at once
- *    with `busy`.
+ *    not stand in front of another caller's one. At most `maxQueue` wait, and at most `maxQueuePerKey` of one
+ *    key, so one caller cannot take every place and turn everyone else's tasks away; beyond either a task fails
+ *    at once with `busy`.
  *  - A task runs at most `timeoutMs`; past it, or when its `signal` aborts while it runs, its worker is
  *    terminated (and replaced on demand). Aborted while queued, it simply leaves the queue.
  *  - Workers are unref'd: an idle pool never keeps the process alive. `close()` terminates them.
@@ -25,6 +26,8 @@ export interface PoolOptions {
   workerData: unknown;
   size: number;
   maxQueue: number;
+  /** Places in the queue one key may hold (default: all of maxQueue). */
+  maxQueuePerKey?: number;
   resourceLimits?: ResourceLimits;
 }
 
@@ -76,6 +79,7 @@ export function createWorkerPool<I, O>(options: PoolOptions): WorkerPool<I, O> {
   let queued = 0;
   let nextId = 1;
   let closed = false;
+  const perKey = options.maxQueuePerKey ?? options.maxQueue;
 
   // Under jest the entry is TypeScript that Node strips; it has ESM syntax in a package without "type".
   const execArgv = options.entry.endsWith('.ts') ? [...process.execArgv, '--disable-warning=MODULE_TYPELESS_PACKAGE_JSON'] : undefined;
@@ -187,7 +191,7 @@ export function createWorkerPool<I, O>(options: PoolOptions): WorkerPool<I, O> {
     run(input, runOptions) {
       if (closed) return Promise.resolve({ ok: false, reason: 'closed' });
       if (runOptions.signal?.aborted) return Promise.resolve({ ok: false, reason: 'aborted' });
-      if (queued >= options.maxQueue) return Promise.resolve({ ok: false, reason: 'busy' });
+      if (queued >= options.maxQueue || (queues.get(runOptions.key)?.length ?? 0) >= perKey) return Promise.resolve({ ok: false, reason: 'busy' });
       return new Promise<PoolOutcome<O>>((resolve) => {
         const onAbort = () => {
           if (task.state === 'running') {

@@ -27,3 +27,19 @@ test.each([
   ]);
   expect(live().map((e) => e.id)).toEqual([res.body.result.event_id]);
 });
+
+test('when no request_id is given and Google creates the event and then answers 500, then the Hub retries under its own random id, reads it, and one event exists', async () => {
+  const who = await connectPerson(suite, { email: ANA });
+  const before = live().length;
+  await sb.control('POST', '/faults', { operation: 'calendar.events.insert', apply_first: true, times: 1, preset: 'backendError' });
+  const since = await requestLogPosition(sb);
+  const res = await calendarTool(suite, who, 'calendar_create_event', INPUTS);
+  expect(res.status).toBe(200);
+  expect((await calendarRequestsSince(sb, since)).map((r) => [r.operation, r.status])).toEqual([
+    ['calendar.events.insert', 500],
+    ['calendar.events.insert', 409],
+    ['calendar.events.get', 200],
+  ]);
+  expect(res.body.result.event_id).toMatch(/^[a-v0-9]{32}$/);
+  expect(live()).toHaveLength(before + 1);
+});

@@ -27,6 +27,11 @@ describe('GET /api/internal/tools/', () => {
         additionalProperties: false,
       },
       output_schema: expect.objectContaining({ type: 'object' }),
+      status: 'active',
+      deprecated_at: null,
+      sunset_at: null,
+      replacement: null,
+      versions: [expect.objectContaining({ version: '1.0.0', status: 'active' })],
     });
   });
 

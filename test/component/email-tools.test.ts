@@ -1,6 +1,6 @@
 import { emailCheckReplies } from '../../src/tools/email/check-replies';
 import { emailRead } from '../../src/tools/email/read';
-import { emailSearch } from '../../src/tools/email/search';
+import { emailSearchV2 } from '../../src/tools/email/search-v2';
 import { emailSend } from '../../src/tools/email/send';
 import { sandboxHubEnv, sandboxRequestsFrom } from '../helpers/connected';
 import { ANA, BEN, expectTool, mailboxAt, rawAtSandbox, rawHeader, rfc822, seedRaw, twoConnectedMailboxes } from '../helpers/email';
@@ -35,7 +35,7 @@ describe('the contract examples', () => {
   it('when email_search runs with the contract inputs, then it answers the contract shape with the matching message', async () => {
     const { ana } = await twoConnectedMailboxes(hub, sb, { ana: [proposal, { from: JOHN, to: [ANA.email], subject: 'Lunch?', text: 'no' }] });
     const res = await expectTool(hub, ana, 'email_search', { query: 'from:john@example.com subject:proposal', max_results: 10, include_body: false });
-    expect(emailSearch.output.safeParse(res.body.result).success).toBe(true);
+    expect(emailSearchV2.output.safeParse(res.body.result).success).toBe(true);
     expect(res.body.result).toEqual({
       messages: [
         {
@@ -50,6 +50,9 @@ describe('the contract examples', () => {
         },
       ],
       total_results: 1,
+      // The bare name runs email_search@2: the contract's fields plus paging (email_search@1 answers these alone).
+      result_size_estimate: 201,
+      next_page_token: null,
     });
     expect(res.body.metadata.api_calls).toBe(2); // one list, one get
   });
@@ -236,7 +239,7 @@ describe('content', () => {
   it('when a search matches nothing, then the result is empty and only the list call was made', async () => {
     const { ana } = await twoConnectedMailboxes(hub, sb, { ana: [proposal] });
     const res = await expectTool(hub, ana, 'email_search', { query: 'from:nobody@nowhere.example' });
-    expect(res.body.result).toEqual({ messages: [], total_results: 0 });
+    expect(res.body.result).toEqual({ messages: [], total_results: 0, result_size_estimate: 0, next_page_token: null });
     expect(res.body.metadata.api_calls).toBe(1);
   });
 

@@ -23,7 +23,7 @@ describe('POST /api/internal/tools/execute/', () => {
         success: true,
         tool: 'hub_echo',
         result: { message: 'hello' },
-        metadata: { execution_time_ms: expect.any(Number), api_calls: 0, request_id: 'req-42' },
+        metadata: { execution_time_ms: expect.any(Number), api_calls: 0, request_id: 'req-42', tool_version: '1.0.0' },
       });
       expect(res.headers['x-request-id']).toBe('req-42');
       expect(res.headers['content-type']).toBe('application/json; charset=utf-8');

@@ -61,7 +61,7 @@ describe('integrations', () => {
         last_refreshed_at: '2030-02-14T23:00:00.000Z',
         // The access token expires in an hour and is refreshed by the Hub; the grant ends after 180 days unused.
         grant: { expires_at: '2030-08-13T23:00:00.000Z', health: 'ok', reason: null },
-        tools_available: ['calendar_create_event', 'calendar_delete_event', 'calendar_find_optimal_times', 'calendar_get_availability', 'calendar_update_event', 'test_calendar_probe', 'test_calendar_timezone', 'test_leaky'],
+        tools_available: ['calendar_create_event', 'calendar_delete_event', 'calendar_find_optimal_times', 'calendar_get_availability', 'calendar_list_calendars', 'calendar_update_event', 'hub_current_time', 'test_calendar_probe', 'test_calendar_timezone', 'test_leaky'],
       });
       expect(res.body.integrations.google_gmail.status).toBe('not_connected');
     });
@@ -74,7 +74,7 @@ describe('integrations', () => {
         connected: true,
         status: 'insufficient_scopes',
         scopes: ['calendar.readonly'],
-        tools_available: ['calendar_find_optimal_times', 'calendar_get_availability', 'test_calendar_timezone', 'test_leaky'],
+        tools_available: ['calendar_find_optimal_times', 'calendar_get_availability', 'calendar_list_calendars', 'hub_current_time', 'test_calendar_timezone', 'test_leaky'],
         setup_url: setupUrl(input.customerId, 'google_calendar'),
       });
     });
@@ -83,7 +83,7 @@ describe('integrations', () => {
       const input = aCredential({ scopes: [googleScope('calendar')] });
       await hub.store.save(input);
       const res = await status(input.customerId).expect(200);
-      expect(res.body.integrations.google_calendar).toMatchObject({ status: 'connected', tools_available: ['calendar_create_event', 'calendar_delete_event', 'calendar_find_optimal_times', 'calendar_get_availability', 'calendar_update_event', 'test_calendar_probe', 'test_calendar_timezone', 'test_leaky'] });
+      expect(res.body.integrations.google_calendar).toMatchObject({ status: 'connected', tools_available: ['calendar_create_event', 'calendar_delete_event', 'calendar_find_optimal_times', 'calendar_get_availability', 'calendar_list_calendars', 'calendar_update_event', 'hub_current_time', 'test_calendar_probe', 'test_calendar_timezone', 'test_leaky'] });
     });
 
     it('when the grant expired, then connected is false, status expired, and a setup_url to reconnect', async () => {
@@ -164,7 +164,7 @@ describe('integrations', () => {
           details: { integration: 'google_calendar', setup_url: setupUrl(customerId, 'google_calendar') },
           retryable: false,
         },
-        metadata: { execution_time_ms: expect.any(Number), api_calls: 0, request_id: expect.any(String) },
+        metadata: { execution_time_ms: expect.any(Number), api_calls: 0, request_id: expect.any(String), tool_version: '1.0.0' },
       });
     });
 

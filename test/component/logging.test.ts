@@ -30,11 +30,12 @@ describe('logs', () => {
     expect(text).toContain('[Redacted]');
   });
 
-  it('when a request completes, then one access line records ids, tool, status and duration — no headers, no body', async () => {
+  it('when a request completes, then one access line records ids (request, customer, agent, end user), tool, status and duration — no headers, no body', async () => {
+    const body = anExecuteBody({ inputs: { message: 'body text that must not be logged' }, context: { request_id: 'line-1' } });
     await client(hub.app)
       .post('/api/internal/tools/execute/')
       .set('Authorization', serviceAuth())
-      .send(anExecuteBody({ inputs: { message: 'body text that must not be logged' }, context: { request_id: 'line-1' } }))
+      .send(body)
       .expect(200);
     const line = hub.logs.entries().find((e) => e.request_id === 'line-1' && e.msg === 'request completed');
     expect(line).toEqual({
@@ -50,10 +51,30 @@ describe('logs', () => {
       status: 200,
       duration_ms: expect.any(Number),
       tool: 'hub_echo',
+      customer_id: body.customer_id,
+      agent_id: body.agent_id,
+      user_id: null,
+      call_id: expect.stringMatching(/^[0-9a-f]{32}$/), // the audit receipt's id (src/audit)
       msg: 'request completed',
     });
     expect(hub.logs.text()).not.toContain('body text that must not be logged');
     expect(hub.logs.text()).not.toMatch(/"headers"/);
+  });
+
+  it('when an agent sends a W3C traceparent (tracing off), then the access line and metadata.trace_id carry its trace id, and the end user\'s id is logged', async () => {
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    const res = await client(hub.app)
+      .post('/api/internal/tools/execute/')
+      .set('Authorization', serviceAuth())
+      .set('traceparent', `00-${traceId}-b7ad6b7169203331-01`)
+      .send(anExecuteBody({ user_id: 'crm-user-42', context: { request_id: 'line-trace' } }))
+      .expect(200);
+    expect(res.body.metadata.trace_id).toBe(traceId);
+    const line = hub.logs.entries().find((e) => e.request_id === 'line-trace' && e.msg === 'request completed');
+    expect(line).toMatchObject({ trace_id: traceId, user_id: 'crm-user-42' });
+    // Without a traceparent (and tracing off) there is no trace to name.
+    const plain = await client(hub.app).post('/api/internal/tools/execute/').set('Authorization', serviceAuth()).send(anExecuteBody()).expect(200);
+    expect(plain.body.metadata.trace_id).toBeUndefined();
   });
 
   it('when a request fails validation, then the access line carries the error code', async () => {

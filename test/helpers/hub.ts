@@ -2,8 +2,10 @@ import { type HubApp, createApp } from '../../src/app';
 import { BUILT_IN_TOOLS } from '../../src/tools';
 import type { AnyTool } from '../../src/tools/types';
 import type { Redis } from 'ioredis';
+import type { Tracer } from '@opentelemetry/api';
 import type { Db } from '../../src/store/db';
 import type { CredentialEvents } from '../../src/integrations/credential-events';
+import type { AccessEvents } from '../../src/access/access-events';
 import { type DriverKind, type TestDb, openTestDb, preferredDriver } from './db';
 import { testConfig } from './env';
 import { type CapturedLogs, captureLogs } from './logs';
@@ -24,8 +26,11 @@ export async function buildTestHub(
     redis?: Redis;
     db?: Db;
     credentialEvents?: CredentialEvents;
+    accessEvents?: AccessEvents;
     /** The tools' clock (ms since the epoch). */
     now?: () => number;
+    /** Spans go here (an in-memory exporter's provider); absent = tracing off, as by default. */
+    tracer?: Tracer;
   } = {},
 ): Promise<TestHub> {
   const logs = captureLogs();
@@ -39,14 +44,20 @@ export async function buildTestHub(
     redis: options.redis ?? null,
     tools: options.tools ?? [...BUILT_IN_TOOLS, ...TEST_TOOLS],
     ...(options.credentialEvents ? { credentialEvents: options.credentialEvents } : {}),
+    ...(options.accessEvents ? { accessEvents: options.accessEvents } : {}),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.tracer ? { tracer: options.tracer } : {}),
   });
+  await hub.audit.ready().catch(() => {}); // as startHub does: call ids from the first call on
   return {
     ...hub,
     logs,
     testDb,
     close: async () => {
       await hub.html.close();
+      await hub.webhooks.close();
+      await hub.audit.close();
+      await hub.access.close();
       await testDb.drop();
     },
   };

@@ -1,4 +1,4 @@
-import type { calendar_v3 } from 'googleapis/build/src/apis/calendar';
+import type { calendar_v3 } from '@googleapis/calendar';
 import { DEMO_ACCOUNTS, demoAccounts } from '../../src/sandbox/demo-data';
 import { SCOPES, startTestSandbox, useTestSandbox } from '../helpers/sandbox';
 

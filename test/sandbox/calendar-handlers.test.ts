@@ -259,6 +259,26 @@ describe('access control', () => {
     const own = call(reader, 'calendarList.get', { params: { calendarId: 'primary' } });
     expect(own.body).toMatchObject({ kind: 'calendar#calendarListEntry', id: 'reader@example.com', primary: true, timeZone: 'Europe/Berlin' });
   });
+
+  it('when the calendar list is paged, then nextPageToken leads on, only the last page has a nextSyncToken, and a sync token comes back 410', () => {
+    const { reader, call, reason } = shared();
+    const first = call(reader, 'calendarList.list', { query: { maxResults: 1 } });
+    expect(first.body.items).toHaveLength(1);
+    expect(first.body.nextPageToken).toEqual(expect.any(String));
+    expect(first.body.nextSyncToken).toBeUndefined(); // "Omitted if further results are available"
+    const last = call(reader, 'calendarList.list', { query: { maxResults: 1, pageToken: first.body.nextPageToken } });
+    expect(last.body.items.map((i: Body) => i.id)).toEqual(['alice@example.com']);
+    expect(last.body.nextPageToken).toBeUndefined();
+    expect(last.body.nextSyncToken).toEqual(expect.any(String));
+    expect(call(reader, 'calendarList.list', { query: { pageToken: 'bm9wZQ' } }).status).toBe(400);
+
+    const sync = call(reader, 'calendarList.list', { query: { syncToken: last.body.nextSyncToken } });
+    expect(sync.status).toBe(410);
+    expect(reason(sync)).toBe('fullSyncRequired');
+    const withRole = call(reader, 'calendarList.list', { query: { syncToken: last.body.nextSyncToken, minAccessRole: 'reader' } });
+    expect(withRole.status).toBe(400);
+    expect(call(reader, 'calendarList.list', { query: { syncToken: last.body.nextSyncToken, showDeleted: false } }).status).toBe(400);
+  });
 });
 
 describe('events.get / events.delete', () => {

@@ -1,4 +1,4 @@
-import type { calendar_v3 } from 'googleapis/build/src/apis/calendar';
+import type { calendar_v3 } from '@googleapis/calendar';
 import { SCOPES, useTestSandbox } from '../helpers/sandbox';
 
 /**

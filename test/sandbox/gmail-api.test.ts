@@ -1,4 +1,4 @@
-import type { gmail_v1 } from 'googleapis/build/src/apis/gmail';
+import type { gmail_v1 } from '@googleapis/gmail';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { Readable } from 'node:stream';
 import { SCOPES, useTestSandbox } from '../helpers/sandbox';
@@ -114,14 +114,14 @@ describe('sending between sandbox accounts', () => {
     const perCall = { rootUrl: `${sb.url}/` };
     const { data } = await ana.users.messages.send({ userId: 'me', media: { mimeType: 'message/rfc822', body: Readable.from(raw) } }, perCall);
     expect(data.labelIds).toEqual(['SENT']);
-    expect((await ben.users.messages.list({ userId: 'me', q: 'subject:uploaded' })).data.resultSizeEstimate).toBe(1);
+    expect((await ben.users.messages.list({ userId: 'me', q: 'subject:uploaded' })).data.messages).toHaveLength(1);
     const withThread = await compose({ to: BEN, subject: 'Uploaded', text: 'metadata and media' });
     const multipart = await ana.users.messages.send(
       { userId: 'me', requestBody: { threadId: data.threadId! }, media: { mimeType: 'message/rfc822', body: Readable.from(withThread) } },
       perCall,
     );
     expect(multipart.status).toBe(200);
-    expect((await ben.users.messages.list({ userId: 'me', q: 'subject:uploaded' })).data.resultSizeEstimate).toBe(2);
+    expect((await ben.users.messages.list({ userId: 'me', q: 'subject:uploaded' })).data.messages).toHaveLength(2);
   });
 
   test('when a message has no recipient, then 400 Recipient address required', async () => {

@@ -118,10 +118,14 @@ describe('the per-account, per-client refresh token limit', () => {
 test('when the person grants time-based access, then the exchange says refresh_token_expires_in and the token dies then', async () => {
   expect((await sb.control('PUT', `/accounts/${ANA}/oauth`, { time_limited_access_s: 3600 })).body).toEqual({ time_limited_access_s: 3600, reauth_after_s: null, admin_blocked: false });
   const { exchange } = await consentAndExchange();
-  expect(exchange).toMatchObject({ status: 200, body: { refresh_token: expect.any(String), refresh_token_expires_in: 3600 } });
-  await advance(3599);
+  expect(exchange).toMatchObject({ status: 200, body: { refresh_token: expect.any(String) } });
+  // Counted from the consent, in sandbox time that also runs with the wall clock: a loaded machine may show 3599.
+  const expiresIn = exchange!.body.refresh_token_expires_in as number;
+  expect(expiresIn).toBeGreaterThanOrEqual(3590);
+  expect(expiresIn).toBeLessThanOrEqual(3600);
+  await advance(expiresIn - 5);
   await works(exchange!.body.refresh_token);
-  await advance(1);
+  await advance(10);
   expect(await refresh(exchange!.body.refresh_token)).toEqual(INVALID_GRANT);
 });
 

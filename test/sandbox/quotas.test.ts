@@ -1,4 +1,4 @@
-import type { gmail_v1 } from 'googleapis/build/src/apis/gmail';
+import type { gmail_v1 } from '@googleapis/gmail';
 import { SCOPES, useTestSandbox } from '../helpers/sandbox';
 
 /**
@@ -67,17 +67,17 @@ describe('per-user concurrency', () => {
 });
 
 describe('quota units per user per minute', () => {
-  test('when a mailbox spends its units, then Gmail answers 429 with the quota body until the minute has passed', async () => {
+  test('when a mailbox spends its units, then Gmail answers 403 with the quota body until the minute has passed', async () => {
     await sb.control('PUT', '/quotas', { gmail_units_per_user_per_minute: 20 });
     // list (5) + 3 gets (15) = 20: the whole budget.
     for (const id of anaIds) await ana.users.messages.get({ userId: 'me', id });
     const refused = await failure(ana.users.messages.get({ userId: 'me', id: anaIds[0]! }, { retry: false }));
-    expect(refused.status).toBe(429);
+    expect(refused.status).toBe(403);
     expect(refused.data.error).toMatchObject({
-      code: 429,
+      code: 403,
       message: expect.stringMatching(/^Quota exceeded for quota metric 'Queries' and limit 'Queries per minute per user' of service 'gmail\.googleapis\.com'/),
       errors: [{ domain: 'usageLimits', reason: 'rateLimitExceeded' }],
-      status: 'RESOURCE_EXHAUSTED',
+      status: 'PERMISSION_DENIED',
     });
     expect((await ben.users.messages.list({ userId: 'me' })).status).toBe(200); // per user
     await sb.control('POST', '/clock', { advance_s: 60 });
@@ -87,16 +87,16 @@ describe('quota units per user per minute', () => {
   test('when a method\'s cost is overridden, then requests are charged that', async () => {
     await sb.control('PUT', '/quotas', { gmail_units_per_user_per_minute: 10, gmail_unit_costs: { 'messages.get': 10 } });
     // The budget is spent by the list (5) made in beforeEach plus nothing else: one get at 10 no longer fits.
-    expect((await failure(ana.users.messages.get({ userId: 'me', id: anaIds[0]! }, { retry: false }))).status).toBe(429);
+    expect((await failure(ana.users.messages.get({ userId: 'me', id: anaIds[0]! }, { retry: false }))).status).toBe(403);
     await sb.control('POST', '/clock', { advance_s: 60 });
     expect((await ana.users.messages.get({ userId: 'me', id: anaIds[0]! })).status).toBe(200);
-    expect((await failure(ana.users.messages.list({ userId: 'me' }, { retry: false }))).status).toBe(429);
+    expect((await failure(ana.users.messages.list({ userId: 'me' }, { retry: false }))).status).toBe(403);
   });
 
   test('when a send costs more than what is left, then it is refused and nothing is sent', async () => {
     await sb.control('PUT', '/quotas', { gmail_units_per_user_per_minute: 104 });
     const raw = Buffer.from(`From: ${ANA}\r\nTo: ${BEN}\r\nSubject: Hello\r\n\r\nHi\r\n`).toString('base64url');
-    expect((await failure(ana.users.messages.send({ userId: 'me', requestBody: { raw } }, { retry: false }))).status).toBe(429); // 5 spent + 100 > 104
+    expect((await failure(ana.users.messages.send({ userId: 'me', requestBody: { raw } }, { retry: false }))).status).toBe(403); // 5 spent + 100 > 104
     expect(sb.world.gmail.mailboxes.get(BEN)!.messages.size).toBe(1);
   });
 

@@ -1,5 +1,5 @@
-import type { calendar_v3 } from 'googleapis/build/src/apis/calendar';
-import { gmail_v1 } from 'googleapis/build/src/apis/gmail';
+import type { calendar_v3 } from '@googleapis/calendar';
+import { gmail_v1 } from '@googleapis/gmail';
 import { createServer } from 'node:net';
 import type { UpstreamConfig } from '../../src/config';
 import { type Tenant, type Upstream, type UpstreamOp, createUpstream, deadlineSignal } from '../../src/upstream';

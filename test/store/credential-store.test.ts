@@ -213,5 +213,5 @@ describe.each(drivers())('key rotation on %s', (driver) => {
       'no stored data uses older keys; remove them from HUB_ENCRYPTION_KEYS once every replica has run with "k2" first for 1 h ' +
         '(the longest connect-link lifetime: links handed out before are signed with an older key)',
     ]);
-  });
+  }, 60_000); // two PGlite (WASM) starts and a migration: seconds each on a loaded machine
 });

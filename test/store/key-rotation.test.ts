@@ -15,6 +15,9 @@ import { type DriverKind, drivers, openTestDb, type TestDb } from '../helpers/db
 import { testConfig } from '../helpers/env';
 import { captureLogs } from '../helpers/logs';
 
+// The rotate-keys runs on PGlite start WASM Postgres twice and migrate: seconds each on a loaded machine.
+jest.setTimeout(60_000);
+
 /**
  * Rotation of what is sealed besides tokens — the PKCE verifier of a person's pending connect attempt, and the
  * Hub's own secrets — and what `rotate-keys` tells the operator before an old key may go.

@@ -12,6 +12,15 @@ const problems = (env: Record<string, string | undefined>) => {
 };
 
 describe('configuration', () => {
+  it('when HUB_PROCESSES is above 1 without PostgreSQL and Redis, then it is refused naming both; with them, each process counts as a replica', () => {
+    const found = problems(testEnv({ HUB_PROCESSES: '2' }));
+    expect(found).toEqual([expect.stringMatching(/^HUB_PROCESSES: .*DATABASE_URL \(PostgreSQL\); embedded PGlite runs in one process only/), expect.stringMatching(/^HUB_PROCESSES: .*REDIS_URL/)]);
+    const config = loadConfig(testEnv({ HUB_PROCESSES: '4', HUB_REPLICAS: '3', DATABASE_URL: 'postgres://db.example/hub', REDIS_URL: 'redis://redis.example' }));
+    expect(config.processes).toBe(4);
+    expect(config.rateLimit.replicas).toBe(12);
+    expect(loadConfig(testEnv()).processes).toBe(1);
+  });
+
   it('when nothing is set, then every required variable is named in one error', () => {
     const found = problems({});
     expect(found.map((p) => p.split(':')[0])).toEqual(

@@ -13,11 +13,14 @@ describe('error codes', () => {
       VALIDATION_ERROR: 400,
       UNAUTHORIZED: 401,
       FORBIDDEN: 403,
+      POLICY_DENIED: 403,
       RESOURCE_NOT_FOUND: 404,
       CONFLICT: 409,
       PAYLOAD_TOO_LARGE: 413,
       INTERNAL_ERROR: 500,
       SERVICE_UNAVAILABLE: 503,
+      PRECONDITION_FAILED: 412,
+      PRECONDITION_REQUIRED: 428,
     });
   });
 
@@ -30,6 +33,7 @@ describe('error codes', () => {
     expect(hubError('RATE_LIMITED', 'x').retryable).toBe(true);
     expect(hubError('VALIDATION_ERROR', 'x').retryable).toBe(false);
     expect(hubError('FORBIDDEN', 'x').retryable).toBe(false);
+    expect(hubError('POLICY_DENIED', 'x').retryable).toBe(false);
     expect(hubError('CONFLICT', 'x', { retryable: true }).retryable).toBe(true);
     expect(hubError('RATE_LIMITED', 'x', { retryAfterS: 1.2 }).retryAfterS).toBe(2);
     expect(hubError('RATE_LIMITED', 'x', { retryAfterS: -3 }).retryAfterS).toBe(0);

@@ -50,3 +50,24 @@ test('when more outcomes wait than the bound, then the oldest is dropped (logged
   expect(pending.get('idem:3')).toBeUndefined();
   expect(logs.text()).toContain('gave up recording');
 });
+
+test('when the Hub stops while outcomes wait and the store comes back within the drain time, then drain stores them all and reports none lost', async () => {
+  const { store, stored, up } = flakyStore();
+  const pending = createPendingOutcomes(store, { ttlMs: 60_000, logger: captureLogs().logger, firstRetryMs: 10, maxRetryMs: 40 });
+  pending.add(lease('idem:x'), { ok: true });
+  pending.add(lease('idem:y'), { ok: true });
+  setTimeout(up, 60);
+  expect(await pending.drain(2_000)).toBe(0);
+  expect(stored.sort()).toEqual(['idem:x', 'idem:y']);
+});
+
+test('when the store stays down through the drain time, then drain gives up on time and logs how many outcomes were lost', async () => {
+  const { store } = flakyStore();
+  const logs = captureLogs();
+  const pending = createPendingOutcomes(store, { ttlMs: 60_000, logger: logs.logger, firstRetryMs: 10, maxRetryMs: 40 });
+  pending.add(lease('idem:z'), { ok: true });
+  const started = Date.now();
+  expect(await pending.drain(200)).toBe(1);
+  expect(Date.now() - started).toBeLessThan(2_000);
+  expect(logs.text()).toContain('never took');
+});

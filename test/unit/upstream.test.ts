@@ -126,6 +126,16 @@ describe('classifyGoogleError', () => {
     expect((failure?.error.details?.message as string).length).toBe(300);
   });
 
+  test('when Google\'s message is 1 MB dense in "http://" (a quadratic case for the URL pattern), then it is scrubbed in about the time of a short one', () => {
+    const hostile = httpError(400, google(400, 'http://'.repeat(150_000), 'invalid'));
+    const started = process.cpuUsage();
+    for (let i = 0; i < 10; i++) classifyGoogleError(hostile);
+    const cpuMs = (process.cpuUsage(started).user + process.cpuUsage(started).system) / 1000 / 10;
+    expect(cpuMs).toBeLessThan(20); // unbounded: ~39 ms for 16 KB, minutes for 1 MB; bounded: ~1 ms
+    const long = httpError(400, google(400, `${'a '.repeat(900)}see https://x.example/p?access_token=ya29.${'z'.repeat(400)}`, 'invalid'));
+    expect(JSON.stringify(classifyGoogleError(long)?.error)).not.toMatch(/ya29|access_token/);
+  });
+
   test('when failures are filtered for the breaker, then only 5xx, network and timeouts count — never 4xx, 429 included', () => {
     expect(isUpstreamFailure(httpError(500, ''))).toBe(true);
     expect(isUpstreamFailure(httpError(503, ''))).toBe(true);

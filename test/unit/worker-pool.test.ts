@@ -10,8 +10,8 @@ interface Task {
 
 const ENTRY = join(__dirname, '..', 'helpers', 'pool-worker.js');
 const pools: WorkerPool<Task, string>[] = [];
-const pool = (size = 1, maxQueue = 10, entry = ENTRY) => {
-  const p = createWorkerPool<Task, string>({ entry, workerData: null, size, maxQueue });
+const pool = (size = 1, maxQueue = 10, entry = ENTRY, maxQueuePerKey?: number) => {
+  const p = createWorkerPool<Task, string>({ entry, workerData: null, size, maxQueue, ...(maxQueuePerKey ? { maxQueuePerKey } : {}) });
   pools.push(p);
   return p;
 };
@@ -56,6 +56,16 @@ describe('worker pool', () => {
       { ok: true, value: 'q1' },
       { ok: true, value: 'q2' },
     ]);
+  });
+
+  it("when one caller has taken its share of the queue, then its next task is refused as busy while another caller's still gets a place", async () => {
+    const p = pool(1, 4, ENTRY, 2);
+    const running = run(p, { label: 'long', spinMs: 300 }, { key: 'a' });
+    while (p.stats().busy === 0) await new Promise((r) => setTimeout(r, 10));
+    const queued = [run(p, { label: 'a1' }, { key: 'a' }), run(p, { label: 'a2' }, { key: 'a' })];
+    expect(await run(p, { label: 'a3' }, { key: 'a' })).toEqual({ ok: false, reason: 'busy' });
+    const other = run(p, { label: 'b1' }, { key: 'b' });
+    expect(await Promise.all([running, ...queued, other])).toEqual(['long', 'a1', 'a2', 'b1'].map((value) => ({ ok: true, value })));
   });
 
   it("when one caller queues many tasks and another one, then the other's task runs next, not after all of them", async () => {

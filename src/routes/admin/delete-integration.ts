@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
-import { mayActOn, principalOf } from '../../auth/admin-access';
+import { actorOf, mayActOn, principalOf } from '../../auth/admin-access';
 import { sendError } from '../../http/envelope';
 import { requestLogger } from '../../http/request-context';
 import { sendJson } from '../../http/respond';
@@ -28,12 +28,13 @@ export function deleteIntegrationRoute(deps: { disconnect: Disconnect; logger: L
       return;
     }
     const target = { customerId: parsed.params.customer_id.toLowerCase(), userId: parsed.query.user_id ?? null, integration: parsed.params.integration };
-    const forbidden = mayActOn(principalOf(res), target.customerId);
+    const principal = principalOf(res);
+    const forbidden = mayActOn(principal, target.customerId);
     if (forbidden) {
       sendError(res, forbidden);
       return;
     }
-    const result = await deps.disconnect(target, requestLogger(deps.logger, res));
+    const result = await deps.disconnect(target, requestLogger(deps.logger, res), actorOf(principal));
     if (!result.ok) {
       sendError(res, result.error);
       return;

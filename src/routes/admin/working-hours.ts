@@ -1,6 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import { z } from 'zod';
-import { mayActOn, principalOf } from '../../auth/admin-access';
+import { actorOf, mayActOn, principalOf } from '../../auth/admin-access';
+import type { OnConnectionEvent } from '../../audit/connection-events';
 import { hubError } from '../../errors';
 import { sendError } from '../../http/envelope';
 import { requestLogger } from '../../http/request-context';
@@ -21,6 +22,8 @@ export interface WorkingHoursDeps {
   store: CredentialStore;
   /** Tells this replica's credential cache (and the others') that the connection changed. */
   onCredentialChanged: (change: CredentialChange) => void;
+  /** Audit trail (with the admin's `sub`); must not block. */
+  onConnectionEvent?: OnConnectionEvent;
   logger: Logger;
 }
 
@@ -47,16 +50,17 @@ export function workingHoursRoute(deps: WorkingHoursDeps, action: 'set' | 'clear
       hours = body.data;
     }
     const target = { customerId: parsed.params.customer_id.toLowerCase(), userId: parsed.query.user_id ?? null, integration: INTEGRATION };
-    const forbidden = mayActOn(principalOf(res), target.customerId);
+    const principal = principalOf(res);
+    const forbidden = mayActOn(principal, target.customerId);
     if (forbidden) {
       sendError(res, forbidden);
       return;
     }
-    await save(deps, res, target, hours);
+    await save(deps, res, target, hours, actorOf(principal));
   };
 }
 
-async function save(deps: WorkingHoursDeps, res: Response, target: CredentialChange & { integration: typeof INTEGRATION }, hours: WorkingHours | null) {
+async function save(deps: WorkingHoursDeps, res: Response, target: CredentialChange & { integration: typeof INTEGRATION }, hours: WorkingHours | null, actor: string | null) {
   let record: CredentialRecord | null;
   try {
     record = await deps.store.setWorkingHours(target.customerId, target.userId, target.integration, hours);
@@ -70,5 +74,6 @@ async function save(deps: WorkingHoursDeps, res: Response, target: CredentialCha
     return;
   }
   deps.onCredentialChanged(target);
+  deps.onConnectionEvent?.({ kind: 'working_hours_changed', ...target, accountEmail: record.accountEmail, actor, details: { working_hours: hours === null ? 'default' : 'set' } });
   sendJson(res, 200, { customer_id: target.customerId, user_id: target.userId, integration: target.integration, ...workingHoursView(record.workingHours) });
 }

@@ -1,5 +1,5 @@
 import { type ApiCall, type ApiResult, ok } from '../api/types';
-import { errors } from '../google-errors';
+import { errors, googleError } from '../google-errors';
 import type { Account } from '../world';
 import { findCalendar, isPrimaryOf, resolveCalendarId, roleOf, visibleCalendars } from './access';
 import { type AccessRole, ROLE_RANK, type StoredCalendar } from './state';
@@ -55,7 +55,23 @@ function entry(calendar: StoredCalendar, role: AccessRole, account: Account): Re
   };
 }
 
+/**
+ * calendarList.list as Google documents it (Discovery calendar-v3.json; developers.google.com
+ * /calendar/api/v3/reference/calendarList/list): pages of at most 250 (default 100); `nextPageToken` while more
+ * remain, and on the last page `nextSyncToken` instead ("Omitted if further results are available"). A sync token
+ * cannot be combined with `minAccessRole`, nor with `showDeleted`/`showHidden` set to false; one that "expires"
+ * gets 410 GONE and the client must list in full again. The sandbox keeps no history of list entries, so each
+ * of its sync tokens has expired by the time it comes back: a client always meets the 410 path Google documents.
+ */
 export function listCalendarList(call: ApiCall): ApiResult {
+  if (typeof call.query.syncToken === 'string') {
+    if (call.query.minAccessRole !== undefined) {
+      return errors.badRequest('The minAccessRole parameter cannot be used together with syncToken.', 'calendar', 'invalid');
+    }
+    const falseFlag = (['showDeleted', 'showHidden'] as const).find((p) => call.query[p] === false);
+    if (falseFlag) return errors.badRequest(`The ${falseFlag} parameter cannot be set to false together with syncToken.`, 'calendar', 'invalid');
+    return googleError(410, 'Sync token is no longer valid, a full sync is required.', { reason: 'fullSyncRequired' }, { family: 'calendar' });
+  }
   const min = typeof call.query.minAccessRole === 'string' ? ROLE_RANK[call.query.minAccessRole as AccessRole] : 0;
   const all = visibleCalendars(call.world, call.account)
     .filter(({ role }) => ROLE_RANK[role] >= min)
@@ -70,10 +86,13 @@ export function listCalendarList(call: ApiCall): ApiResult {
   }
   const page = all.slice(offset, offset + size);
   const latest = Math.max(0, ...all.map((c) => c.calendar.created));
+  const more = offset + size < all.length;
   return ok({
     kind: 'calendar#calendarList',
     etag: `"p3${(BigInt(latest) * 1000n).toString(32)}"`,
-    ...(offset + size < all.length ? { nextPageToken: Buffer.from(`o${offset + size}`).toString('base64url') } : {}),
+    ...(more
+      ? { nextPageToken: Buffer.from(`o${offset + size}`).toString('base64url') }
+      : { nextSyncToken: Buffer.from(`s${call.world.calendar.changeSeq}`).toString('base64url') }),
     items: page.map(({ calendar, role }) => entry(calendar, role, call.account)),
   });
 }

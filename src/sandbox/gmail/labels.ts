@@ -1,4 +1,4 @@
-import type { gmail_v1 } from 'googleapis/build/src/apis/gmail';
+import type { gmail_v1 } from '@googleapis/gmail';
 
 /**
  * Gmail's system labels, in the order labels.list returns them. Only CHAT carries visibility settings there;

@@ -1,4 +1,4 @@
-import type { gmail_v1 } from 'googleapis/build/src/apis/gmail';
+import type { gmail_v1 } from '@googleapis/gmail';
 import { ALPHABETS, type SandboxRandom } from '../random';
 import { base64url } from './base64';
 import type { Mailbox, StoredMessage } from './mailbox';

@@ -4,6 +4,9 @@ import oauthStates from './0003_oauth_states';
 import workingHours from './0004_working_hours';
 import singleUseLinks from './0005_single_use_links';
 import tokenLifecycle from './0006_token_lifecycle';
+import auditTrail from './0007_audit_trail';
+import serviceKeysAndPolicies from './0008_service_keys_and_policies';
+import adminConsole from './0009_admin_console';
 
 /**
  * Forward-only migrations, applied in this order at start and recorded (with a checksum) in hub_migrations.
@@ -16,4 +19,7 @@ export const MIGRATIONS: readonly { name: string; sql: string }[] = [
   { name: '0004_working_hours', sql: workingHours },
   { name: '0005_single_use_links', sql: singleUseLinks },
   { name: '0006_token_lifecycle', sql: tokenLifecycle },
+  { name: '0007_audit_trail', sql: auditTrail },
+  { name: '0008_service_keys_and_policies', sql: serviceKeysAndPolicies },
+  { name: '0009_admin_console', sql: adminConsole },
 ];

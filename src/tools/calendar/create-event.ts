@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { type Result, fail, hubError, ok } from '../../errors';
 import { googleScope } from '../../integrations/integrations';
@@ -16,6 +17,7 @@ import {
 import { parseGoogle } from '../google-answer';
 import { type EventResult, type GoogleEvent, eventResultSchema, eventTimeMs, googleEventSchema, toEventResult } from './mapping';
 import { getEvent } from './google';
+import { base32hex } from './event-id';
 import { eventNotFound } from './not-found';
 import { rememberCreated, settle } from './settle';
 import { offsetDateTimeMs } from './time';
@@ -75,20 +77,25 @@ export const calendarCreateEvent = defineTool({
   output: eventResultSchema,
   run: async (ctx, args) => {
     const calendarId = args.calendar_id ?? 'primary';
-    let id: string | undefined;
+    let id: string | null = null;
     if (ctx.idempotencyKey !== null) {
       const derived = await ctx.settings.eventIds.derive({ customerId: ctx.customerId, userId: ctx.userId, calendarId, requestId: ctx.idempotencyKey });
       if (!derived.ok) return derived;
-      id = derived.value ?? undefined; // null: the key is unreadable on this replica (logged); Google picks the id
+      id = derived.value; // null: the key is unreadable on this replica (logged); a random id below
     }
-    const body = { ...toGoogleEventBody(args), ...(id ? { id } : {}) };
+    // Without a request_id (or its key) the call still names its event: a random id (160 bits, base32hex as
+    // Google requires), so the Hub's own retry after a 5xx or a timeout that Google had in fact applied meets
+    // 409 `duplicate` and reads the event back instead of creating a second one. Only the agent's own repeat
+    // of the whole call — a new call, a new id — can still duplicate; context.request_id closes that too.
+    id ??= base32hex(randomBytes(20));
+    const body = { ...toGoogleEventBody(args), id };
     // With a client-chosen id a repeat cannot duplicate the event (Google answers 409), so retrying is safe.
-    const inserted = await ctx.callGoogle({ integration: 'google_calendar', operation: 'calendar.events.insert', idempotent: id !== undefined }, (signal, auth) =>
+    const inserted = await ctx.callGoogle({ integration: 'google_calendar', operation: 'calendar.events.insert', idempotent: true }, (signal, auth) =>
       ctx.google.calendar(auth).events.insert({ calendarId, sendUpdates: sendUpdatesOf(args.send_notifications), requestBody: body }, { signal, retry: false }),
     );
     if (!inserted.ok) {
       const { error } = inserted;
-      if (!id || error.code !== 'CONFLICT' || error.details?.reason !== 'duplicate') return inserted;
+      if (error.code !== 'CONFLICT' || error.details?.reason !== 'duplicate') return inserted;
       const existing = await existingEvent(ctx, calendarId, id, args);
       if (existing.ok) await rememberCreated(ctx, calendarId, id);
       return existing;

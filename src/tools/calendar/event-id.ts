@@ -57,6 +57,13 @@ export function deriveEventId(key: Buffer, source: EventIdSource): string {
   return base32hex(mac.digest().subarray(0, 20));
 }
 
+/** HMAC-SHA256 over length-prefixed parts (the first names the scheme), hex, 128 bits. */
+export function keyedDigest(key: Buffer, parts: readonly string[]): string {
+  const mac = createHmac('sha256', key);
+  for (const part of parts) mac.update(`${Buffer.byteLength(part, 'utf8')}:${part}`, 'utf8');
+  return mac.digest('hex').slice(0, 32);
+}
+
 export interface EventIds {
   /**
    * The id a create with this request_id gets. Null when this replica cannot open the key (sealed with an
@@ -64,19 +71,27 @@ export interface EventIds {
    * dedupe, but no outage. Fails (retryably) when the database cannot be reached.
    */
   derive(source: EventIdSource): Promise<Result<string | null>>;
+  /**
+   * A keyed digest of `parts` under the same key (the first part names the scheme, so no digest can equal another
+   * scheme's): for other ids a stranger must not be able to compute, such as email_send's X-Hub-Send-Id, which
+   * every recipient sees. Null and failure as for derive().
+   */
+  digest(parts: readonly string[]): Promise<Result<string | null>>;
 }
 
 export function createEventIds(secrets: HubSecrets, logger: Logger): EventIds {
+  const withKey = async <T>(use: (key: Buffer) => T): Promise<Result<T | null>> => {
+    let key: Buffer | null;
+    try {
+      key = await secrets.get('event-id-key');
+    } catch (err) {
+      return fail(storeUnavailable(err, logger)); // the database is down (a retry with the same request_id is safe), or a bug
+    }
+    return ok(key === null ? null : use(key));
+  };
   return {
-    async derive(source) {
-      let key: Buffer | null;
-      try {
-        key = await secrets.get('event-id-key');
-      } catch (err) {
-        return fail(storeUnavailable(err, logger)); // the database is down (a retry with the same request_id is safe), or a bug
-      }
-      return ok(key === null ? null : deriveEventId(key, source));
-    },
+    derive: (source) => withKey((key) => deriveEventId(key, source)),
+    digest: (parts) => withKey((key) => keyedDigest(key, parts)),
   };
 }
 

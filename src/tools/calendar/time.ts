@@ -1,5 +1,6 @@
-import { DateTime, IANAZone } from 'luxon';
+import { DateTime } from 'luxon';
 import type { ValidationIssue } from '../../http/validation';
+import { ianaZone, zoneNamed } from './zones';
 
 /**
  * Time for the calendar tools, on luxon (the IANA rules come from the runtime's ICU data, which Node keeps current).
@@ -12,7 +13,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:(Z)|([+-])(\d{2}):(\d{2}))$/i;
 
 /** IANA names only ("America/New_York", "UTC"); luxon would also take fixed offsets, which Google refuses. */
-export const isIanaZone = (zone: string): boolean => /^[A-Za-z]/.test(zone) && IANAZone.isValidZone(zone);
+export const isIanaZone = (zone: string): boolean => ianaZone(zone) !== undefined;
 
 export const isCivilDate = (s: string): boolean => DATE.test(s) && DateTime.fromISO(s, { zone: 'UTC' }).isValid;
 
@@ -44,19 +45,13 @@ const pad2 = (n: number) => (n < 10 ? `0${n}` : String(n));
 
 /**
  * A formatter of instants as RFC 3339 in `zone` with the offset in force at each instant, whole seconds:
- * `2024-01-15T09:00:00-05:00` (UTC: `+00:00`). Offsets are looked up once per quarter-hour of UTC time — zones
- * change offset only at quarter-hour instants — so formatting thousands of busy periods stays cheap.
+ * `2024-01-15T09:00:00-05:00` (UTC: `+00:00`). The zone remembers its offsets (zones.ts), so formatting thousands
+ * of busy periods stays cheap.
  */
 export function zoneFormatter(zone: string): (ms: number) => string {
-  const iana = IANAZone.create(zone);
-  const offsets = new Map<number, number>();
+  const iana = zoneNamed(zone);
   return (ms) => {
-    const bucket = Math.floor(ms / 900_000);
-    let offset = offsets.get(bucket);
-    if (offset === undefined) {
-      offset = iana.offset(ms);
-      offsets.set(bucket, offset);
-    }
+    const offset = iana.offset(ms);
     const abs = Math.abs(offset);
     return `${new Date(ms + offset * 60_000).toISOString().slice(0, 19)}${offset < 0 ? '-' : '+'}${pad2(Math.floor(abs / 60))}:${pad2(abs % 60)}`;
   };
@@ -65,7 +60,7 @@ export function zoneFormatter(zone: string): (ms: number) => string {
 export const formatInZone = (ms: number, zone: string): string => zoneFormatter(zone)(ms);
 
 /** Local midnight starting `date` in `zone` (luxon moves a midnight that DST skips to the first valid instant). */
-export const startOfLocalDay = (date: string, zone: string): number => DateTime.fromISO(date, { zone }).startOf('day').toMillis();
+export const startOfLocalDay = (date: string, zone: string): number => DateTime.fromISO(date, { zone: zoneNamed(zone) }).startOf('day').toMillis();
 
 /** A range endpoint as given: a civil date or a date-time with offset. */
 export type Bound = string;
@@ -89,7 +84,7 @@ export function resolveRange(
   maxDays: number,
 ): { ok: true; range: Range } | { ok: false; issues: ValidationIssue[] } {
   const startMs = isCivilDate(start) ? startOfLocalDay(start, zone) : offsetDateTimeMs(start);
-  const endMs = isCivilDate(end) ? DateTime.fromISO(end, { zone }).plus({ days: 1 }).startOf('day').toMillis() : offsetDateTimeMs(end);
+  const endMs = isCivilDate(end) ? DateTime.fromISO(end, { zone: zoneNamed(zone) }).plus({ days: 1 }).startOf('day').toMillis() : offsetDateTimeMs(end);
   const issues: ValidationIssue[] = [];
   if (startMs === undefined) issues.push({ path: paths.start, message: 'must be a date (YYYY-MM-DD) or an RFC 3339 date-time with an offset' });
   if (endMs === undefined) issues.push({ path: paths.end, message: 'must be a date (YYYY-MM-DD) or an RFC 3339 date-time with an offset' });

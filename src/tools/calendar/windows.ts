@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { WEEKDAYS, type Weekday, type WorkingHours, minutesOf } from '../../integrations/working-hours';
 import type { Interval } from './mapping';
+import { zoneNamed } from './zones';
 
 /**
  * Working-hours windows: for each local day of a range in a zone, the instants between the day's working start
@@ -32,7 +33,7 @@ const at = (day: DateTime, hhmm: string): number => {
 
 export function workingWindows(hours: WorkingHours, zone: string, range: Interval, preferred: HoursOfDay | null = null): DayWindow[] {
   const out: DayWindow[] = [];
-  let day = DateTime.fromMillis(range.start, { zone }).startOf('day');
+  let day = DateTime.fromMillis(range.start, { zone: zoneNamed(zone) }).startOf('day');
   // At most 92 iterations for the 90-day limit; the guard only protects against a bad range.
   for (let i = 0; i < 400 && day.toMillis() < range.end; i++, day = day.plus({ days: 1 }).startOf('day')) {
     const weekday = WEEKDAYS[day.weekday - 1]!;

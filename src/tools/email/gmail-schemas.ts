@@ -47,6 +47,7 @@ export type GmailMessage = z.infer<typeof messageSchema>;
 
 export const listSchema = z.object({
   messages: z.array(z.object({ id, threadId: id.nullish() })).nullish(),
+  nextPageToken: z.string().nullish(),
   resultSizeEstimate: z.number().nullish(),
 });
 

@@ -1,4 +1,4 @@
-import type { gmail_v1 } from 'googleapis/build/src/apis/gmail';
+import type { gmail_v1 } from '@googleapis/gmail';
 import type { z } from 'zod';
 import { type HubError, type Result, hubError, ok } from '../../errors';
 import { missingScopesError } from '../../integrations/scopes';

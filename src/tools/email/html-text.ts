@@ -42,6 +42,9 @@ export function createHtmlConverter(config: HtmlConversionConfig): HtmlConverter
     workerData: { role: 'html-to-text' },
     size: config.workers,
     maxQueue: HTML_QUEUE_MAX,
+    // A quarter per customer: a flood of one customer's hostile mail degrades its own bodies, never the others'.
+    // One call queues few at a time (Gmail reads are capped per mailbox), so an ordinary search never meets it.
+    maxQueuePerKey: HTML_QUEUE_MAX / 4,
     // A conversion's DOM is a few times its input; a runaway one ends its own worker, not the process.
     resourceLimits: { maxOldGenerationSizeMb: 256, stackSizeMb: 8 },
   });

@@ -1,4 +1,4 @@
-import type { gmail_v1 } from 'googleapis/build/src/apis/gmail';
+import type { gmail_v1 } from '@googleapis/gmail';
 import { type HubError, type Result, fail, hubError, ok } from '../../errors';
 import type { ToolContext } from '../types';
 import { callGmail } from './gmail';
@@ -31,10 +31,10 @@ export const uncertainSend = (e: HubError) =>
 export const withSendToken = (raw: Buffer, token: string) => Buffer.concat([Buffer.from(`${SEND_ID_HEADER}: ${token}\r\n`, 'latin1'), raw]);
 
 /** Before a send under a request_id an earlier attempt may have carried out: found, or not-found-so-send, or a final answer. */
-export async function checkEarlierSend(ctx: ToolContext, token: string): Promise<Result<SentRef | null>> {
+export async function checkEarlierSend(ctx: ToolContext, tokens: readonly string[]): Promise<Result<SentRef | null>> {
   const earlier = ctx.earlierAttempt;
   if (!earlier) return ok(null);
-  const looked = await findSent(ctx, token, earlier.since, ctx.settings.sendVerifyMaxMessages);
+  const looked = await findSent(ctx, tokens, earlier.since, ctx.settings.sendVerifyMaxMessages);
   if (!looked.ok) return fail(lookupFailed(ctx, looked.error, 'An earlier attempt with this request_id may have sent this email'));
   const found = looked.value;
   if (found.kind === 'found') {
@@ -58,7 +58,7 @@ export async function sendChecked(ctx: ToolContext, requestBody: gmail_v1.Schema
   if (sent.ok || !uncertainSend(sent.error)) return sent;
 
   const what = `Gmail did not confirm the send (${failureText(sent.error)})`;
-  const looked = await findSent(ctx, token, startedAt, ctx.settings.sendVerifyMaxMessages);
+  const looked = await findSent(ctx, [token], startedAt, ctx.settings.sendVerifyMaxMessages);
   if (!looked.ok) return fail(lookupFailed(ctx, looked.error, what, sent.error));
   const found = looked.value;
   switch (found.kind) {

@@ -9,7 +9,7 @@ import { callGmail, checkExtraScopes, notFoundAs } from './gmail';
 import { headerOf, messageSchema } from './gmail-schemas';
 import { MAX_BODY_CHARS_IN, MAX_RECIPIENTS, MAX_SUBJECT_CHARS, inputId, headerText, recipient } from './inputs';
 import { checkEarlierSend, sendChecked, withSendToken } from './send-once';
-import { sendToken } from './sent-lookup';
+import { sendTokens } from './sent-lookup';
 import { baseSubject, replyHeaders, replySubject } from './threading';
 
 const SCOPES = [googleScope('gmail.send')];
@@ -102,12 +102,15 @@ export const emailSend = defineTool({
   requiredScopes: SCOPES,
   sideEffects: 'writes',
   input,
+  recipients: (v) => [...mailboxes(v.to), ...mailboxes(v.cc), ...mailboxes(v.bcc)].map((m) => m.address),
   output,
   run: async (ctx, v): Promise<Result<Output>> => {
     const sent = (ref: { id: string; threadId: string }) => ok({ message_id: ref.id, thread_id: ref.threadId, status: 'sent' as const });
     // Every attempt of one request carries the same token, so an earlier attempt's message can be recognised.
-    const token = sendToken(ctx, v);
-    const earlier = await checkEarlierSend(ctx, token);
+    const tokens = await sendTokens(ctx, v);
+    if (!tokens.ok) return tokens;
+    const token = tokens.value[0]!;
+    const earlier = await checkEarlierSend(ctx, tokens.value);
     if (!earlier.ok) return earlier;
     if (earlier.value) return sent(earlier.value);
 

@@ -37,17 +37,24 @@ export type SentLookup =
   | { kind: 'unverifiable'; reason: 'no_read_scope' | 'scan_limit' };
 
 /**
- * The token of one send: for a request_id, the same for every attempt with the same inputs (sha256 over
- * length-prefixed customer, request_id and the idempotency fingerprint of inputs and end user — only the digest
- * leaves the Hub); without one, random (still found by a lookup within the same call).
+ * The tokens of one send, the one to write first. For a request_id, the same for every attempt with the same
+ * inputs: an HMAC (the Hub's event-id key, scheme `hub-send-v2`) over length-prefixed customer, request_id and
+ * the idempotency fingerprint of inputs and end user — keyed because every recipient sees the header, and an
+ * unkeyed digest would let one confirm guesses of a customer's request_ids offline. The unkeyed v1 token (sha256
+ * of the same parts) is still looked for, so an attempt made before this scheme is recognised by its retry.
+ * Without a request_id, random (still found by a lookup within the same call). Fails only when the database
+ * holding the key cannot be reached (retryable: nothing was sent).
  */
-export function sendToken(ctx: Pick<ToolContext, 'customerId' | 'userId' | 'idempotencyKey'>, inputs: unknown): string {
-  if (ctx.idempotencyKey === null) return randomBytes(16).toString('hex');
-  const parts = ['hub-send-v1', ctx.customerId, ctx.idempotencyKey, fingerprintOf(inputs, ctx.userId)];
-  return createHash('sha256')
-    .update(parts.map((p) => `${Buffer.byteLength(p)}:${p}`).join(''))
+export async function sendTokens(ctx: Pick<ToolContext, 'customerId' | 'userId' | 'idempotencyKey' | 'settings'>, inputs: unknown): Promise<Result<readonly string[]>> {
+  if (ctx.idempotencyKey === null) return ok([randomBytes(16).toString('hex')]);
+  const parts = [ctx.customerId, ctx.idempotencyKey, fingerprintOf(inputs, ctx.userId)];
+  const legacy = createHash('sha256')
+    .update(['hub-send-v1', ...parts].map((p) => `${Buffer.byteLength(p)}:${p}`).join(''))
     .digest('hex')
     .slice(0, 32);
+  const keyed = await ctx.settings.eventIds.digest(['hub-send-v2', ...parts]);
+  if (!keyed.ok) return keyed;
+  return ok(keyed.value === null ? [legacy] : [keyed.value, legacy]); // null: the key is unreadable here (logged)
 }
 
 export const canVerifySends = (ctx: ToolContext) => READ_SCOPES.some((s) => grants(ctx.connection!.scopes, s));
@@ -71,8 +78,8 @@ async function sentHeader(ctx: ToolContext, id: string): Promise<Result<SentHead
   return ok({ id: m.id, threadId: m.threadId, internalDate: Number(m.internalDate), token: headerOf(m.payload, SEND_ID_HEADER)?.trim() });
 }
 
-/** Looks in Sent (trashed copies included) for the message carrying `token`, sent at `sinceMs` or later. */
-export async function findSent(ctx: ToolContext, token: string, sinceMs: number, maxScan: number): Promise<Result<SentLookup>> {
+/** Looks in Sent (trashed copies included) for the message carrying one of `tokens`, sent at `sinceMs` or later. */
+export async function findSent(ctx: ToolContext, tokens: readonly string[], sinceMs: number, maxScan: number): Promise<Result<SentLookup>> {
   if (!canVerifySends(ctx)) return ok({ kind: 'unverifiable', reason: 'no_read_scope' });
   const horizon = sinceMs - CLOCK_SKEW_MS;
   let scanned = 0;
@@ -92,7 +99,7 @@ export async function findSent(ctx: ToolContext, token: string, sinceMs: number,
         if (!r.ok) return r;
         if (r.value) messages.push(r.value);
       }
-      const match = messages.find((m) => m.token === token);
+      const match = messages.find((m) => m.token !== undefined && tokens.includes(m.token));
       if (match) return ok({ kind: 'found', id: match.id, threadId: match.threadId });
       // Newest first: once one is older than the horizon, so is everything after it.
       if (messages.some((m) => m.internalDate < horizon)) return ok({ kind: 'absent' });

@@ -1,4 +1,4 @@
-import type { gmail_v1 } from 'googleapis/build/src/apis/gmail';
+import type { gmail_v1 } from '@googleapis/gmail';
 import { type ApiHandler, ok } from '../../api/types';
 import type { StoredMessage } from '../mailbox';
 import { matchesQuery, mentionsSpamOrTrash } from '../query/match';
@@ -7,6 +7,16 @@ import { invalidArgument, isResult, mailboxFor, metadataOnly, metadataScopeForbi
 
 const DEFAULT_PAGE = 100;
 const MAX_PAGE = 500;
+
+/**
+ * Gmail documents `resultSizeEstimate` only as "Estimated total number of results", and it is publicly measured
+ * to be no count: 201 for every non-empty query, at maxResults 1, 10 and 100, against true counts of 3–21
+ * (openclaw/gogcli#983, 2026); 201 on every page of a 495-message folder (postalsys/emailengine#425); "201 whether
+ * four messages match or four thousand" (huacnlee/omamail#188). One report saw the exact total on a single
+ * page holding everything (emailengine#425), the later one did not: the sandbox gives the placeholder whenever
+ * anything matches, so nothing built on it can take it for a count. 0 when nothing matches (gogcli#983).
+ */
+export const RESULT_SIZE_PLACEHOLDER = 201;
 
 /**
  * messages.list: newest first (internalDate, then arrival), Spam and Trash left out unless asked for
@@ -49,6 +59,6 @@ export const listMessages: ApiHandler = (call) => {
     mb.pageTokens.set(token, { offset: offset + size, listing });
     body.nextPageToken = token;
   }
-  body.resultSizeEstimate = matches.length;
+  body.resultSizeEstimate = matches.length === 0 ? 0 : RESULT_SIZE_PLACEHOLDER;
   return ok(body);
 };

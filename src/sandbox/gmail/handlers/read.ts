@@ -1,4 +1,4 @@
-import type { gmail_v1 } from 'googleapis/build/src/apis/gmail';
+import type { gmail_v1 } from '@googleapis/gmail';
 import { type ApiHandler, ok } from '../../api/types';
 import { errors } from '../../google-errors';
 import { SYSTEM_LABELS, userLabelResource } from '../labels';

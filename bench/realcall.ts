@@ -1,0 +1,319 @@
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../src/config';
+import { createGoogleClients } from '../src/integrations/google-clients';
+import { googleScope } from '../src/integrations/integrations';
+import { createLogger } from '../src/logger';
+import { createCredentialStore } from '../src/store/credential-store';
+import { migrate } from '../src/store/migrate';
+import { openDatabase } from '../src/store/open';
+import { createTokenCipher } from '../src/store/token-cipher';
+import { cpuMsOf, startProcess, stopProcess } from './spawned';
+
+/**
+ * `npm run bench:realcall`: what the Hub adds to a real Google call. The compiled Google sandbox and the
+ * compiled Hub each run in a process of their own; this process is the client. Per tool, the same Google
+ * requests are made two ways against the same sandbox, side by side in one run:
+ *   hub    — POST /api/internal/tools/execute/ to the Hub, which makes the Google calls;
+ *   direct — the same Google calls straight from googleapis (the Hub's own client construction) in this process.
+ * Tools: calendar_get_availability (one freeBusy.query), calendar_create_event (one events.insert, with a
+ * request_id), email_search with max_results 3 (messages.list + 3 messages.get, format=full).
+ *
+ * 1. Concurrency 1: BENCH_CALLS (default 500) calls per tool and way, alternated hub/direct; the Hub-added
+ *    latency is p50/p90/p99 of hub minus the same percentile of direct.
+ * 2. Concurrency BENCH_CONCURRENCY (default 20): BENCH_ROUNDS (default 3) interleaved rounds of BENCH_ROUND_CALLS
+ *    (default 600) calls per way; throughput hub/direct (median of per-round ratios) and CPU per call — the Hub
+ *    process(es) from /proc (every thread), the direct client from process.cpuUsage().
+ * 3. With DATABASE_URL and REDIS_URL: the Hub on PostgreSQL + Redis as one process and as HUB_PROCESSES=2
+ *    (node:cluster), calendar_get_availability at BENCH_CONCURRENCY × 2, throughput of 2 against 1 in
+ *    interleaved rounds. On a machine whose cores also run the sandbox and this client, the ratio is bounded by
+ *    what they leave free (printed).
+ *
+ * BENCH_BASELINE_DIST (the dist/ directory of another build) adds that Hub, interleaved, for before/after figures.
+ * BENCH_HUB_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) is passed to the Hub processes as NODE_OPTIONS.
+ *
+ * Quotas are out of the picture on purpose (the sandbox's Gmail concurrency and unit limits off, the Hub's rate
+ * limits and mailbox cap raised): this measures CPU and latency, not Google's limits.
+ */
+
+const env = process.env; // bench entry point: reads its own knobs, hands the processes complete environments
+const CALLS = Number(env.BENCH_CALLS ?? 500);
+const CONCURRENCY = Number(env.BENCH_CONCURRENCY ?? 20);
+const ROUNDS = Number(env.BENCH_ROUNDS ?? 3);
+const ROUND_CALLS = Number(env.BENCH_ROUND_CALLS ?? 600);
+const TOOLS = (env.BENCH_TOOLS ?? 'calendar_get_availability,calendar_create_event,email_search').split(',');
+const CLIENT = { clientId: 'realcall.apps.googleusercontent.com', clientSecret: 'GOCSPX-realcall-secret' };
+const EMAIL = 'ana@acme.example';
+const AGENT = randomUUID();
+const ZONE = 'America/New_York';
+const CAL_SCOPES = [googleScope('calendar.readonly'), googleScope('calendar.events')];
+const GMAIL_SCOPES = [googleScope('gmail.send'), googleScope('gmail.readonly'), googleScope('gmail.modify')];
+
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+const median = (xs: number[]) => pct(xs, 0.5);
+
+/** A process's CPU time plus its children's (cluster workers), from /proc. */
+function treeCpuMs(pid: number): number {
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    // no children file: count the process alone
+  }
+  return cpuMsOf(pid) + children.reduce((sum, child) => sum + treeCpuMs(child), 0);
+}
+
+interface Hub {
+  label: string;
+  url: string;
+  pid: number;
+  customerId: string;
+  child: ChildProcess;
+}
+
+async function main() {
+  const sb = await startProcess(
+    'src/sandbox/main.js',
+    { SANDBOX_PORT: '0', SANDBOX_CONTROL: 'on', SANDBOX_DEMO_DATA: 'off', SANDBOX_SEED: '7', SANDBOX_CLIENT_ID: CLIENT.clientId, SANDBOX_CLIENT_SECRET: CLIENT.clientSecret },
+    (line) => /listening on (http:\/\/\S+)/.exec(line)?.[1],
+  );
+  const sandboxUrl = sb.found;
+  const hubs: Hub[] = [];
+  const dirs: string[] = [];
+  try {
+    const control = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${sandboxUrl}/_sandbox${path}`, { method, ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}) });
+      if (!res.ok) throw new Error(`sandbox ${path}: ${res.status} ${await res.text()}`);
+      return (await res.json()) as Record<string, unknown>;
+    };
+    const events = Array.from({ length: 40 }, (_, i) => {
+      const start = Date.parse('2027-03-01T14:00:00Z') + i * 86_400_000 * 0.5;
+      return { summary: `Meeting ${i}`, start: new Date(start).toISOString(), end: new Date(start + 3_600_000).toISOString() };
+    });
+    const messages = Array.from({ length: 20 }, (_, i) => ({
+      from: `Sender ${i} <sender${i}@partner.example>`,
+      to: [EMAIL],
+      subject: `Weekly report ${i}`,
+      text: `Report number ${i}. ${'Figures and commentary. '.repeat(20)}`,
+      date: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
+    }));
+    await control('POST', '/accounts', { email: EMAIL, name: 'Ana García', time_zone: ZONE, events, messages });
+    await control('PUT', '/quotas', { gmail_units_per_user_per_minute: 0, gmail_max_concurrent_per_user: 0 });
+    const calGrant = await control('POST', '/tokens', { email: EMAIL, scopes: CAL_SCOPES, client_id: CLIENT.clientId, offline: true });
+    const gmailGrant = await control('POST', '/tokens', { email: EMAIL, scopes: GMAIL_SCOPES, client_id: CLIENT.clientId, offline: true });
+
+    const secret = randomBytes(32).toString('hex');
+    const baseEnv: Record<string, string> = {
+      HUB_PORT: '0',
+      HUB_HOST: '127.0.0.1',
+      HUB_PUBLIC_URL: 'http://127.0.0.1',
+      HUB_SERVICE_SECRETS: secret,
+      HUB_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+      HUB_GOOGLE_SANDBOX_URL: sandboxUrl,
+      HUB_GOOGLE_CLIENT_ID: CLIENT.clientId,
+      HUB_GOOGLE_CLIENT_SECRET: CLIENT.clientSecret,
+      HUB_RATE_LIMIT_CUSTOMER_POINTS: '10000000',
+      HUB_RATE_LIMIT_AGENT_POINTS: '10000000',
+      HUB_RATE_LIMIT_AGENTS_PER_CUSTOMER: '100000',
+      HUB_GMAIL_MAX_IN_FLIGHT: '1000',
+      HUB_GMAIL_QUOTA_UNITS: '10000000',
+      HUB_SHUTDOWN_GRACE_MS: '0',
+      LOG_LEVEL: 'warn',
+    };
+
+    /** A Hub process (or a cluster of HUB_PROCESSES) with one customer's Calendar and Gmail connections. */
+    const startHub = async (label: string, extra: Record<string, string>, dist?: string): Promise<Hub> => {
+      const hubEnv = { ...baseEnv, ...extra };
+      if (!hubEnv.DATABASE_URL) {
+        const dir = mkdtempSync(join(tmpdir(), 'hub-realcall-'));
+        dirs.push(dir);
+        hubEnv.HUB_DATA_DIR = dir;
+      }
+      const config = loadConfig(hubEnv);
+      const logger = createLogger({ level: 'silent' });
+      const db = await openDatabase(config.database, logger);
+      await migrate(db, logger);
+      const store = createCredentialStore(db, createTokenCipher(config.encryptionKeys));
+      const customerId = randomUUID();
+      const now = Date.now();
+      for (const [integration, grant, scopes] of [
+        ['google_calendar', calGrant, CAL_SCOPES],
+        ['google_gmail', gmailGrant, GMAIL_SCOPES],
+      ] as const) {
+        await store.save({
+          customerId,
+          userId: null,
+          integration,
+          accountEmail: EMAIL,
+          scopes,
+          accessToken: String(grant.access_token),
+          refreshToken: String(grant.refresh_token),
+          tokenExpiresAt: new Date(now + 3_600_000),
+          lastRefreshedAt: new Date(now),
+        });
+      }
+      await db.close();
+      const processes = Number(hubEnv.HUB_PROCESSES ?? 1);
+      let listening = 0;
+      // BENCH_HUB_NODE_OPTIONS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the Hub processes.
+      const nodeOptions = env.BENCH_HUB_NODE_OPTIONS ? { NODE_OPTIONS: env.BENCH_HUB_NODE_OPTIONS } : {};
+      const started = await startProcess('src/main.js', { ...hubEnv, ...nodeOptions, LOG_LEVEL: 'info' }, (line) => {
+        if (!line.includes('"hub listening"')) return undefined;
+        listening++;
+        return listening === processes ? `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}` : undefined;
+      }, dist);
+      const hub = { label, url: started.found, pid: started.child.pid!, customerId, child: started.child };
+      hubs.push(hub);
+      return hub;
+    };
+
+    const google = createGoogleClients(loadConfig({ ...baseEnv, HUB_DATA_DIR: 'memory://' }).google);
+    const calendar = google.calendar(google.withAccessToken(String(calGrant.access_token)));
+    const gmail = google.gmail(google.withAccessToken(String(gmailGrant.access_token)));
+
+    let created = 0;
+    const hubCall = async (hub: Hub, tool: string): Promise<void> => {
+      const inputs: Record<string, unknown> =
+        tool === 'calendar_get_availability'
+          ? { start_date: '2027-03-01', end_date: '2027-03-07' }
+          : tool === 'calendar_create_event'
+            ? { title: 'Bench', start: '2030-02-10T14:00:00-05:00', end: '2030-02-10T15:00:00-05:00' }
+            : { query: 'subject:report', max_results: 3 };
+      const res = await fetch(`${hub.url}/api/internal/tools/execute/`, {
+        method: 'POST',
+        headers: { authorization: `ServiceSecret ${secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          tool,
+          agent_id: AGENT,
+          customer_id: hub.customerId,
+          inputs,
+          ...(tool === 'calendar_create_event' ? { context: { request_id: `rc-${++created}-${randomUUID()}` } } : {}),
+        }),
+      });
+      const body = (await res.json()) as { success: boolean; error?: unknown };
+      if (!body.success) throw new Error(`${hub.label} ${tool}: ${JSON.stringify(body.error)}`);
+    };
+    // The Google requests the Hub makes for each tool (zone cached: the calendar's settings are read once).
+    const directCall = async (tool: string): Promise<void> => {
+      if (tool === 'calendar_get_availability') {
+        await calendar.freebusy.query({
+          requestBody: { timeMin: '2027-03-01T05:00:00.000Z', timeMax: '2027-03-08T05:00:00.000Z', timeZone: ZONE, items: [{ id: 'primary' }] },
+        });
+      } else if (tool === 'calendar_create_event') {
+        await calendar.events.insert({
+          calendarId: 'primary',
+          sendUpdates: 'none',
+          requestBody: { id: randomBytes(16).toString('hex'), summary: 'Bench', start: { dateTime: '2030-02-10T14:00:00-05:00' }, end: { dateTime: '2030-02-10T15:00:00-05:00' } },
+        });
+      } else {
+        const ids = (await gmail.users.messages.list({ userId: 'me', q: 'subject:report', maxResults: 3 })).data.messages!.map((m) => m.id!);
+        await Promise.all(ids.map((id) => gmail.users.messages.get({ userId: 'me', id, format: 'full' })));
+      }
+    };
+
+    const timed = async (fn: () => Promise<void>) => {
+      const start = performance.now();
+      await fn();
+      return performance.now() - start;
+    };
+    /** `total` calls of `fn`, `concurrency` at a time: calls/s, and CPU ms per call of `cpu` (a clock read before and after). */
+    const saturate = async (fn: () => Promise<void>, total: number, concurrency: number, cpu: () => number) => {
+      let next = 0;
+      const cpu0 = cpu();
+      const start = performance.now();
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (next++ < total) await fn();
+        }),
+      );
+      const seconds = (performance.now() - start) / 1000;
+      return { perSecond: total / seconds, cpuMs: (cpu() - cpu0) / total };
+    };
+    const selfCpuMs = () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1000;
+    };
+
+    const measured = [await startHub('hub', {})];
+    if (env.BENCH_BASELINE_DIST) measured.push(await startHub('baseline', {}, env.BENCH_BASELINE_DIST));
+    const out = (s: string) => process.stdout.write(s);
+    const ms = (x: number) => x.toFixed(2);
+    out(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'}, Node ${process.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);
+    out(`Hub (embedded PGlite, one process) vs direct googleapis, the sandbox in its own process.`);
+    out(env.BENCH_BASELINE_DIST ? ` "baseline": the Hub compiled in ${env.BENCH_BASELINE_DIST}, interleaved with "hub".\n\n` : '\n\n');
+    for (const tool of TOOLS) {
+      for (let i = 0; i < 30; i++) {
+        for (const h of measured) await hubCall(h, tool);
+        await directCall(tool);
+      } // warm-up: JIT, the zone cache, connections
+      const lat = new Map<string, number[]>(measured.map((h) => [h.label, []]));
+      const d: number[] = [];
+      for (let i = 0; i < CALLS; i++) {
+        for (const h of measured) lat.get(h.label)!.push(await timed(() => hubCall(h, tool)));
+        d.push(await timed(() => directCall(tool)));
+      }
+      out(`${tool}\n  concurrency 1, ${CALLS} calls each, alternated: direct p50 ${ms(pct(d, 0.5))} / p90 ${ms(pct(d, 0.9))} / p99 ${ms(pct(d, 0.99))} ms\n`);
+      for (const h of measured) {
+        const t = lat.get(h.label)!;
+        const added = (p: number) => ms(pct(t, p) - pct(d, p));
+        out(`  ${h.label.padEnd(8)} p50 ${ms(pct(t, 0.5))} / p90 ${ms(pct(t, 0.9))} / p99 ${ms(pct(t, 0.99))} ms; Hub-added p50 +${added(0.5)}, p90 +${added(0.9)}, p99 +${added(0.99)} ms   (targets ≤ 1 ms p50, ≤ 3 ms p99)\n`);
+      }
+      const rounds = new Map<string, { ratio: number; rate: number; cpu: number }[]>(measured.map((h) => [h.label, []]));
+      const direct: { rate: number; cpu: number }[] = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        const viaHub: { perSecond: number; cpuMs: number }[] = [];
+        for (const h of measured) viaHub.push(await saturate(() => hubCall(h, tool), ROUND_CALLS, CONCURRENCY, () => treeCpuMs(h.pid)));
+        const straight = await saturate(() => directCall(tool), ROUND_CALLS, CONCURRENCY, selfCpuMs);
+        direct.push({ rate: straight.perSecond, cpu: straight.cpuMs });
+        measured.forEach((h, k) => rounds.get(h.label)!.push({ ratio: viaHub[k]!.perSecond / straight.perSecond, rate: viaHub[k]!.perSecond, cpu: viaHub[k]!.cpuMs }));
+      }
+      const directCpu = median(direct.map((x) => x.cpu));
+      out(`  concurrency ${CONCURRENCY}, ${ROUNDS} interleaved rounds × ${ROUND_CALLS} calls: direct ${median(direct.map((x) => x.rate)).toFixed(0)} calls/s, ${ms(directCpu)} ms CPU per call (googleapis client)\n`);
+      for (const h of measured) {
+        const rs = rounds.get(h.label)!;
+        const cpu = median(rs.map((x) => x.cpu));
+        out(
+          `  ${h.label.padEnd(8)} ${median(rs.map((x) => x.rate)).toFixed(0)} calls/s, **hub/direct ${median(rs.map((x) => x.ratio)).toFixed(2)}** (rounds ${rs.map((x) => x.ratio.toFixed(2)).join(', ')}; target ≥ 0.7); ` +
+            `Hub CPU per call ${ms(cpu)} ms, beyond direct ${ms(cpu - directCpu)} ms (target ≤ 0.6 ms)\n`,
+        );
+      }
+      out('\n');
+    }
+
+    if (env.DATABASE_URL && env.REDIS_URL) {
+      const shared = { DATABASE_URL: env.DATABASE_URL, REDIS_URL: env.REDIS_URL };
+      const one = await startHub('hub×1', shared);
+      const two = await startHub('hub×2', { ...shared, HUB_PROCESSES: '2', HUB_MIGRATE_ON_START: 'false' });
+      const tool = 'calendar_get_availability';
+      for (let i = 0; i < 50; i++) await Promise.all([hubCall(one, tool), hubCall(two, tool), hubCall(two, tool)]);
+      const scaling: number[] = [];
+      const rates: { one: number; two: number; cpuOne: number; cpuTwo: number }[] = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        const a = await saturate(() => hubCall(one, tool), ROUND_CALLS * 2, CONCURRENCY * 2, () => treeCpuMs(one.pid));
+        const b = await saturate(() => hubCall(two, tool), ROUND_CALLS * 2, CONCURRENCY * 2, () => treeCpuMs(two.pid));
+        scaling.push(b.perSecond / a.perSecond);
+        rates.push({ one: a.perSecond, two: b.perSecond, cpuOne: a.cpuMs, cpuTwo: b.cpuMs });
+      }
+      out(`PostgreSQL + Redis, ${tool}, concurrency ${CONCURRENCY * 2}, ${ROUNDS} interleaved rounds × ${ROUND_CALLS * 2} calls:\n`);
+      out(
+        `  1 process ${median(rates.map((x) => x.one)).toFixed(0)} calls/s (${median(rates.map((x) => x.cpuOne)).toFixed(2)} ms CPU/call), ` +
+          `HUB_PROCESSES=2 ${median(rates.map((x) => x.two)).toFixed(0)} calls/s (${median(rates.map((x) => x.cpuTwo)).toFixed(2)} ms CPU/call incl. the primary), ` +
+          `**2 vs 1: ${median(scaling).toFixed(2)}×** (rounds ${scaling.map((x) => x.toFixed(2)).join(', ')}; target ≥ 1.6× given free cores)\n`,
+      );
+    } else {
+      out('(set DATABASE_URL and REDIS_URL to also measure HUB_PROCESSES=2 against one process)\n');
+    }
+  } finally {
+    for (const h of hubs) await stopProcess(h.child);
+    await stopProcess(sb.child);
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

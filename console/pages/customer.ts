@@ -1,0 +1,133 @@
+import { api } from '../api.js';
+import { badge, failure, h, INTEGRATIONS, integrationLabel, loading, ready, replace, when } from '../dom.js';
+import { connectLinkForm } from './connect-link.js';
+import { webhooksSection } from './webhooks.js';
+import { workingHoursForm } from './working-hours.js';
+
+export interface Connection {
+  integration: string;
+  user_id: string | null;
+  status: string;
+  account_email: string | null;
+  scopes: string[];
+  missing_scopes: string[];
+  last_refreshed_at: string | null;
+  grant: { expires_at: string | null; health: string; reason: string | null };
+  last_error: string | null;
+  last_error_at: string | null;
+  tools_available: string[];
+  working_hours?: { start: string; end: string; days: string[] };
+  working_hours_source?: 'admin' | 'default';
+  setup_url?: string;
+}
+
+const who = (c: { user_id: string | null }) => (c.user_id === null ? 'customer-wide' : `end user ${c.user_id}`);
+const health = (c: Connection) => (c.status === 'expired' || c.grant.health === 'expired' ? 'expired' : c.grant.health === 'expiring' ? 'expiring' : c.status);
+
+/**
+ * Customer: every connection (customer-wide and per end user) with what an admin needs to judge it, and the
+ * actions: a connect link, disconnect (confirmed, naming what stops working), working hours.
+ */
+export async function customerPage(main: HTMLElement, customerId: string, isAdmin: boolean): Promise<void> {
+  document.title = `Customer ${customerId} · Hub console`;
+  const back = isAdmin ? h('p', {}, h('a', { href: '/admin' }, '← All customers')) : null;
+  const connections = h('section', { 'aria-labelledby': 'connections-heading' }, h('h2', { id: 'connections-heading' }, 'Connections'), loading('Loading connections…'));
+  const status = h('p', { class: 'sr-only', role: 'status', 'aria-live': 'polite' });
+  replace(main, back, h('h1', {}, 'Customer ', h('span', { class: 'mono' }, customerId)), status, connections);
+
+  let actions: HTMLElement[] | null = null; // the forms appear once the customer's connections could be read
+  const reload = async (announce?: string) => {
+    const res = await api<{ integrations: Connection[] }>('GET', `/api/admin/customers/${encodeURIComponent(customerId)}/integrations`);
+    if (!res.ok) {
+      const title = res.status === 403 ? 'You cannot open this customer' : res.status === 400 ? 'Not a customer id' : 'The connections could not be loaded';
+      replace(main, back, h('h1', {}, 'Customer'), failure(title, res.error, res.requestId, res.status >= 500 || res.status === 0 ? () => void retry() : undefined));
+      ready();
+      return;
+    }
+    if (actions === null) {
+      actions = [connectLinkForm(customerId), webhooksSection(customerId)];
+      main.append(...actions);
+    }
+    const list = res.data.integrations;
+    const missing = INTEGRATIONS.filter((i) => !list.some((c) => c.integration === i.id && c.user_id === null));
+    replace(
+      connections,
+      h('h2', { id: 'connections-heading' }, 'Connections'),
+      list.length === 0 ? h('div', { class: 'state empty' }, h('p', { class: 'state-title' }, 'No connections yet'), h('p', {}, 'Make a connect link below and send it to the person whose Google account should be connected.')) : null,
+      h('div', { class: 'cards' }, list.map((c) => card(customerId, c, reload)), missing.map((i) => notConnected(i.label))),
+    );
+    if (announce) status.textContent = announce;
+    ready();
+  };
+  // After a failed first load the page was replaced by the error: start over from the page's frame.
+  const retry = async () => {
+    actions = null;
+    replace(main, back, h('h1', {}, 'Customer ', h('span', { class: 'mono' }, customerId)), status, connections);
+    await reload();
+  };
+  await reload();
+}
+
+function notConnected(label: string) {
+  return h('article', { class: 'card', 'aria-label': `${label} · customer-wide` }, h('h3', {}, `${label} · customer-wide`), h('p', {}, badge('not_connected')), h('p', { class: 'muted' }, 'Make a connect link below to connect it.'));
+}
+
+function list(items: string[], none: string) {
+  return items.length === 0 ? h('span', { class: 'muted' }, none) : h('ul', { class: 'chips' }, items.map((s) => h('li', {}, s)));
+}
+
+function card(customerId: string, c: Connection, reload: (announce?: string) => Promise<void>) {
+  const label = `${integrationLabel(c.integration)} · ${who(c)}`;
+  const fields: [string, Node | string][] = [
+    ['Status', badge(health(c))],
+    ['Account', c.account_email ?? 'unknown'],
+    ['Granted scopes', list(c.scopes, 'none')],
+    ['Missing scopes', list(c.missing_scopes, 'none')],
+    ['Last refresh', when(c.last_refreshed_at)],
+    ['Grant ends', c.grant.expires_at === null ? 'no known end' : when(c.grant.expires_at)],
+    ['Last error', c.last_error === null ? h('span', { class: 'muted' }, 'none') : h('span', {}, c.last_error, ' (', when(c.last_error_at), ')')],
+    ['Tools usable', list(c.tools_available, 'none')],
+  ];
+  const article = h(
+    'article',
+    { class: 'card', 'aria-label': label },
+    h('h3', {}, label),
+    h('dl', {}, fields.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])),
+    c.setup_url ? h('p', {}, h('a', { href: c.setup_url }, 'Reconnect link for this connection')) : null,
+  );
+  if (c.working_hours) article.append(workingHoursForm(customerId, c, reload));
+  article.append(disconnectButton(customerId, c, label, reload));
+  return article;
+}
+
+/** Disconnect behind a confirmation that names what stops working (a native <dialog>: focus and Escape for free). */
+function disconnectButton(customerId: string, c: Connection, label: string, reload: (announce?: string) => Promise<void>) {
+  const problem = h('div', { role: 'alert' });
+  const confirm = h('button', { type: 'button', class: 'danger' }, 'Disconnect');
+  const cancel = h('button', { type: 'button' }, 'Cancel');
+  const dialog = h(
+    'dialog',
+    { 'aria-labelledby': `dlg-${c.integration}-${c.user_id ?? ''}` },
+    h('h2', { id: `dlg-${c.integration}-${c.user_id ?? ''}` }, `Disconnect ${label}?`),
+    h('p', {}, `The grant of ${c.account_email ?? 'this account'} is revoked at Google and the connection is forgotten.`),
+    c.tools_available.length > 0 ? h('p', {}, 'These tools stop working for ', c.user_id === null ? 'this customer' : `end user ${c.user_id}`, ': ', h('strong', {}, c.tools_available.join(', ')), '.') : h('p', {}, 'No tool uses it right now.'),
+    problem,
+    h('div', { class: 'row' }, confirm, cancel),
+  );
+  cancel.addEventListener('click', () => dialog.close());
+  confirm.addEventListener('click', async () => {
+    confirm.disabled = true;
+    const query = c.user_id === null ? '' : `?user_id=${encodeURIComponent(c.user_id)}`;
+    const res = await api('DELETE', `/api/admin/customers/${encodeURIComponent(customerId)}/integrations/${c.integration}${query}`);
+    confirm.disabled = false;
+    if (!res.ok) {
+      replace(problem, failure('Not disconnected', res.error, res.requestId));
+      return;
+    }
+    dialog.close();
+    dialog.remove();
+    await reload(`${label} disconnected.`);
+  });
+  const open = h('button', { type: 'button', class: 'danger', onclick: () => dialog.showModal() }, 'Disconnect…');
+  return h('div', { class: 'actions' }, open, dialog);
+}

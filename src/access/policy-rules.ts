@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import { type HubError, hubError } from '../errors';
+import type { SideEffects } from '../tools/types';
+import { type ToolMatcher, type ToolRef, toolMatcher } from './tool-match';
+
+/**
+ * A policy's rules and what they decide, as pure functions. A customer's policy is the default for its agents;
+ * an agent's policy overrides it field by field: a field the agent's policy leaves out is the customer's, and
+ * `null` says "no restriction" explicitly (an agent may be freed from a customer-wide list or budget).
+ */
+
+// Hostnames as DNS writes them (IDNs in their xn-- form), compared lower-case; at least two labels.
+const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+const DOMAIN = new RegExp(`^(?=.{1,253}$)${LABEL}(?:\\.${LABEL})+$`);
+
+export const MAX_LIST_ENTRIES = 200;
+/** Seed 003 §5.1's default for `max_tool_calls` — applied once a customer or agent has any policy. */
+export const DEFAULT_MAX_TOOL_CALLS = 25;
+
+export const policyRulesSchema = z.strictObject({
+  enabled_tools: z.array(z.string().max(80)).max(MAX_LIST_ENTRIES).nullable().optional(),
+  max_side_effects: z.enum(['reads', 'writes']).optional(),
+  max_tool_calls_per_conversation: z.number().int().min(1).max(1_000_000).nullable().optional(),
+  email_allowed_recipient_domains: z
+    .array(z.string().max(253).transform((d) => d.toLowerCase()).pipe(z.string().regex(DOMAIN, 'must be a domain such as "acme.example"')))
+    .max(MAX_LIST_ENTRIES)
+    .nullable()
+    .optional(),
+  require_request_id_for_writes: z.boolean().optional(),
+});
+export type PolicyRules = z.output<typeof policyRulesSchema>;
+
+export type PolicyScope = 'customer' | 'agent';
+interface From<T> {
+  value: T;
+  from: PolicyScope;
+}
+
+/** The rules in force for one (customer, agent), each with the policy it came from. */
+export interface EffectivePolicy {
+  tools: From<ToolMatcher> | null;
+  readsOnly: From<true> | null;
+  budget: From<number> | null;
+  domains: From<ReadonlySet<string>> | null;
+  requireRequestId: From<true> | null;
+  /** The merged rules, for answers (defaults filled in). */
+  rules: Required<PolicyRules>;
+}
+
+/** Null when neither policy exists: the call runs as it always has. */
+export function effectivePolicy(customer: PolicyRules | null, agent: PolicyRules | null): EffectivePolicy | null {
+  if (customer === null && agent === null) return null;
+  const pick = <K extends keyof PolicyRules>(field: K): From<PolicyRules[K]> | undefined => {
+    if (agent && agent[field] !== undefined) return { value: agent[field], from: 'agent' };
+    if (customer && customer[field] !== undefined) return { value: customer[field], from: 'customer' };
+    return undefined;
+  };
+  const owner: PolicyScope = customer !== null ? 'customer' : 'agent';
+  const tools = pick('enabled_tools');
+  const sideEffects = pick('max_side_effects');
+  const budget = pick('max_tool_calls_per_conversation') ?? { value: DEFAULT_MAX_TOOL_CALLS, from: owner };
+  const domains = pick('email_allowed_recipient_domains');
+  const requestIds = pick('require_request_id_for_writes');
+  return {
+    tools: tools?.value == null ? null : { value: toolMatcher(tools.value), from: tools.from },
+    readsOnly: sideEffects?.value === 'reads' ? { value: true, from: sideEffects.from } : null,
+    budget: budget.value == null ? null : { value: budget.value, from: budget.from },
+    domains: domains?.value == null ? null : { value: new Set(domains.value), from: domains.from },
+    requireRequestId: requestIds?.value === true ? { value: true, from: requestIds.from } : null,
+    rules: {
+      enabled_tools: tools?.value ?? null,
+      max_side_effects: sideEffects?.value ?? 'writes',
+      max_tool_calls_per_conversation: budget.value ?? null,
+      email_allowed_recipient_domains: domains?.value ?? null,
+      require_request_id_for_writes: requestIds?.value ?? false,
+    },
+  };
+}
+
+export interface PolicyCall {
+  tool: ToolRef & { sideEffects: SideEffects };
+  /** The addresses the call writes to (ToolDefinition.recipients); empty for tools that send nothing. */
+  recipients: readonly string[];
+  /** Whether the caller gave context.request_id. */
+  hasRequestId: boolean;
+}
+
+export type PolicyRule =
+  | 'enabled_tools'
+  | 'max_side_effects'
+  | 'require_request_id_for_writes'
+  | 'email_allowed_recipient_domains'
+  | 'max_tool_calls_per_conversation';
+
+export const policyDenied = (rule: PolicyRule, policy: PolicyScope, message: string, extra: Record<string, unknown> = {}): HubError =>
+  hubError('POLICY_DENIED', message, { details: { rule, policy, ...extra } });
+
+/** Whether the tool could ever run under this policy (the catalog and status "for this agent" show only those). */
+export function mayRun(p: EffectivePolicy | null, tool: ToolRef & { sideEffects: SideEffects }): boolean {
+  if (p === null) return true;
+  if (p.tools !== null && !p.tools.value(tool)) return false;
+  return !(p.readsOnly !== null && tool.sideEffects === 'writes');
+}
+
+const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+
+/** Null when the call passes every rule but the call budget (counted separately, last); else POLICY_DENIED. */
+export function policyRefusal(p: EffectivePolicy, call: PolicyCall): HubError | null {
+  const { tool } = call;
+  if (p.tools !== null && !p.tools.value(tool)) {
+    return policyDenied('enabled_tools', p.tools.from, `The ${p.tools.from} policy does not enable ${tool.name} (version ${tool.version})`);
+  }
+  if (p.readsOnly !== null && tool.sideEffects === 'writes') {
+    return policyDenied('max_side_effects', p.readsOnly.from, `The ${p.readsOnly.from} policy allows only tools that read; ${tool.name} writes`);
+  }
+  if (p.requireRequestId !== null && tool.sideEffects === 'writes' && !call.hasRequestId) {
+    return policyDenied(
+      'require_request_id_for_writes',
+      p.requireRequestId.from,
+      `The ${p.requireRequestId.from} policy requires context.request_id for tools that write, so a retry cannot write twice`,
+    );
+  }
+  if (p.domains !== null && call.recipients.length > 0) {
+    const refused = [...new Set(call.recipients.map(domainOf).filter((d) => !p.domains!.value.has(d)))];
+    if (refused.length > 0) {
+      return policyDenied('email_allowed_recipient_domains', p.domains.from, `The ${p.domains.from} policy does not allow writing to ${refused.slice(0, 5).join(', ')}`, {
+        refused_domains: refused.slice(0, 20),
+      });
+    }
+  }
+  return null;
+}

@@ -1,0 +1,139 @@
+import { type KeyObject, createSecretKey } from 'node:crypto';
+import type { Logger } from '../logger';
+import type { Db } from '../store/db';
+import type { HubSecrets } from '../store/hub-secrets';
+import { createBatchWriter } from './batch-writer';
+import { callIdOf } from './call-id';
+import { type ConnectionEvent, connectionEventRow, insertConnectionEvents } from './connection-events';
+import { type PayloadMode, type Redactor, createRedactor } from './redact';
+import { type CallRecord, type ReceiptRow, insertReceipts, readCaller, receiptRow } from './receipts';
+import { createRetention } from './retention';
+
+export interface AuditConfig {
+  /** HUB_AUDIT: off records nothing (receipts and connection events); the purge of older rows still runs. */
+  enabled: boolean;
+  payloads: PayloadMode;
+  retentionDays: number;
+  /** Rows held in memory while waiting for the database; beyond it new rows are dropped (counted). */
+  bufferMax: number;
+  flushIntervalMs: number;
+  /** How long queued rows wait out a database outage before they are dropped. */
+  retryForS: number;
+  /** How often the retention purge runs (each run deletes in small batches). */
+  purgeIntervalS: number;
+}
+
+/**
+ * The audit trail: a receipt per authenticated execute call and a row per connection event, written by the
+ * batch writer off the request path. Nothing here awaits the database on a caller's behalf: `recordCall` and
+ * `connectionEvent` return at once, whatever state the database is in.
+ */
+export interface Audit {
+  /** Loads the audit key (the first start makes it). The Hub awaits it before serving; calls never do. */
+  ready(): Promise<void>;
+  /** The call's deterministic id, or undefined while the key is not loaded yet (the receipt gets it later). */
+  callId(body: unknown, tool: string | null, version: string | null, requestId: string): string | undefined;
+  recordCall(record: CallRecord, callId?: string): void;
+  connectionEvent(event: ConnectionEvent): void;
+  /** Writes everything queued (tests, benches). */
+  drain(timeoutMs?: number): Promise<void>;
+  stats(): { queued: number; written: number; dropped: number };
+  /** Runs one retention purge now; resolves with the rows deleted per table. */
+  purge(): Promise<Record<string, number>>;
+  readonly payloads: PayloadMode;
+  close(): Promise<void>;
+}
+
+const KEY_RETRY_MS = 5_000;
+/** Calls recorded before the key is loaded wait for it here, bounded; beyond it they are dropped (counted). */
+const MAX_WAITING_FOR_KEY = 1_000;
+
+export function createAudit(deps: {
+  db: Db;
+  logger: Logger;
+  secrets: HubSecrets;
+  config: AuditConfig;
+  /** Receipts and events dropped (database away too long, buffer full): the lead wires the metric here. */
+  onDrop?: (n: number) => void;
+  now?: () => number;
+}): Audit {
+  const { config, logger } = deps;
+  const now = deps.now ?? Date.now;
+  let key: KeyObject | undefined;
+  let redact: Redactor | undefined;
+  const waiting: { record: CallRecord; callId: string | undefined }[] = [];
+  let keyTimer: NodeJS.Timeout | undefined;
+  let closed = false;
+
+  const writerOptions = { db: deps.db, logger, maxQueued: config.bufferMax, batchSize: 200, flushIntervalMs: config.flushIntervalMs, retryForMs: config.retryForS * 1000, now, ...(deps.onDrop ? { onDrop: deps.onDrop } : {}) };
+  const receipts = createBatchWriter<ReceiptRow>({ ...writerOptions, what: 'audit receipts', insert: insertReceipts });
+  const events = createBatchWriter<unknown[]>({ ...writerOptions, what: 'audit connection events', insert: insertConnectionEvents });
+  const retention = createRetention({ db: deps.db, logger, retentionDays: config.retentionDays, intervalMs: config.purgeIntervalS * 1000, now });
+
+  const idOf = (record: CallRecord, k: KeyObject) => {
+    const { inputs } = readCaller(record.body);
+    return callIdOf(k, { tool: record.execution.tool, version: record.version, inputs, requestId: record.execution.requestId });
+  };
+  const write = (record: CallRecord, callId: string | undefined) => {
+    try {
+      receipts.push(receiptRow(record, callId ?? idOf(record, key!), config.payloads, redact!));
+    } catch (err) {
+      logger.error({ err }, 'audit receipt could not be built; dropped'); // a bug, never the caller's problem
+      deps.onDrop?.(1);
+    }
+  };
+
+  let loading: Promise<void> | undefined;
+  const load = (): Promise<void> =>
+    (loading ??= deps.secrets.get('audit-key').then((secret) => {
+        if (secret === null) throw new Error('the audit key is sealed with an encryption key this Hub does not have');
+        key = createSecretKey(secret);
+        redact = createRedactor(config.payloads, secret);
+        for (const w of waiting.splice(0)) write(w.record, w.callId);
+      }).catch((err: unknown) => {
+      logger.warn({ err }, 'audit key not loaded yet; receipts wait for it');
+      loading = undefined;
+      if (!closed) {
+        keyTimer = setTimeout(() => void load().catch(() => {}), KEY_RETRY_MS);
+        keyTimer.unref();
+      }
+      throw err;
+    }));
+
+  return {
+    payloads: config.payloads,
+    ready: () => load(),
+    callId(body, tool, version, requestId) {
+      if (key === undefined || !config.enabled) return undefined;
+      return callIdOf(key, { tool, version, inputs: readCaller(body).inputs, requestId });
+    },
+    recordCall(record, callId) {
+      if (!config.enabled) return;
+      if (key !== undefined) return write(record, callId);
+      if (waiting.length >= MAX_WAITING_FOR_KEY) {
+        deps.onDrop?.(1);
+        return;
+      }
+      waiting.push({ record, callId });
+      void load().catch(() => {});
+    },
+    connectionEvent(event) {
+      if (config.enabled) events.push(connectionEventRow(event, now()));
+    },
+    drain: async (timeoutMs) => {
+      await Promise.all([receipts.drain(timeoutMs), events.drain(timeoutMs)]);
+    },
+    stats() {
+      const r = receipts.stats();
+      const e = events.stats();
+      return { queued: r.queued + e.queued + waiting.length, written: r.written + e.written, dropped: r.dropped + e.dropped };
+    },
+    purge: () => retention.purge(),
+    async close() {
+      closed = true;
+      clearTimeout(keyTimer);
+      retention.stop();
+      await Promise.all([receipts.close(), events.close()]);
+    },
+  };
+}

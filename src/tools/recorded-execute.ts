@@ -1,0 +1,74 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Audit } from '../audit/audit';
+import { type GoogleOp, MAX_OPS_PER_RECEIPT } from '../audit/receipts';
+import type { ServicePrincipal } from '../access/service-keys';
+import { type ExecuteDeps, type Execution, executeTool } from './execute';
+
+export interface RecordedExecuteDeps extends ExecuteDeps {
+  /** The audit trail; absent in tests that build the route alone. */
+  audit?: Audit;
+}
+
+export interface RecordedExecution {
+  execution: Execution;
+  /** The trace this call belongs to (the agent's traceparent, or the Hub's span when tracing is on). */
+  traceId: string | undefined;
+  /** The receipt's deterministic id (undefined without an audit trail, or while its key loads). */
+  callId: string | undefined;
+  /**
+   * After the answer is written: the call's metrics, the end of its span and its receipt — none of them awaited,
+   * so nothing here slows or fails the call.
+   */
+  finish(startedAtMs: number): void;
+}
+
+/**
+ * One tool call as every door runs it — POST /execute and MCP's tools/call alike: the execute use case inside the
+ * call's span (continuing the agent's traceparent), with each Google attempt noted for the receipt; then, once
+ * the door has answered, `finish` records the call (count and duration by tool and outcome, replays, the span's
+ * attributes, the audit receipt). One place, so no door can skip the audit trail or the metrics.
+ */
+export async function executeRecorded(
+  deps: RecordedExecuteDeps,
+  body: unknown,
+  ids: { reqId: string; fallbackRequestId: string; principal?: ServicePrincipal | undefined },
+  headers: IncomingHttpHeaders,
+): Promise<RecordedExecution> {
+  const { metrics, tracing, audit } = deps;
+  const call = tracing.startCall(headers);
+  const ops: GoogleOp[] = [];
+  let opsOmitted = 0;
+  const onGoogleAttempt = audit
+    ? (op: GoogleOp) => {
+        if (ops.length < MAX_OPS_PER_RECEIPT) ops.push(op);
+        else opsOmitted++;
+      }
+    : undefined;
+  const { principal, ...rest } = ids;
+  const execution = await call.run(() => executeTool(deps, body, { ...rest, ...(principal ? { principal } : {}), ...(onGoogleAttempt ? { onGoogleAttempt } : {}) }));
+  const version = execution.version?.version ?? null;
+  const callId = audit?.callId(body, execution.tool, version, execution.requestId);
+  return {
+    execution,
+    traceId: call.traceId,
+    callId,
+    finish(startedAtMs) {
+      const durationMs = performance.now() - startedAtMs;
+      const outcome = execution.ok ? 'ok' : execution.error.code;
+      const tool = execution.tool ?? '';
+      const replay = execution.replay ?? false;
+      metrics.toolCall(tool, outcome, durationMs / 1000);
+      if (replay) metrics.idempotentReplay(tool);
+      if (tracing.enabled) {
+        call.end(
+          { 'hub.tool': tool, ...(version ? { 'hub.tool.version': version } : {}), 'hub.outcome': outcome, 'hub.api_calls': execution.apiCalls, 'hub.idempotent_replay': replay },
+          !execution.ok,
+        );
+      }
+      if (audit) {
+        const endedAt = Date.now();
+        audit.recordCall({ body, execution, version, startedAt: endedAt - durationMs, endedAt, durationMs, ops, opsOmitted, traceId: call.traceId ?? null }, callId);
+      }
+    },
+  };
+}

@@ -1,0 +1,228 @@
+import { randomUUID } from 'node:crypto';
+import type { ConnectionEvent } from '../audit/connection-events';
+import type { SetupUrlFor } from '../integrations/setup-url';
+import type { Logger } from '../logger';
+import { type Db, isDatabaseUnavailable } from '../store/db';
+import { postWebhook } from './deliver';
+import type { Endpoints } from './endpoints';
+import { SIGNATURE_HEADER, signatureHeader } from './signature';
+
+export interface WebhookConfig {
+  /** The operator's receiver for every customer's events (HUB_WEBHOOK_URL); undefined = none. */
+  url: string | undefined;
+  /** HUB_WEBHOOK_SECRETS: every one signs (two during a rotation). */
+  secrets: string[];
+  /** HUB_WEBHOOK_ALLOW_PRIVATE: http and private/loopback targets allowed (tests, private networks). */
+  allowPrivate: boolean;
+  timeoutMs: number;
+  maxAttempts: number;
+  retryBaseMs: number;
+  pollIntervalMs: number;
+  /** How long a customer's previous secret keeps signing after a rotation. */
+  secretOverlapS: number;
+}
+
+export type WebhookEventType = 'connection.connected' | 'connection.insufficient_scopes' | 'connection.expired' | 'connection.disconnected';
+
+/** Which webhook a connection event makes, if any (working hours are audited, not sent). */
+export function webhookOf(event: ConnectionEvent): { type: WebhookEventType; status: string } | null {
+  switch (event.kind) {
+    case 'connected':
+    case 'reconnected':
+      return event.missingScopes && event.missingScopes.length > 0 ? { type: 'connection.insufficient_scopes', status: 'insufficient_scopes' } : { type: 'connection.connected', status: 'connected' };
+    case 'expired':
+      return { type: 'connection.expired', status: 'expired' };
+    case 'disconnected':
+      return { type: 'connection.disconnected', status: 'not_connected' };
+    default:
+      return null;
+  }
+}
+
+export interface Webhooks {
+  /** Queues the event's webhooks in the outbox (in the background: never awaited by a request). */
+  publish(event: ConnectionEvent): void;
+  /** One dispatcher round: claims due deliveries and sends them; resolves with how many were attempted. */
+  deliverDue(): Promise<number>;
+  /** Resolves when queued publishes have reached the outbox (tests). */
+  settled(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const CLAIM_BATCH = 20;
+const MAX_BACKOFF_MS = 3_600_000;
+const PUBLISH_TRIES = 5;
+const MAX_PENDING_PUBLISHES = 1_000;
+
+interface Claimed {
+  id: string;
+  event_id: string;
+  customer_id: string;
+  target: 'hub' | 'customer';
+  body: string;
+  attempts: number;
+}
+
+/**
+ * The durable outbox: a connection event becomes one row per receiver (the operator's HUB_WEBHOOK_URL, the
+ * customer's own endpoint), delivered by a dispatcher loop on every replica — rows are claimed with FOR UPDATE
+ * SKIP LOCKED and a lease, so two replicas never send the same row at once — at least once: a receiver that
+ * answers anything but 2xx (or nothing) gets the same event (same id) again after an exponential, jittered
+ * backoff, until HUB_WEBHOOK_MAX_ATTEMPTS. Every attempt is logged in webhook_attempts (the admin API shows it).
+ *
+ * The loop polls every HUB_WEBHOOK_POLL_MS while it finds work, and backs off (doubling, up to IDLE_POLL_MAX_MS)
+ * while the outbox is idle: a claim query a second on an idle embedded PGlite cost ~17 ms of the process's CPU
+ * per second, billed to whatever requests were running. What this replica publishes wakes it at once, and a
+ * failed delivery wakes it when its retry is due; an event another replica published and could not deliver
+ * (it died) waits at most IDLE_POLL_MAX_MS for this one.
+ */
+const IDLE_POLL_MAX_MS = 15_000;
+export function createWebhooks(deps: { db: Db; logger: Logger; config: WebhookConfig; endpoints: Endpoints; setupUrlFor: SetupUrlFor }): Webhooks {
+  const { db, logger, config } = deps;
+  const pending = new Set<Promise<void>>();
+  let round: Promise<void> | null = null;
+  let closed = false;
+  let idleMs = config.pollIntervalMs;
+  let timer: NodeJS.Timeout | undefined;
+  let timerAt = Number.POSITIVE_INFINITY;
+  /** Runs a round in `ms` — or sooner, if one is already due sooner. */
+  const wakeIn = (ms: number) => {
+    if (closed || Date.now() + ms >= timerAt) return;
+    clearTimeout(timer);
+    timerAt = Date.now() + ms;
+    timer = setTimeout(tick, ms);
+    timer.unref();
+  };
+
+  async function insert(event: ConnectionEvent, type: WebhookEventType, status: string) {
+    const eventId = randomUUID();
+    const body = JSON.stringify({
+      id: eventId,
+      type,
+      created_at: new Date().toISOString(),
+      data: {
+        customer_id: event.customerId,
+        user_id: event.userId,
+        integration: event.integration,
+        account_email: event.accountEmail,
+        status,
+        setup_url: deps.setupUrlFor({ customerId: event.customerId, userId: event.userId, integration: event.integration }),
+        ...(event.missingScopes && event.missingScopes.length > 0 ? { missing_scopes: event.missingScopes } : {}),
+      },
+    });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await db.query(
+          `INSERT INTO webhook_outbox (event_id, event_type, customer_id, target, body)
+           SELECT $1::uuid, $2::text, $3::uuid, t.target, $4::text FROM (VALUES ('hub'), ('customer')) AS t(target)
+           WHERE (t.target = 'hub' AND $5::boolean) OR (t.target = 'customer' AND EXISTS (SELECT 1 FROM webhook_endpoints WHERE customer_id = $3::uuid))
+           ON CONFLICT DO NOTHING`,
+          [eventId, type, event.customerId, body, config.url !== undefined],
+        );
+        return;
+      } catch (err) {
+        if (!isDatabaseUnavailable(err) || attempt >= PUBLISH_TRIES || closed) {
+          logger.warn({ err, event_id: eventId, type, customer_id: event.customerId }, 'webhook event could not be queued; dropped');
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 500 * 2 ** (attempt - 1)).unref());
+      }
+    }
+  }
+
+  async function targetOf(row: Claimed): Promise<{ url: string; secrets: string[] } | string> {
+    if (row.target === 'hub') return config.url === undefined ? 'HUB_WEBHOOK_URL is no longer set' : { url: config.url, secrets: config.secrets };
+    const endpoint = await deps.endpoints.get(row.customer_id);
+    if (endpoint === null) return 'the customer removed its webhook endpoint';
+    return { url: endpoint.url, secrets: await deps.endpoints.secretsOf(endpoint) };
+  }
+
+  async function deliver(row: Claimed): Promise<void> {
+    const target = await targetOf(row);
+    const nowS = Math.floor(Date.now() / 1000);
+    const result =
+      typeof target === 'string'
+        ? { status: null, error: target, durationMs: 0 }
+        : await postWebhook(target.url, { 'X-Webhook-Id': row.event_id, 'X-Webhook-Timestamp': String(nowS), [SIGNATURE_HEADER]: signatureHeader(target.secrets, nowS, row.body) }, row.body, config);
+    const ok = result.status !== null && result.status >= 200 && result.status < 300;
+    const gaveUp = !ok && (row.attempts >= config.maxAttempts || typeof target === 'string');
+    const waitMs = Math.min(MAX_BACKOFF_MS, config.retryBaseMs * 2 ** (row.attempts - 1));
+    const jittered = Math.round(waitMs / 2 + Math.random() * (waitMs / 2));
+    if (!ok && !gaveUp) wakeIn(jittered);
+    await db.transaction(async (tx) => {
+      await tx.query('INSERT INTO webhook_attempts (outbox_id, attempt, at, url, status, error, duration_ms) VALUES ($1, $2, now(), $3, $4, $5, $6)', [
+        row.id,
+        row.attempts,
+        typeof target === 'string' ? '' : target.url,
+        result.status,
+        ok ? null : (result.error ?? `HTTP ${result.status}`),
+        result.durationMs,
+      ]);
+      await tx.query(
+        `UPDATE webhook_outbox SET lease_until = NULL, state = $2, delivered_at = CASE WHEN $2 = 'delivered' THEN now() ELSE NULL END,
+           next_attempt_at = now() + make_interval(secs => $3::double precision) WHERE id = $1`,
+        [row.id, ok ? 'delivered' : gaveUp ? 'failed' : 'pending', jittered / 1000],
+      );
+    });
+    if (!ok) logger.warn({ event_id: row.event_id, target: row.target, attempt: row.attempts, status: result.status, error: result.error, gave_up: gaveUp }, 'webhook delivery failed');
+  }
+
+  async function deliverDue(): Promise<number> {
+    const leaseS = Math.ceil(config.timeoutMs / 1000) + 30;
+    const rows = await db.query<Claimed>(
+      `UPDATE webhook_outbox SET lease_until = now() + make_interval(secs => $1), attempts = attempts + 1
+       WHERE id IN (SELECT id FROM webhook_outbox WHERE state = 'pending' AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
+                    ORDER BY next_attempt_at LIMIT ${CLAIM_BATCH} FOR UPDATE SKIP LOCKED)
+       RETURNING id::text AS id, event_id::text AS event_id, customer_id::text AS customer_id, target, body, attempts`,
+      [leaseS],
+    );
+    await Promise.all(rows.map((row) => deliver(row).catch((err: unknown) => logger.warn({ err, event_id: row.event_id }, 'webhook delivery could not be recorded; retried after its lease'))));
+    return rows.length;
+  }
+
+  function tick() {
+    timerAt = Number.POSITIVE_INFINITY;
+    if (closed) return;
+    if (round !== null) return wakeIn(config.pollIntervalMs);
+    round = deliverDue()
+      .catch((err: unknown) => {
+        if (!isDatabaseUnavailable(err)) logger.error({ err }, 'webhook dispatcher round failed');
+        return 0;
+      })
+      .then((attempted) => {
+        idleMs = attempted > 0 ? config.pollIntervalMs : Math.min(idleMs * 2, Math.max(IDLE_POLL_MAX_MS, config.pollIntervalMs));
+      })
+      .finally(() => {
+        round = null;
+        wakeIn(idleMs);
+      });
+  }
+  wakeIn(config.pollIntervalMs);
+
+  return {
+    publish(event) {
+      const hook = webhookOf(event);
+      if (hook === null || closed) return;
+      if (pending.size >= MAX_PENDING_PUBLISHES) {
+        logger.warn({ customer_id: event.customerId, type: hook.type }, 'too many webhook events waiting for the database; dropped');
+        return;
+      }
+      const p = insert(event, hook.type, hook.status).finally(() => {
+        pending.delete(p);
+        idleMs = config.pollIntervalMs;
+        wakeIn(0); // deliver what was just queued now, not after an idle back-off
+      });
+      pending.add(p);
+    },
+    deliverDue,
+    settled: async () => {
+      await Promise.all([...pending]);
+    },
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      await Promise.all([...pending]);
+      await round;
+    },
+  };
+}

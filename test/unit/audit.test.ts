@@ -1,0 +1,163 @@
+import { randomBytes } from 'node:crypto';
+import { callIdOf, canonicalJson } from '../../src/audit/call-id';
+import { createBatchWriter } from '../../src/audit/batch-writer';
+import { MAX_PAYLOAD_CHARS, REMOVED, createRedactor } from '../../src/audit/redact';
+import type { Db } from '../../src/store/db';
+import { signatureHeader, verifySignature } from '../../src/webhooks/signature';
+import { guardedLookup, isForbiddenAddress, targetUrlProblem } from '../../src/webhooks/target';
+import { webhookOf } from '../../src/webhooks/webhooks';
+import { captureLogs } from '../helpers/logs';
+
+const key = randomBytes(32);
+
+describe('call_id', () => {
+  const parts = { tool: 'hub_echo', version: '1.0.0', inputs: { a: 1, b: { c: 'x', d: [1, 2] } }, requestId: 'r-1' };
+  test('when the inputs differ only in key order, then the call_id is the same', () => {
+    expect(callIdOf(key, parts)).toBe(callIdOf(key, { ...parts, inputs: { b: { d: [1, 2], c: 'x' }, a: 1 } }));
+    expect(canonicalJson({ b: 1, a: 2 })).toBe('{"a":2,"b":1}');
+  });
+  test('when tool, version, inputs, request_id or key differ, then the call_id differs', () => {
+    const id = callIdOf(key, parts);
+    expect(id).toMatch(/^[0-9a-f]{32}$/);
+    for (const other of [{ ...parts, tool: 'x' }, { ...parts, version: '2.0.0' }, { ...parts, inputs: { a: 2 } }, { ...parts, requestId: 'r-2' }]) expect(callIdOf(key, other)).not.toBe(id);
+    expect(callIdOf(randomBytes(32), parts)).not.toBe(id);
+    // length prefixes: moving characters between parts never collides
+    expect(callIdOf(key, { ...parts, tool: 'ab', version: 'c' })).not.toBe(callIdOf(key, { ...parts, tool: 'a', version: 'bc' }));
+  });
+});
+
+describe('payload redaction', () => {
+  const payload = {
+    to: ['ben@acme.example'],
+    subject: 'Secret plan',
+    body: 'Hello Ben',
+    count: 3,
+    ok: true,
+    nothing: null,
+    access_token: 'ya29.abc',
+    nested: { refresh_token: '1//x', page_token: 'p', setup_url: 'https://hub.example/integrations/google/connect?token=abc&x=1' },
+    messages: [{ snippet: 'preview', id: 'm1' }],
+  };
+  test('when redacted, then the shape stays, strings become length + keyed hash, contents become length only, credentials are removed', () => {
+    const out = createRedactor('redacted', key)(payload) as Record<string, any>;
+    expect(out.to[0]).toMatch(/^‹redacted len=16 hmac=[0-9a-f]{24}›$/);
+    expect(out.subject).toBe('‹redacted len=11›');
+    expect(out.body).toBe('‹redacted len=9›');
+    expect(out.messages[0]).toEqual({ snippet: '‹redacted len=7›', id: expect.stringMatching(/^‹redacted len=2 hmac=/) });
+    expect([out.count, out.ok, out.nothing]).toEqual([3, true, null]);
+    expect(out.access_token).toBe(REMOVED);
+    expect(out.nested.refresh_token).toBe(REMOVED);
+    expect(out.nested.page_token).toBe(REMOVED);
+    const text = JSON.stringify(out);
+    for (const secret of ['Secret plan', 'Hello Ben', 'ben@acme', 'ya29', '1//x', 'token=abc']) expect(text).not.toContain(secret);
+  });
+  test('when two receipts hold the same value, then their hashes match; another key gives another hash', () => {
+    const a = createRedactor('redacted', key)({ v: 'same' });
+    expect(createRedactor('redacted', key)({ v: 'same' })).toEqual(a);
+    expect(createRedactor('redacted', randomBytes(32))({ v: 'same' })).not.toEqual(a);
+  });
+  test('when full, then values stay but credentials and link tokens still go; when none, nothing is kept', () => {
+    const out = createRedactor('full', key)(payload) as Record<string, any>;
+    expect(out.subject).toBe('Secret plan');
+    expect(out.access_token).toBe(REMOVED);
+    expect(out.nested.setup_url).not.toContain('token=abc');
+    expect(createRedactor('none', key)(payload)).toBeNull();
+  });
+  test('when a payload is huge or deep, then it is cut to a bounded marker', () => {
+    const big = createRedactor('full', key)({ text: 'x'.repeat(MAX_PAYLOAD_CHARS + 10) });
+    expect(JSON.stringify(big).length).toBeLessThan(200);
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 100; i++) deep = { d: deep };
+    expect(JSON.stringify(createRedactor('full', key)(deep))).toContain('too deep');
+  });
+});
+
+describe('the batch writer', () => {
+  const flakyDb = () => {
+    let down = false;
+    const rows: unknown[] = [];
+    const db = {
+      query: async (_sql: string, params: unknown[]) => {
+        if (down) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+        rows.push(...params);
+        return [];
+      },
+    } as unknown as Db;
+    return { db, rows, setDown: (d: boolean) => (down = d) };
+  };
+  const insert = async (db: Db, batch: readonly number[]) => {
+    await db.query('INSERT', [...batch]);
+  };
+
+  test('when the database is away, then rows wait and are written once it is back', async () => {
+    const f = flakyDb();
+    const w = createBatchWriter<number>({ db: f.db, logger: captureLogs().logger, what: 't', insert, maxQueued: 100, batchSize: 10, flushIntervalMs: 5, retryForMs: 60_000 });
+    f.setDown(true);
+    for (let i = 0; i < 25; i++) w.push(i);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(f.rows).toEqual([]);
+    f.setDown(false);
+    await w.drain(5_000);
+    expect(f.rows).toEqual([...Array(25).keys()]);
+    await w.close();
+  });
+
+  test('when the queue is full or rows waited too long, then they are dropped, counted and warned about once', async () => {
+    const f = flakyDb();
+    const logs = captureLogs();
+    const drops: number[] = [];
+    let now = 0;
+    const w = createBatchWriter<number>({ db: f.db, logger: logs.logger, what: 't', insert, maxQueued: 5, batchSize: 10, flushIntervalMs: 60_000, retryForMs: 1_000, onDrop: (n) => drops.push(n), now: () => now });
+    f.setDown(true);
+    for (let i = 0; i < 8; i++) w.push(i);
+    expect(drops.reduce((a, b) => a + b, 0)).toBe(3);
+    now = 5_000;
+    await w.drain(0);
+    await w.close(0);
+    expect(w.stats()).toMatchObject({ queued: 0, written: 0, dropped: 8 });
+    expect(logs.entries().filter((l) => l.msg === 't: rows dropped').length).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('webhook signatures', () => {
+  test('when signed with two secrets, then either verifies; a changed body, a stale time or a malformed header does not', () => {
+    const body = '{"id":"e1"}';
+    const t = 1_700_000_000;
+    const header = signatureHeader(['s1', 's2'], t, body);
+    expect(header).toMatch(/^t=1700000000,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    expect(verifySignature(header, body, ['s2'], { nowS: t + 10 })).toEqual({ ok: true, timestamp: t });
+    expect(verifySignature(header, `${body} `, ['s1'], { nowS: t })).toEqual({ ok: false, problem: 'mismatch' });
+    expect(verifySignature(header, body, ['s1'], { nowS: t + 301 })).toEqual({ ok: false, problem: 'stale' });
+    expect(verifySignature('v1=zz', body, ['s1'])).toEqual({ ok: false, problem: 'malformed' });
+  });
+});
+
+describe('webhook targets', () => {
+  test.each([
+    ['127.0.0.1', true], ['10.0.0.8', true], ['172.20.1.1', true], ['192.168.0.1', true], ['169.254.169.254', true], ['100.64.0.1', true], ['0.0.0.0', true],
+    ['::1', true], ['fe80::1', true], ['fd00::1', true], ['::ffff:127.0.0.1', true], ['::ffff:7f00:1', true], ['::ffff:a00:1', true],
+    ['8.8.8.8', false], ['93.184.216.34', false], ['2606:4700::1111', false],
+  ])('when the address is %s, then forbidden is %s', (address, forbidden) => {
+    expect(isForbiddenAddress(address)).toBe(forbidden);
+  });
+
+  test('when allowed explicitly, then http and loopback pass; otherwise only https on public hosts', () => {
+    expect(targetUrlProblem('http://127.0.0.1:8080/x', true)).toBeNull();
+    expect(targetUrlProblem('https://hooks.example.com/x', false)).toBeNull();
+    expect(targetUrlProblem('https://metadata.google.internal/x', false)).toMatch(/local host name/);
+  });
+
+  test('when a name resolves to a loopback address, then the connection’s own lookup refuses it (DNS rebinding included)', async () => {
+    const err = await new Promise<NodeJS.ErrnoException | null>((resolve) => guardedLookup(false)('localhost', {}, (e) => resolve(e)));
+    expect(err?.code).toBe('EHUB_FORBIDDEN_ADDRESS');
+    const ok = await new Promise<string>((resolve) => guardedLookup(true)('localhost', {}, (_e, address) => resolve(address as string)));
+    expect(isForbiddenAddress(ok)).toBe(true);
+  });
+
+  test('when a connection event has no webhook (working hours), then none is made; partial grants are insufficient_scopes', () => {
+    const base = { customerId: 'c', userId: null, integration: 'google_calendar' as const, accountEmail: null, actor: null };
+    expect(webhookOf({ ...base, kind: 'working_hours_changed' })).toBeNull();
+    expect(webhookOf({ ...base, kind: 'reconnected', missingScopes: ['calendar.events'] })).toEqual({ type: 'connection.insufficient_scopes', status: 'insufficient_scopes' });
+    expect(webhookOf({ ...base, kind: 'reconnected' })).toEqual({ type: 'connection.connected', status: 'connected' });
+  });
+});
