@@ -6,7 +6,7 @@ import { createBatchWriter } from './batch-writer';
 import { callIdOf } from './call-id';
 import { type ConnectionEvent, connectionEventRow, insertConnectionEvents } from './connection-events';
 import { type PayloadMode, type Redactor, createRedactor } from './redact';
-import { type CallRecord, type ReceiptRow, insertReceipts, readCaller, receiptRow } from './receipts';
+import { type CallRecord, type ReceiptRow, insertReceipts, inputsOf, receiptRow } from './receipts';
 import { createRetention } from './retention';
 
 export interface AuditConfig {
@@ -70,10 +70,8 @@ export function createAudit(deps: {
   const events = createBatchWriter<unknown[]>({ ...writerOptions, what: 'audit connection events', insert: insertConnectionEvents });
   const retention = createRetention({ db: deps.db, logger, retentionDays: config.retentionDays, intervalMs: config.purgeIntervalS * 1000, now });
 
-  const idOf = (record: CallRecord, k: KeyObject) => {
-    const { inputs } = readCaller(record.body);
-    return callIdOf(k, { tool: record.execution.tool, version: record.version, inputs, requestId: record.execution.requestId });
-  };
+  const idOf = (record: CallRecord, k: KeyObject) =>
+    callIdOf(k, { tool: record.execution.tool, version: record.version, inputs: inputsOf(record.body), requestId: record.execution.requestId });
   const write = (record: CallRecord, callId: string | undefined) => {
     try {
       receipts.push(receiptRow(record, callId ?? idOf(record, key!), config.payloads, redact!));
@@ -105,7 +103,7 @@ export function createAudit(deps: {
     ready: () => load(),
     callId(body, tool, version, requestId) {
       if (key === undefined || !config.enabled) return undefined;
-      return callIdOf(key, { tool, version, inputs: readCaller(body).inputs, requestId });
+      return callIdOf(key, { tool, version, inputs: inputsOf(body), requestId });
     },
     recordCall(record, callId) {
       if (!config.enabled) return;

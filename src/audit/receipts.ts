@@ -3,7 +3,6 @@ import type { HubError } from '../errors';
 import { executeRequestSchema, readChargeKey } from '../tools/execute-request';
 import type { Execution } from '../tools/execute';
 import type { Queryable } from '../store/db';
-import { insertRows } from './batch-writer';
 import { MAX_INPUT_NODES, type PayloadMode, type Redactor } from './redact';
 
 /** One attempt at one Google operation within a call, as the receipt lists it. */
@@ -31,22 +30,35 @@ export interface CallRecord {
   traceId: string | null;
 }
 
-/** The caller's ids as far as the body gives them readably (an invalid body still leaves a receipt). */
-export function readCaller(body: unknown): { customerId: string | null; agentId: string | null; userId: string | null; conversationId: string | null; inputs: unknown } {
-  const charge = readChargeKey(body);
+/** The body's `inputs`, whatever they are (an invalid body still leaves a receipt). */
+export function inputsOf(body: unknown): unknown {
+  return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>).inputs : undefined;
+}
+
+const conversationIdSchema = executeRequestSchema.shape.context.unwrap().unwrap().shape.conversation_id;
+
+/**
+ * The caller's ids for the receipt. The execute use case already read them (`execution.caller`: from the parsed
+ * body, or the charge key's checked fields); only the conversation id is read here, with the schema's own check.
+ * Without `execution.caller` (a body whose caller could not be read), as far as the body gives them readably.
+ */
+export function readCaller(body: unknown, execution?: Execution): { customerId: string | null; agentId: string | null; userId: string | null; conversationId: string | null } {
   const b = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
   const context = (typeof b.context === 'object' && b.context !== null ? b.context : {}) as Record<string, unknown>;
+  const conversation = conversationIdSchema.safeParse(context.conversation_id);
+  const conversationId = conversation.success ? (conversation.data ?? null) : null;
+  const known = execution?.caller;
+  if (known) return { customerId: known.customerId, agentId: known.agentId, userId: known.userId, conversationId };
+  const charge = readChargeKey(body);
   const shape = executeRequestSchema.shape;
   const customer = shape.customer_id.safeParse(b.customer_id);
   const agent = shape.agent_id.safeParse(b.agent_id);
   const user = shape.user_id.safeParse(b.user_id);
-  const conversation = shape.context.unwrap().unwrap().shape.conversation_id.safeParse(context.conversation_id);
   return {
     customerId: charge?.customerId ?? (customer.success ? customer.data.toLowerCase() : null),
     agentId: charge?.agentId ?? (agent.success ? agent.data.toLowerCase() : null),
     userId: user.success ? (user.data ?? null) : null,
-    conversationId: conversation.success ? (conversation.data ?? null) : null,
-    inputs: b.inputs,
+    conversationId,
   };
 }
 
@@ -56,21 +68,27 @@ export const RECEIPT_COLUMNS = [
   'payload_mode', 'input', 'output', 'error', 'receipt_id',
 ] as const;
 
-export type ReceiptRow = unknown[];
+/** A receipt as its JSON array in RECEIPT_COLUMNS order, serialised when recorded (see receiptRow). */
+export type ReceiptRow = string;
 
-const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
 
 /** The code and retryable are the Hub's own closed vocabulary: kept as they are; message and details follow the mode. */
 function errorOf(error: HubError, redact: Redactor) {
   return { code: error.code, retryable: error.retryable, message: redact(error.message), ...(error.details !== undefined ? { details: redact(error.details) } : {}) };
 }
 
-/** The row of a receipt, its payloads redacted per the mode: nothing of the call's raw body is kept beyond it. */
+/**
+ * The row of a receipt, its payloads redacted per the mode: nothing of the call's raw body is kept beyond it.
+ * It is serialised at once, a JSON array in column order (times as epoch milliseconds, payloads as values): a
+ * queued receipt is one flat string rather than a tree of objects for the garbage collector to copy while it
+ * waits, and a batch is sent as one JSON document (insertReceipts) rather than as 22 parameters a row for the
+ * driver to convert.
+ */
 export function receiptRow(record: CallRecord, callId: string, mode: PayloadMode, redact: Redactor): ReceiptRow {
-  const caller = readCaller(record.body);
+  const caller = readCaller(record.body, record.execution);
   const e = record.execution;
   const ops = record.opsOmitted > 0 ? [...record.ops, { operation: '…', status: `${record.opsOmitted} more attempts not listed`, ms: 0 }] : record.ops;
-  return [
+  return JSON.stringify([
     callId,
     e.tool,
     record.version,
@@ -80,22 +98,43 @@ export function receiptRow(record: CallRecord, callId: string, mode: PayloadMode
     caller.conversationId,
     e.requestId,
     record.traceId,
-    new Date(record.startedAt),
-    new Date(record.endedAt),
+    Math.round(record.startedAt * 1000) / 1000,
+    Math.round(record.endedAt * 1000) / 1000,
     Math.round(record.durationMs),
     e.ok ? 'ok' : e.error.code,
     e.ok ? null : e.error.retryable,
     e.apiCalls,
-    JSON.stringify(ops),
+    ops,
     e.replay === true,
     mode,
-    json(redact(caller.inputs, MAX_INPUT_NODES)),
-    e.ok ? json(redact(e.value)) : null,
-    e.ok ? null : json(errorOf(e.error, redact)),
+    redact(inputsOf(record.body), MAX_INPUT_NODES),
+    e.ok ? redact(e.value) : null,
+    e.ok ? null : errorOf(e.error, redact),
     // Made once per receipt: a batch whose commit the database applied but the connection lost is retried, and
     // the unique receipt_id keeps that retry from writing it twice (ON CONFLICT DO NOTHING).
     randomUUID(),
-  ];
+  ]);
 }
 
-export const insertReceipts = (db: Queryable, rows: readonly ReceiptRow[]) => insertRows(db, 'audit_receipts', RECEIPT_COLUMNS, rows, 'ON CONFLICT (receipt_id) DO NOTHING');
+/** Each column read from a row of the batch document (`r`, a jsonb array in RECEIPT_COLUMNS order). */
+const RECEIPT_TYPES: Record<(typeof RECEIPT_COLUMNS)[number], 'text' | 'uuid' | 'integer' | 'boolean' | 'time' | 'jsonb'> = {
+  call_id: 'text', tool: 'text', version: 'text', customer_id: 'uuid', user_id: 'text', agent_id: 'uuid', conversation_id: 'text',
+  request_id: 'text', trace_id: 'text', started_at: 'time', ended_at: 'time', duration_ms: 'integer', outcome: 'text',
+  retryable: 'boolean', api_calls: 'integer', google_ops: 'jsonb', replay: 'boolean', payload_mode: 'text', input: 'jsonb',
+  output: 'jsonb', error: 'jsonb', receipt_id: 'uuid',
+};
+const SELECT_FROM_DOCUMENT = RECEIPT_COLUMNS.map((column, i) => {
+  const type = RECEIPT_TYPES[column];
+  if (type === 'jsonb') return `NULLIF(r->${i}, 'null'::jsonb)`; // a JSON null payload is SQL NULL, as before
+  if (type === 'time') return `to_timestamp((r->>${i})::float8 / 1000)`;
+  return type === 'text' ? `r->>${i}` : `(r->>${i})::${type}`;
+}).join(', ');
+const INSERT_RECEIPTS = `INSERT INTO audit_receipts (${RECEIPT_COLUMNS.join(', ')}) SELECT ${SELECT_FROM_DOCUMENT} FROM jsonb_array_elements($1::jsonb) AS r ON CONFLICT (receipt_id) DO NOTHING`;
+
+/**
+ * One statement, one parameter: the batch as a JSON array of rows, unpacked by the database. Against a
+ * PostgreSQL server the driver's cost per row was ~22 us of the Hub's CPU with 22 parameters a row; one JSON
+ * document costs its serialisation (~2 us a row), the unpacking being the database's.
+ */
+export const insertReceipts = (db: Queryable, rows: readonly ReceiptRow[]) =>
+  rows.length === 0 ? Promise.resolve() : db.query(INSERT_RECEIPTS, [`[${rows.join(',')}]`]).then(() => undefined);

@@ -42,16 +42,38 @@ export interface Redactor {
 
 export function createRedactor(mode: PayloadMode, key: Buffer): Redactor {
   const secret = createSecretKey(key); // once: a raw Buffer key makes a new KeyObject on every createHmac
-  const hash = (s: string) => createHmac('sha256', secret).update(s).digest('hex').slice(0, 24);
+  // The last few hashes, by value: an answer often repeats its input (an echo, an event id, an address), and each
+  // HMAC costs ~2 us. Bounded, and only ever keyed by strings this process hashed.
+  const recent = new Map<string, string>();
+  const hash = (s: string) => {
+    let h = recent.get(s);
+    if (h === undefined) {
+      h = createHmac('sha256', secret).update(s).digest('hex').slice(0, 24);
+      if (s.length <= 1_024) {
+        if (recent.size >= 64) recent.delete(recent.keys().next().value!);
+        recent.set(s, h);
+      }
+    }
+    return h;
+  };
   let budget = 0;
+  // The serialised size, estimated during the walk (within a few characters a value of JSON.stringify's length):
+  // no second pass over the result to bound it.
+  let size = 0;
   const str = (s: string, content: boolean): string => {
-    if (mode === 'full') return URL_LIKE.test(s) ? redactUrl(s) : s;
-    return content ? `‹redacted len=${s.length}›` : `‹redacted len=${s.length} hmac=${hash(s)}›`;
+    const out = mode === 'full' ? (URL_LIKE.test(s) ? redactUrl(s) : s) : content ? `‹redacted len=${s.length}›` : `‹redacted len=${s.length} hmac=${hash(s)}›`;
+    size += out.length + 2;
+    return out;
   };
   const walk = (v: unknown, content: boolean, depth: number): unknown => {
     if (--budget < 0) return '‹cut›';
     if (typeof v === 'string') return str(v, content);
-    if (v === null || typeof v !== 'object') return typeof v === 'number' || typeof v === 'boolean' ? v : null;
+    if (v === null || typeof v !== 'object') {
+      const kept = typeof v === 'number' || typeof v === 'boolean' ? v : null;
+      size += String(kept).length + 1;
+      return kept;
+    }
+    size += 2;
     if (depth >= MAX_DEPTH) return '‹cut: too deep›';
     if (Array.isArray(v)) return v.slice(0, Math.max(0, budget)).map((item) => walk(item, content, depth + 1));
     const out: Record<string, unknown> = {};
@@ -61,6 +83,7 @@ export function createRedactor(mode: PayloadMode, key: Buffer): Redactor {
         out['‹cut›'] = true;
         break;
       }
+      size += k.length + 3;
       const item = (v as Record<string, unknown>)[k];
       out[k] = CREDENTIAL_KEY.test(k) ? REMOVED : walk(item, content || CONTENT_KEY.test(k), depth + 1);
     }
@@ -69,8 +92,8 @@ export function createRedactor(mode: PayloadMode, key: Buffer): Redactor {
   return (value, maxNodes = MAX_NODES) => {
     if (mode === 'none' || value === undefined) return null;
     budget = maxNodes;
+    size = 0;
     const redacted = walk(value, false, 0);
-    const size = JSON.stringify(redacted)?.length ?? 0;
-    return size > MAX_PAYLOAD_CHARS ? { '‹cut›': `payload of ${size} characters exceeds ${MAX_PAYLOAD_CHARS}` } : redacted;
+    return size > MAX_PAYLOAD_CHARS ? { '‹cut›': `payload of about ${size} characters exceeds ${MAX_PAYLOAD_CHARS}` } : redacted;
   };
 }

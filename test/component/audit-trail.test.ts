@@ -124,6 +124,34 @@ describe('a receipt for every call', () => {
   });
 });
 
+describe('a Hub without the audit trail, and hostile bodies', () => {
+  test('when HUB_AUDIT=off, then calls are answered as usual and leave no receipt', async () => {
+    const silent = await buildTestHub({ env: { HUB_AUDIT: 'off', HUB_AUDIT_FLUSH_MS: '20' } });
+    try {
+      const body = anExecuteBody();
+      const res = await client(silent.app).post('/api/internal/tools/execute/').set('Authorization', serviceAuth()).send(body).expect(200);
+      expect(res.body.success).toBe(true);
+      await silent.audit.drain();
+      expect(await silent.testDb.db.query('SELECT 1 FROM audit_receipts WHERE customer_id = $1', [body.customer_id])).toEqual([]);
+    } finally {
+      await silent.close();
+    }
+  });
+
+  test('when a body floods 30,000 unknown keys into inputs, then it is refused and its receipt holds a bounded shape of them', async () => {
+    const flood = Object.fromEntries(Array.from({ length: 30_000 }, (_, i) => [`token_or_not_${i}`, `value ${i}`]));
+    const body = anExecuteBody({ inputs: { message: 'x', ...flood } });
+    const res = await execute(body).expect(400);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    expect(res.body.error.details.issues).toHaveLength(20);
+    await hub.audit.drain();
+    const [row] = await hub.testDb.db.query<{ call_id: string; input: Record<string, unknown> }>('SELECT call_id, input FROM audit_receipts WHERE customer_id = $1', [body.customer_id]);
+    expect(row!.call_id).toMatch(/^[0-9a-f]{32}$/);
+    expect(Object.keys(row!.input).length).toBeLessThanOrEqual(1_001);
+    expect(JSON.stringify(row!.input)).not.toContain('value 1');
+  });
+});
+
 describe('Google operations and redaction', () => {
   test('when an email is sent, then the receipt lists the Gmail request with its status, and the table holds neither subject, body, address nor token', async () => {
     await sb.createAccount({ email: 'ana.audit@acme.example' });

@@ -26,6 +26,18 @@ describe('call_id', () => {
   });
 });
 
+describe('call_id of oversized inputs', () => {
+  test('when the inputs hold more than 2,000 values, then they normalise to a marker: deterministic, and no sort of every key', () => {
+    const huge = Object.fromEntries(Array.from({ length: 30_000 }, (_, i) => [`k${i}`, i]));
+    expect(canonicalJson(huge)).toBe('"‹input over 2000 values›"');
+    const parts = { tool: 'email_search', version: '2.0.0', inputs: huge, requestId: 'r-9' };
+    expect(callIdOf(key, parts)).toBe(callIdOf(key, { ...parts, inputs: { ...huge } }));
+    const nested = { a: [Array.from({ length: 2_500 }, (_, i) => i)] };
+    expect(canonicalJson(nested)).toBe('"‹input over 2000 values›"');
+    expect(canonicalJson({ a: Array.from({ length: 100 }, (_, i) => i) })).toContain('"a":[0,1,2');
+  });
+});
+
 describe('payload redaction', () => {
   const payload = {
     to: ['ben@acme.example'],
