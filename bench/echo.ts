@@ -22,15 +22,22 @@ import jwt from 'jsonwebtoken';
  * when REDIS_URL is set, `hub-redis` shares its limits through Redis — its p50/p99 against the in-memory hub's
  * is the latency the Redis limiter adds (one Redis round trip per call: a Lua script charges every limit).
  *
- * `hub-nometrics` is the same Hub with HUB_METRICS=off: hub/hub-nometrics is what recording the Prometheus
- * metrics costs on the echo path (tracing SDK off in both, as by default). Target >= 0.90.
+ * `hub-unrecorded` is the same Hub with HUB_METRICS=off and HUB_AUDIT=off: hub/hub-unrecorded is what recording
+ * the Prometheus metrics and writing the audit receipt (redacted payloads, the default) cost on the echo path
+ * (tracing SDK off in both, as by default). Target >= 0.90, printed as a throughput ratio and as a ratio of Hub
+ * CPU per request (the steadier of the two on a shared machine).
+ *
+ * Storage: embedded PGlite by default, whose receipt inserts run inside the Hub's own process; with
+ * BENCH_DATABASE_URL set, every Hub uses that PostgreSQL server (how a deployed Hub runs), so the database's work
+ * is not billed to the Hub.
  *
  * Two more measure access control on the very same `hub` process (same JIT state, measured in the same rounds):
  * `hub-key` authenticates with a scoped service key (made through the admin API, tool allow-list included)
  * instead of a HUB_SERVICE_SECRETS secret, and `hub-policy` calls for a customer with a customer policy and an
  * agent policy set (every rule, a conversation budget counted on each call). Targets: each >= 0.95 x `hub`.
  *
- * Knobs: BENCH_SECONDS (per measurement, default 4), BENCH_ROUNDS (default 7), BENCH_CONNECTIONS (default 50).
+ * Knobs: BENCH_SECONDS (per measurement, default 4), BENCH_ROUNDS (default 7), BENCH_CONNECTIONS (default 50),
+ * BENCH_DATABASE_URL (a PostgreSQL server for every Hub; default embedded PGlite).
  */
 
 const env = process.env; // bench entry point: reads its own knobs, hands the Hub a complete environment
@@ -39,7 +46,7 @@ const ROUNDS = Number(env.BENCH_ROUNDS ?? 7);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 50);
 const SECRET = randomBytes(32).toString('hex');
 
-type Name = 'hub' | 'express' | 'bare' | 'hub-429' | 'hub-redis' | 'hub-nometrics' | 'hub-key' | 'hub-policy';
+type Name = 'hub' | 'express' | 'bare' | 'hub-429' | 'hub-redis' | 'hub-unrecorded' | 'hub-key' | 'hub-policy';
 
 interface Target {
   name: Name;
@@ -162,7 +169,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 /**
  * What recording one echo call's metrics costs in this process (ns per call, median of 5 runs of 200k calls) —
- * the part of hub vs hub-nometrics that throughput on a loaded machine cannot resolve — and tracing off's cost
+ * the part of hub vs hub-unrecorded that throughput on a loaded machine cannot resolve — and tracing off's cost
  * (reading a traceparent, no span).
  */
 function inProcessCosts(): { metricsNs: number; tracingOffNs: number } {
@@ -194,6 +201,7 @@ async function main() {
     HUB_SERVICE_SECRETS: SECRET,
     HUB_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}`,
     HUB_DATA_DIR: dataDir,
+    ...(env.BENCH_DATABASE_URL ? { DATABASE_URL: env.BENCH_DATABASE_URL } : {}),
     HUB_PORT: '0',
     HUB_HOST: '127.0.0.1',
     LOG_LEVEL: 'info',
@@ -207,7 +215,7 @@ async function main() {
   const launch = async (name: Name, script: string, childEnv: NodeJS.ProcessEnv) => targets.push(await start(name, script, childEnv));
   try {
     await launch('hub', 'hub.js', hubEnv);
-    await launch('hub-nometrics', 'hub.js', { ...hubEnv, HUB_DATA_DIR: `${dataDir}-nometrics`, HUB_METRICS: 'off' });
+    await launch('hub-unrecorded', 'hub.js', { ...hubEnv, HUB_DATA_DIR: `${dataDir}-unrecorded`, HUB_METRICS: 'off', HUB_AUDIT: 'off' });
     await launch('express', 'express-app.js', { PATH: env.PATH });
     await launch('bare', 'bare-http.js', { PATH: env.PATH });
     await launch('hub-429', 'hub.js', { ...hubEnv, HUB_DATA_DIR: `${dataDir}-429`, HUB_RATE_LIMIT_CUSTOMER_POINTS: '1', HUB_RATE_LIMIT_AGENT_POINTS: '1' });
@@ -223,7 +231,7 @@ async function main() {
     console.log(`node ${process.version}, ${CONNECTIONS} connections, ${ROUNDS} rounds x ${SECONDS}s per target`);
     for (const t of targets) await hit(t, 3); // warm-up: JIT, pools, PGlite
     type Run = Awaited<ReturnType<typeof hit>>;
-    const runs: Record<Name, Run[]> = { hub: [], express: [], bare: [], 'hub-429': [], 'hub-redis': [], 'hub-nometrics': [], 'hub-key': [], 'hub-policy': [] };
+    const runs: Record<Name, Run[]> = { hub: [], express: [], bare: [], 'hub-429': [], 'hub-redis': [], 'hub-unrecorded': [], 'hub-key': [], 'hub-policy': [] };
     const ratios: { express: number[]; bare: number[]; metrics: number[]; key: number[]; policy: number[] } = { express: [], bare: [], metrics: [], key: [], policy: [] };
     for (let round = 0; round < ROUNDS; round++) {
       const order = targets.map((_, i) => targets[(i + round) % targets.length]!); // rotate who goes first
@@ -232,13 +240,13 @@ async function main() {
       for (const t of targets) runs[t.name].push(got[t.name]);
       ratios.express.push(got.hub.rps / got.express.rps);
       ratios.bare.push(got.hub.rps / got.bare.rps);
-      ratios.metrics.push(got.hub.rps / got['hub-nometrics'].rps);
+      ratios.metrics.push(got.hub.rps / got['hub-unrecorded'].rps);
       ratios.key.push(got['hub-key'].rps / got.hub.rps);
       ratios.policy.push(got['hub-policy'].rps / got.hub.rps);
       console.log(
         `  round ${round + 1}: ` +
           targets.map((t) => `${t.name} ${got[t.name].rps.toFixed(0)} req/s (${got[t.name].cpu.toFixed(1)} us cpu/req)`).join(', ') +
-          `  hub/express ${(got.hub.rps / got.express.rps).toFixed(2)}, metrics on/off ${(got.hub.rps / got['hub-nometrics'].rps).toFixed(2)}`,
+          `  hub/express ${(got.hub.rps / got.express.rps).toFixed(2)}, metrics+audit on/off ${(got.hub.rps / got['hub-unrecorded'].rps).toFixed(2)}`,
       );
     }
     const med = (name: Name, key: keyof Run) => median(runs[name].map((r) => r[key]));
@@ -249,14 +257,15 @@ async function main() {
     console.log(`hub/express = ${median(ratios.express).toFixed(2)}  (median of per-round ratios; target >= 0.70)`);
     console.log(`hub/bare    = ${median(ratios.bare).toFixed(2)}`);
     console.log(
-      `metrics on/off: hub/hub-nometrics = ${median(ratios.metrics).toFixed(2)} (median of per-round ratios; target >= 0.90); ` +
-        `cpu per request ${med('hub', 'cpu').toFixed(1)} us vs ${med('hub-nometrics', 'cpu').toFixed(1)} us`,
+      `metrics + audit on/off (${env.BENCH_DATABASE_URL ? 'PostgreSQL server' : 'embedded PGlite, in the Hub process'}): hub/hub-unrecorded = ${median(ratios.metrics).toFixed(2)} ` +
+        `(median of per-round ratios; target >= 0.90); cpu per request ${med('hub', 'cpu').toFixed(1)} us vs ${med('hub-unrecorded', 'cpu').toFixed(1)} us ` +
+        `(cpu ratio unrecorded/hub = ${(med('hub-unrecorded', 'cpu') / med('hub', 'cpu')).toFixed(2)})`,
     );
     console.log(`cpu per request, express/hub = ${(med('express', 'cpu') / med('hub', 'cpu')).toFixed(2)}`);
     console.log(`hub latency p50 = ${med('hub', 'p50')} ms, p99 = ${med('hub', 'p99')} ms`);
     const cost = inProcessCosts();
     console.log(
-      `metrics recording per echo call, in process: ${cost.metricsNs.toFixed(0)} ns (${((cost.metricsNs / 1000 / med('hub-nometrics', 'cpu')) * 100).toFixed(2)}% of hub-nometrics' CPU per request); ` +
+      `metrics recording per echo call, in process: ${cost.metricsNs.toFixed(0)} ns (${((cost.metricsNs / 1000 / med('hub-unrecorded', 'cpu')) * 100).toFixed(2)}% of hub-unrecorded's CPU per request); ` +
         `tracing off, traceparent read: ${cost.tracingOffNs.toFixed(0)} ns`,
     );
     console.log(
@@ -301,7 +310,7 @@ async function main() {
   } finally {
     for (const t of targets) t.child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 500));
-    for (const dir of [dataDir, `${dataDir}-429`, `${dataDir}-redis`, `${dataDir}-nometrics`]) rmSync(dir, { recursive: true, force: true });
+    for (const dir of [dataDir, `${dataDir}-429`, `${dataDir}-redis`, `${dataDir}-unrecorded`]) rmSync(dir, { recursive: true, force: true });
   }
 }
 
