@@ -13,7 +13,7 @@ import { serviceSecretAuth } from './auth/service-secret';
 import type { Config } from './config';
 import { errorHandler, notFound } from './http/error-handler';
 import { jsonBody } from './http/json-body';
-import { type Lifecycle, requestContext } from './http/request-context';
+import { type Lifecycle, logAccess, requestContext } from './http/request-context';
 import { apiSecurityHeaders } from './http/security-headers';
 import { type ConnectionResolver, createConnectionResolver } from './integrations/connections';
 import { tokenRefresherFor } from './integrations/token-refresh';
@@ -75,6 +75,7 @@ import type { OnConnectionEvent } from './audit/connection-events';
 import { createEndpoints } from './webhooks/endpoints';
 import { type Webhooks, createWebhooks } from './webhooks/webhooks';
 import { listReceiptsRoute } from './routes/admin/list-receipts';
+import { overviewRoute } from './routes/admin/overview';
 import { getReceiptRoute } from './routes/admin/get-receipt';
 import { replayBundleRoute } from './routes/admin/replay-bundle';
 import { webhookEndpointRoute } from './routes/admin/webhook-endpoint';
@@ -223,6 +224,7 @@ export function createApp(deps: AppDeps): HubApp {
   const auditDeps = { db, logger };
   const catalogEntries = new Map(catalog.tools.map((t) => [`${t.name}@${t.version}`, t]));
   app.get('/api/admin/customers/:customer_id/receipts', adminAuth, listReceiptsRoute(auditDeps));
+  app.get('/api/admin/overview', adminAuth, overviewRoute({ ...auditDeps, ...(deps.now ? { now: deps.now } : {}) }));
   app.get('/api/admin/customers/:customer_id/receipts/:call_id', adminAuth, getReceiptRoute(auditDeps));
   app.get('/api/admin/customers/:customer_id/conversations/:conversation_id/replay-bundle', adminAuth, replayBundleRoute({ ...auditDeps, catalogEntry: (name, version) => catalogEntries.get(`${name}@${version}`) }));
   const webhookEndpoint = { endpoints, allowPrivate: config.webhooks.allowPrivate, secretOverlapS: config.webhooks.secretOverlapS, logger };
@@ -263,6 +265,12 @@ export function createApp(deps: AppDeps): HubApp {
   app.get('/integrations/google/callback', connectCallbackRoute({ flow: connectFlow, secureCookies }));
 
   const { key } = config.admin;
+  // Browsers ask every origin for /favicon.ico (the console's pages name their own icon; the connect pages do
+  // not): an empty answer, cached for a day, rather than a 404 in every browser console.
+  app.get('/favicon.ico', (_req, res) => {
+    res.writeHead(204, { 'Cache-Control': 'public, max-age=86400' }).end();
+    logAccess(res);
+  });
   mountConsole(app, {
     sessions,
     links: createSignInLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys }),
