@@ -4,7 +4,7 @@ import { customerPage } from './pages/customer.js';
 import { activityPage } from './pages/activity.js';
 import { customersPage } from './pages/customers.js';
 import { policiesPage } from './pages/policies.js';
-import { unavailablePage } from './pages/unavailable.js';
+import { overviewPage } from './pages/overview.js';
 
 /** Which page this is (full page loads, one shell): the server answers every console path with the same shell. */
 const principal = document.querySelector<HTMLMetaElement>('meta[name="hub-principal"]')?.content ?? '';
@@ -21,5 +21,5 @@ if (customer) void customerPage(main, decodeURIComponent(customer[1]!), principa
 else if (path === '/admin') void customersPage(main, principal === 'admin');
 else if (path === '/admin/activity') void activityPage(main, principal);
 else if (path === '/admin/policies') void policiesPage(main, principal);
-else if (path === '/admin/overview') unavailablePage(main, path);
+else if (path === '/admin/overview') void overviewPage(main, principal);
 else replace(main);

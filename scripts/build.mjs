@@ -4,7 +4,7 @@
 // every `npm run admin-token` (tsc takes seconds even when nothing changed).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -59,6 +59,11 @@ if (existsSync(join(root, 'console', 'tsconfig.json'))) {
   rmSync(join(root, 'dist', 'console'), { recursive: true, force: true });
   const consoleTsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'console', 'tsconfig.json')], { stdio: ['ignore', 2, 2] });
   if (consoleTsc.status !== 0) process.exit(consoleTsc.status ?? 1);
-  copyFileSync(join(root, 'console', 'console.css'), join(root, 'dist', 'console', 'console.css'));
+  // uPlot (the Overview's charts): its ES module as a vendor file, its stylesheet after the console's own.
+  const uplot = join(root, 'node_modules', 'uplot', 'dist');
+  mkdirSync(join(root, 'dist', 'console', 'vendor'), { recursive: true });
+  copyFileSync(join(uplot, 'uPlot.esm.js'), join(root, 'dist', 'console', 'vendor', 'uplot.js'));
+  writeFileSync(join(root, 'dist', 'console', 'console.css'), `${readFileSync(join(root, 'console', 'console.css'), 'utf8')}\n${readFileSync(join(uplot, 'uPlot.min.css'), 'utf8')}\n`);
+  copyFileSync(join(root, 'console', 'favicon.svg'), join(root, 'dist', 'console', 'favicon.svg'));
 }
 writeFileSync(stampFile, `${before}\n`);

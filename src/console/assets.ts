@@ -15,7 +15,7 @@ export interface ConsoleAssets {
   files: ReadonlyMap<string, { body: Buffer; type: string }>;
 }
 
-const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
+const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml' };
 
 /** The project directory: the nearest ancestor with a package.json (from src/ under ts-jest, dist/src/ when built). */
 function projectRoot(from: string): string {

@@ -65,7 +65,7 @@ export function redirect(res: Response, location: string, headers: readonly stri
 const head = (title: string, assets: ConsoleAssets | null, extra = '') => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="robots" content="noindex"><title>${escapeHtml(title)} · Hub console</title>
-${assets ? `<link rel="stylesheet" href="${assets.base}console.css">` : ''}${extra}</head>`;
+${assets ? `<link rel="stylesheet" href="${assets.base}console.css"><link rel="icon" href="${assets.base}favicon.svg" type="image/svg+xml">` : ''}${extra}</head>`;
 
 /** A page of its own (signing in, signed out, a refused link): server-rendered, works without JavaScript. */
 export function plainPage(assets: ConsoleAssets | null, title: string, body: string): string {
@@ -82,9 +82,12 @@ export const CONSOLE_SECTIONS = [
   { path: '/admin/overview', label: 'Overview' },
 ] as const;
 
-/** Every module up front: the browser fetches them in parallel instead of discovering the imports level by level. */
+/**
+ * Every module up front: the browser fetches them in parallel instead of discovering the imports level by level.
+ * Vendor modules (uPlot, ~50 KB) are left to the one page that imports them.
+ */
 const preloads = (assets: ConsoleAssets) =>
-  [...assets.files.keys()].filter((f) => f.endsWith('.js') && f !== 'main.js').map((f) => `<link rel="modulepreload" href="${assets.base}${f}">\n`).join('');
+  [...assets.files.keys()].filter((f) => f.endsWith('.js') && f !== 'main.js' && !f.startsWith('vendor/')).map((f) => `<link rel="modulepreload" href="${assets.base}${f}">\n`).join('');
 
 /**
  * The signed-in shell: navigation and an empty main the page's module fills from the admin API. The CSRF token

@@ -370,10 +370,22 @@ run('admin console in Chromium', () => {
     await webhooks.getByText('Endpoint removed').waitFor();
   }, 60_000);
 
-  test('when an admin opens Overview, then it says plainly it is not available in this build', async () => {
+  test('when an admin opens Overview, then the last hour is charted with its figures as tables, the last day one click away, and no request 404s (favicon included)', async () => {
+    const missing: string[] = [];
+    const on404 = (r: { status(): number; url(): string }) => void (r.status() === 404 && missing.push(r.url()));
+    page.on('response', on404);
     await visit(page, '/admin/overview', '10-overview');
-    expect(await page.textContent('main')).toContain('Not available in this build');
-  }, 60_000);
+    await page.getByRole('img', { name: /Calls and failed calls per minute/ }).waitFor();
+    expect(await page.locator('canvas').count()).toBeGreaterThanOrEqual(2);
+    expect(await page.getByRole('table', { name: /Latency by tool, the last hour/ }).textContent()).toContain('hub_echo');
+    expect(await page.getByRole('table', { name: 'Connections by integration and status' }).textContent()).toMatch(/google_(calendar|gmail)/);
+    await page.getByRole('link', { name: 'Last day' }).click();
+    await page.waitForURL(/window=24h/);
+    await pageReady(page);
+    expect(await page.textContent('main')).toContain('per 15 minutes');
+    page.off('response', on404);
+    expect(missing).toEqual([]);
+  }, 90_000);
 
   test('when a customer-scoped session opens another customer by URL, then the API refuses and the page says so', async () => {
     const cli = spawnSync(process.execPath, ['dist/src/cli/admin-login.js', '--customer', DEMO_CUSTOMER_ID], { cwd: project, env: { ...env, HUB_PUBLIC_URL: hubUrl }, encoding: 'utf8' });
