@@ -268,7 +268,9 @@ async function main() {
         for (const h of measured) viaHub.push(await saturate(() => hubCall(h, tool), ROUND_CALLS, CONCURRENCY, () => treeCpuMs(h.pid)));
         const straight = await saturate(() => directCall(tool), ROUND_CALLS, CONCURRENCY, selfCpuMs);
         direct.push({ rate: straight.perSecond, cpu: straight.cpuMs });
-        measured.forEach((h, k) => rounds.get(h.label)!.push({ ratio: viaHub[k]!.perSecond / straight.perSecond, rate: viaHub[k]!.perSecond, cpu: viaHub[k]!.cpuMs }));
+        measured.forEach((h, k) => {
+          rounds.get(h.label)!.push({ ratio: viaHub[k]!.perSecond / straight.perSecond, rate: viaHub[k]!.perSecond, cpu: viaHub[k]!.cpuMs });
+        });
       }
       const directCpu = median(direct.map((x) => x.cpu));
       out(`  concurrency ${CONCURRENCY}, ${ROUNDS} interleaved rounds × ${ROUND_CALLS} calls: direct ${median(direct.map((x) => x.rate)).toFixed(0)} calls/s, ${ms(directCpu)} ms CPU per call (googleapis client)\n`);

@@ -42,10 +42,12 @@ export function demoLines(f: DemoFacts): string[] {
   const madrid = (n: number, hhmm: string) => DateTime.fromISO(`${day(n)}T${hhmm}`, { zone: 'Europe/Madrid' }).toISO({ suppressMilliseconds: true });
   const { ben, carla } = DEMO_ACCOUNTS;
   const since = new Date(f.now.getTime() - 2 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text the newcomer pastes; the shell expands it, not JavaScript
+  const firstSecret = 'export HUB_SECRET="${HUB_SERVICE_SECRETS%%,*}"';
   return [
     ...(f.generatedSecret
       ? ['# first: the service secret the demo generated, for the lines below', `export HUB_SECRET=${f.generatedSecret}`]
-      : ['# first: the first of the HUB_SERVICE_SECRETS you gave (in a shell where that variable is set)', 'export HUB_SECRET="${HUB_SERVICE_SECRETS%%,*}"']),
+      : ['# first: the first of the HUB_SERVICE_SECRETS you gave (in a shell where that variable is set)', firstSecret]),
     '# liveness and readiness',
     `curl -s ${f.hubUrl}/healthz`,
     `curl -s ${f.hubUrl}/readyz`,

@@ -84,7 +84,7 @@ export function createConversationBudget(options: {
 
   return {
     take(customerId, agentId, conversationId, limit) {
-      return shared && shared.health.available() ? takeShared(customerId, agentId, conversationId, limit) : takeLocally(customerId, agentId, conversationId, limit);
+      return shared?.health.available() ? takeShared(customerId, agentId, conversationId, limit) : takeLocally(customerId, agentId, conversationId, limit);
     },
   };
 }

@@ -23,7 +23,9 @@ export interface MetricData {
 const labelsOf = (names: readonly string[], values: readonly string[]): Labels => {
   if (values.length !== names.length) throw new Error(`expected ${names.length} label values, got ${values.length}`);
   const labels: Labels = {};
-  names.forEach((n, i) => (labels[n] = values[i]!));
+  names.forEach((n, i) => {
+    labels[n] = values[i]!;
+  });
   return labels;
 };
 

@@ -9,7 +9,7 @@ export function findOpenApiSpec(from = __dirname): string {
     const candidate = join(dir, 'openapi.yaml');
     if (existsSync(candidate)) return candidate;
   }
-  throw new Error('openapi.yaml not found above ' + from);
+  throw new Error(`openapi.yaml not found above ${from}`);
 }
 
 export function openApiRoute(specPath = findOpenApiSpec()): RequestHandler {

@@ -1,4 +1,4 @@
-import { type HubClient, type ToolInputs, type ToolResults } from '../../packages/client/src/index';
+import type { HubClient, ToolInputs, ToolResults } from '../../packages/client/src/index';
 
 /**
  * Compile-time checks of the client's per-tool types (`npm test` type-checks this file with tsc before Jest

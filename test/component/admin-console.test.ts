@@ -1,5 +1,5 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import request from 'supertest';
+import type request from 'supertest';
 import { runAdminLoginCli } from '../../src/cli/admin-login';
 import { createSessions } from '../../src/console/sessions';
 import { createSignInLinks } from '../../src/console/sign-in-links';

@@ -22,8 +22,8 @@ afterAll(() => hub.close());
 
 const JOHN = 'john@example.com';
 const htmlMail = (subject: string, html: string) => ({ from: JOHN, to: [ANA.email], subject, html, date: '2024-01-10T09:30:00Z' });
-export const DEEP_30KB = '<div>x'.repeat(5_000);
-export const DEEP_1MB = '<div>x'.repeat(175_000);
+const DEEP_30KB = '<div>x'.repeat(5_000);
+const DEEP_1MB = '<div>x'.repeat(175_000);
 const ORDINARY = '<table><tr><td><p>Hello <b>Ana</b>, see <a href="https://example.com/q1">the plan</a>.</p></td></tr></table>';
 
 const idOf = (subject: string) => mailboxAt(sb, ANA.email).find((m) => m.raw.includes(`\r\nSubject: ${subject}\r\n`))?.id;

@@ -123,7 +123,7 @@ describe('classifyGoogleError', () => {
 
   test('when Google\'s message is long, then details.message keeps at most 300 characters', () => {
     const failure = classifyGoogleError(httpError(400, google(400, 'x'.repeat(1000), 'invalid')));
-    expect((failure?.error.details?.message as string).length).toBe(300);
+    expect((failure!.error.details!.message as string).length).toBe(300);
   });
 
   test('when Google\'s message is 1 MB dense in "http://" (a quadratic case for the URL pattern), then it is scrubbed in about the time of a short one', () => {

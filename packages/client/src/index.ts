@@ -106,6 +106,7 @@ export function createHubClient(options: HubClientOptions): HubClient {
   const auth = `ServiceSecret ${options.serviceSecret}`;
 
   /** One HTTP exchange: the parsed JSON and status, or a transport error. */
+  // biome-ignore lint/suspicious/noExplicitAny: the Hub's JSON answer, narrowed by the envelope's `success` by the caller
   async function send(method: string, path: string, body: unknown, call: { signal?: AbortSignal; timeoutMs?: number }): Promise<{ ok: true; status: number; json: any } | { ok: false; error: TransportError }> {
     const timeout = AbortSignal.timeout(call.timeoutMs ?? options.timeoutMs ?? 30_000);
     const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
@@ -129,6 +130,7 @@ export function createHubClient(options: HubClientOptions): HubClient {
     }
   }
 
+  // biome-ignore lint/suspicious/noExplicitAny: the error object of an envelope the Hub answered, typed by its code in HubError
   const hubError = (status: number, error: any): HubError => ({ ...error, status });
 
   async function get<T>(path: string, call: { signal?: AbortSignal; timeoutMs?: number }): Promise<Answer<T>> {

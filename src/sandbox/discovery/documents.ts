@@ -65,7 +65,7 @@ export function findDiscoveryDir(from = __dirname): string {
     const candidate = join(dir, 'discovery');
     if (existsSync(join(candidate, DISCOVERY_FILES[0]))) return candidate;
   }
-  throw new Error('discovery/ (Google Discovery documents) not found above ' + from);
+  throw new Error(`discovery/ (Google Discovery documents) not found above ${from}`);
 }
 
 let cached: DiscoveryDocument[] | undefined;

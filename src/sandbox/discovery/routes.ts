@@ -59,7 +59,9 @@ export function matchRoute(routes: ApiRoute[], httpMethod: string, path: string)
     }
     const params: Record<string, string> = {};
     try {
-      route.names.forEach((name, i) => (params[name] = decodeURIComponent(m[i + 1]!)));
+      route.names.forEach((name, i) => {
+        params[name] = decodeURIComponent(m[i + 1]!);
+      });
     } catch {
       continue; // an undecodable %-escape matches nothing, as on Google's front end
     }

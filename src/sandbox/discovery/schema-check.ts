@@ -107,7 +107,9 @@ export function checkResponseBody(doc: DiscoveryDocument, ref: string, body: unk
     }
     if (schema.type === 'array') {
       if (!Array.isArray(v)) return problems.push(`${at}: expected an array`);
-      v.forEach((item, i) => walk(schema.items ?? { type: 'any' }, item, `${path}[${i}]`));
+      v.forEach((item, i) => {
+      walk(schema.items ?? { type: 'any' }, item, `${path}[${i}]`);
+    });
       return;
     }
     if (!scalarOk(schema, v, true)) problems.push(`${at}: ${JSON.stringify(v)} is not a valid ${schema.type}${schema.format ? ` (${schema.format})` : ''}`);
@@ -127,7 +129,7 @@ export function checkQuery(
   const query: Record<string, QueryValue> = {};
   for (const [name, value] of Object.entries(raw)) {
     const param: DiscoveryParameter | undefined = method.parameters?.[name] ?? doc.parameters[name];
-    if (!param || param.location !== 'query') {
+    if (param?.location !== 'query') {
       return {
         ok: false,
         message: `Invalid JSON payload received. Unknown name "${name}": Cannot bind query parameter. Field '${protoName(name)}' could not be found in request message.`,

@@ -33,7 +33,7 @@ export function renderMessage(
 
 /** format=metadata: the top-level type and headers only, filtered by metadataHeaders (case-insensitive). */
 function metadataPayload(mime: MimeNode, only?: readonly string[]): gmail_v1.Schema$MessagePart {
-  const wanted = only && only.length ? new Set(only.map((h) => h.toLowerCase())) : undefined;
+  const wanted = only?.length ? new Set(only.map((h) => h.toLowerCase())) : undefined;
   const headers = mime.headers.filter((h) => !wanted || wanted.has(h.name.toLowerCase()));
   return { mimeType: mime.mimeType, ...(headers.length ? { headers: headers.map((h) => ({ ...h })) } : {}) };
 }

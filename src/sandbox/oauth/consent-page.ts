@@ -4,7 +4,7 @@ import type { PendingAuthorization } from './state';
 
 /** The sandbox's consent screen: pick an account, untick scopes (partial consent is real), Allow or Deny. */
 
-const escape = (s: string) =>
+const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 const shortScope = (s: string) => s.replace('https://www.googleapis.com/auth/', '').replace('https://mail.google.com/', 'mail.google.com (full Gmail)');
@@ -21,23 +21,23 @@ export function consentPage(pending: PendingAuthorization, accounts: Account[]):
     ? accounts
         .map((a, i) => {
           const checked = hint ? a.email === hint : i === 0;
-          return `<label><input type="radio" name="account" value="${escape(a.email)}"${checked ? ' checked' : ''}> ${escape(a.name)} &lt;${escape(a.email)}&gt;</label>`;
+          return `<label><input type="radio" name="account" value="${escapeHtml(a.email)}"${checked ? ' checked' : ''}> ${escapeHtml(a.name)} &lt;${escapeHtml(a.email)}&gt;</label>`;
         })
         .join('\n')
     : '<p>No sandbox accounts exist yet. Create one with POST /_sandbox/accounts.</p>';
   const scopeChoices = pending.scopes
     .filter((s) => !IDENTITY_SCOPES.has(s))
-    .map((s) => `<label><input type="checkbox" name="scope" value="${escape(s)}" checked> ${escape(shortScope(s))}</label>`)
+    .map((s) => `<label><input type="checkbox" name="scope" value="${escapeHtml(s)}" checked> ${escapeHtml(shortScope(s))}</label>`)
     .join('\n');
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Sign in - Google Accounts (sandbox)</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><style>${PAGE_STYLE}</style></head>
-<body><h1>${escape(pending.client.name)} wants access to your Google Account</h1>
+<body><h1>${escapeHtml(pending.client.name)} wants access to your Google Account</h1>
 <p class="note">Google sandbox — no real Google account is involved.</p>
 <form method="post" action="/o/oauth2/v2/auth/decision">
-<input type="hidden" name="request" value="${escape(pending.id)}">
+<input type="hidden" name="request" value="${escapeHtml(pending.id)}">
 <fieldset><legend>Choose an account</legend>${accountChoices}</fieldset>
-<fieldset><legend>Select what ${escape(pending.client.name)} can access</legend>${scopeChoices || '<p>Sign-in only.</p>'}</fieldset>
+<fieldset><legend>Select what ${escapeHtml(pending.client.name)} can access</legend>${scopeChoices || '<p>Sign-in only.</p>'}</fieldset>
 <button type="submit" name="decision" value="allow">Allow</button>
 <button type="submit" name="decision" value="deny">Deny</button>
 </form></body></html>`;
@@ -45,8 +45,8 @@ export function consentPage(pending: PendingAuthorization, accounts: Account[]):
 
 export function errorPage(error: string, description: string, heading = "Access blocked: this app's request is invalid"): string {
   return `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>Error 400: ${escape(error)}</title><style>${PAGE_STYLE}</style></head>
-<body><h1>${escape(heading)}</h1>
-<p><strong>Error 400: ${escape(error)}</strong></p><p>${escape(description)}</p>
+<html lang="en"><head><meta charset="utf-8"><title>Error 400: ${escapeHtml(error)}</title><style>${PAGE_STYLE}</style></head>
+<body><h1>${escapeHtml(heading)}</h1>
+<p><strong>Error 400: ${escapeHtml(error)}</strong></p><p>${escapeHtml(description)}</p>
 <p class="note">Google sandbox</p></body></html>`;
 }

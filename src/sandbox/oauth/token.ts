@@ -41,7 +41,7 @@ export function authenticateClient(world: World, form: Record<string, string>, a
 }
 
 /** Stable 21-digit subject per account, as Google's `sub`. */
-const subjectOf = (email: string) => (BigInt('0x' + createHash('sha256').update(email).digest('hex').slice(0, 16)) % 10n ** 21n).toString().padStart(21, '1');
+const subjectOf = (email: string) => (BigInt(`0x${createHash('sha256').update(email).digest('hex').slice(0, 16)}`) % 10n ** 21n).toString().padStart(21, '1');
 
 function idToken(world: World, clientId: string, email: string, nonce: string | undefined): string {
   const account = findAccount(world, email);

@@ -66,7 +66,7 @@ function attachmentEntity(a: ComposeAttachment): Entity {
 }
 
 function multipart(mimeType: string, parts: Entity[], boundary: string): Entity {
-  const body = parts.map((p) => `--${boundary}\r\n${serialize(p)}\r\n`).join('') + `--${boundary}--\r\n`;
+  const body = `${parts.map((p) => `--${boundary}\r\n${serialize(p)}\r\n`).join('')}--${boundary}--\r\n`;
   return { headers: [['Content-Type', `${mimeType}; boundary="${boundary}"`]], body };
 }
 

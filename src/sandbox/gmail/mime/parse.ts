@@ -111,7 +111,9 @@ export function isAttachment(node: MimeNode): boolean {
 export function walkParts(root: MimeNode, visit: (node: MimeNode, partId: string) => void): void {
   const go = (node: MimeNode, partId: string) => {
     visit(node, partId);
-    node.children.forEach((child, i) => go(child, partId === '' ? String(i) : `${partId}.${i}`));
+    node.children.forEach((child, i) => {
+      go(child, partId === '' ? String(i) : `${partId}.${i}`);
+    });
   };
   go(root, '');
 }
