@@ -94,7 +94,11 @@ async function main() {
   const rounds = [await run(databaseUrl, 'none'), await run(databaseUrl, 'redacted'), await run(databaseUrl, 'redacted'), await run(databaseUrl, 'none')];
   const sum = (payloads: string) => {
     const rs = rounds.filter((r) => r.payloads === payloads);
-    return { callsPerS: rs.reduce((a, r) => a + r.callsPerS, 0) / rs.length, lost: rs.reduce((a, r) => a + r.lost, 0), non2xx: rs.reduce((a, r) => a + r.non2xx, 0) };
+    return {
+      callsPerS: rs.reduce((a, r) => a + r.callsPerS, 0) / rs.length,
+      lost: rs.reduce((a, r) => a + r.lost, 0),
+      non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
+    };
   };
   const redacted = sum('redacted');
   const none = sum('none');

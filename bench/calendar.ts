@@ -110,7 +110,11 @@ async function roundTrips(): Promise<string[]> {
   const sandbox = createSandbox({ seed: 1, control: true, clients: [{ ...CLIENT, redirectUris: ['http://127.0.0.1/cb'], name: 'bench' }] });
   const sb = await sandbox.listen(0);
   const control = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${sb.url}/_sandbox${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const res = await fetch(`${sb.url}/_sandbox${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     return (await res.json()) as Record<string, any>;
   };
   const secret = randomBytes(32).toString('hex');
@@ -136,7 +140,11 @@ async function roundTrips(): Promise<string[]> {
       const events = denseDays('2027-01-04', 30, random).map((b, i) => ({ summary: `m${i}`, ...b }));
       await control('POST', '/accounts', { email, time_zone: ZONE, events, primary_shared_with: [{ email: ORGANIZER, role: 'freeBusyReader' }] });
     }
-    await control('POST', '/accounts', { email: ORGANIZER, time_zone: ZONE, events: denseDays('2027-01-04', 30, random).map((b, i) => ({ summary: `o${i}`, ...b })) });
+    await control('POST', '/accounts', {
+      email: ORGANIZER,
+      time_zone: ZONE,
+      events: denseDays('2027-01-04', 30, random).map((b, i) => ({ summary: `o${i}`, ...b })),
+    });
     const scopes = [googleScope('calendar.readonly'), googleScope('calendar.events')];
     const grant = await control('POST', '/tokens', { email: ORGANIZER, scopes, client_id: CLIENT.clientId, offline: true });
     const customerId = randomUUID();
@@ -163,7 +171,9 @@ async function roundTrips(): Promise<string[]> {
       const body = (await res.json()) as Record<string, any>;
       if (!body.success) throw new Error(`${label}: ${JSON.stringify(body.error)}`);
       const logged = ((await control('GET', `/requests?since=${since}`)).requests as { operation: string }[]).map((r) => r.operation).sort();
-      lines.push(`  ${label.padEnd(44)} ${String(logged.length).padStart(2)} round trip(s)  (api_calls ${body.metadata.api_calls}; ${logged.join(', ')}; ${ms.toFixed(0)} ms)`);
+      lines.push(
+        `  ${label.padEnd(44)} ${String(logged.length).padStart(2)} round trip(s)  (api_calls ${body.metadata.api_calls}; ${logged.join(', ')}; ${ms.toFixed(0)} ms)`,
+      );
       return body.result as Record<string, any>;
     };
     const range = { start_date: '2027-01-04', end_date: '2027-02-02' };
@@ -183,7 +193,12 @@ async function roundTrips(): Promise<string[]> {
     await run('create_event, retried after a crash', 'calendar_create_event', event, 'bench-create-2');
     await run('update_event', 'calendar_update_event', { event_id: created.event_id, updates: { title: 'Bench 2' } });
     await run('delete_event', 'calendar_delete_event', { event_id: created.event_id });
-    const find = { duration_minutes: 60, attendees: ATTENDEES, date_range: { start: '2027-01-04', end: '2027-02-02' }, preferences: { preferred_hours: { start: '10:00', end: '16:00' } } };
+    const find = {
+      duration_minutes: 60,
+      attendees: ATTENDEES,
+      date_range: { start: '2027-01-04', end: '2027-02-02' },
+      preferences: { preferred_hours: { start: '10:00', end: '16:00' } },
+    };
     await run('find_optimal_times, 10 att. × 30 days (zone cached)', 'calendar_find_optimal_times', find);
     await run('find_optimal_times, with timezone given', 'calendar_find_optimal_times', { ...find, timezone: ZONE });
   } finally {

@@ -81,11 +81,19 @@ const body = echoBody(randomUUID(), randomUUID());
 async function setUpAccess(hub: Target): Promise<{ key: string; policyBody: string }> {
   const admin = `Bearer ${jwt.sign({ role: 'hub_admin' }, ADMIN_JWT_SECRET, { algorithm: 'HS256', issuer: 'hub-admin', audience: 'hub-admin-api', expiresIn: 600 })}`;
   const call = async (method: string, path: string, payload: unknown) => {
-    const res = await fetch(`http://127.0.0.1:${hub.port}${path}`, { method, headers: { authorization: admin, 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+    const res = await fetch(`http://127.0.0.1:${hub.port}${path}`, {
+      method,
+      headers: { authorization: admin, 'content-type': 'application/json' },
+      body: JSON.stringify(payload),
+    });
     if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
     return (await res.json()) as Record<string, unknown>;
   };
-  const made = await call('POST', '/api/admin/service-keys', { name: 'bench', customer_ids: 'all', tools: ['hub_echo@1', 'email_search', 'calendar_get_availability'] });
+  const made = await call('POST', '/api/admin/service-keys', {
+    name: 'bench',
+    customer_ids: 'all',
+    tools: ['hub_echo@1', 'email_search', 'calendar_get_availability'],
+  });
   const customerId = randomUUID();
   const agentId = randomUUID();
   await call('PUT', `/api/admin/customers/${customerId}/policy`, {
@@ -187,9 +195,11 @@ function inProcessCosts(): { metricsNs: number; tracingOffNs: number } {
   let sink = 0;
   return {
     metricsNs: per(() => metrics.toolCall('hub_echo', 'ok', 0.0003)),
-    tracingOffNs: per(() => {
-      sink += tracingOff.startCall(headers).traceId!.length;
-    }) + sink * 0,
+    tracingOffNs:
+      per(() => {
+        sink += tracingOff.startCall(headers).traceId!.length;
+      }) +
+      sink * 0,
   };
 }
 
@@ -232,7 +242,13 @@ async function main() {
     for (const t of targets) await hit(t, 3); // warm-up: JIT, pools, PGlite
     type Run = Awaited<ReturnType<typeof hit>>;
     const runs: Record<Name, Run[]> = { hub: [], express: [], bare: [], 'hub-429': [], 'hub-redis': [], 'hub-unrecorded': [], 'hub-key': [], 'hub-policy': [] };
-    const ratios: { express: number[]; bare: number[]; metrics: number[]; key: number[]; policy: number[] } = { express: [], bare: [], metrics: [], key: [], policy: [] };
+    const ratios: { express: number[]; bare: number[]; metrics: number[]; key: number[]; policy: number[] } = {
+      express: [],
+      bare: [],
+      metrics: [],
+      key: [],
+      policy: [],
+    };
     for (let round = 0; round < ROUNDS; round++) {
       const order = targets.map((_, i) => targets[(i + round) % targets.length]!); // rotate who goes first
       const got = {} as Record<Name, Run>;

@@ -60,7 +60,11 @@ async function main() {
   const scopes = [googleScope('gmail.send'), googleScope('gmail.readonly'), googleScope('gmail.modify')];
   const grant = await control('/tokens', { email: EMAIL, scopes, client_id: CLIENT.clientId, offline: true });
   await control('/faults', { path: '/gmail/**', latency_ms: LATENCY_MS });
-  const quotas = await fetch(`${running.url}/_sandbox/quotas`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ gmail_units_per_user_per_minute: 0 }) });
+  const quotas = await fetch(`${running.url}/_sandbox/quotas`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ gmail_units_per_user_per_minute: 0 }),
+  });
   if (!quotas.ok) throw new Error(`sandbox /quotas: ${quotas.status}`);
 
   const hubEnv = {
@@ -135,10 +139,18 @@ async function main() {
   process.stdout.write(
     `email_search, max_results 50, ${MESSAGES} matching messages, +${LATENCY_MS} ms on every Gmail request, ${RUNS} interleaved runs (medians):\n` +
       line('one sandbox round trip (messages.get, direct)', median(trips)) +
-      line(`list + 50 gets ${GMAIL_CONCURRENCY} at a time, direct (no Hub): the floor`, median(directs), `  (${(median(directs) / median(trips)).toFixed(2)} round trips)`) +
+      line(
+        `list + 50 gets ${GMAIL_CONCURRENCY} at a time, direct (no Hub): the floor`,
+        median(directs),
+        `  (${(median(directs) / median(trips)).toFixed(2)} round trips)`,
+      ) +
       hubs
         .map((h) =>
-          line(`email_search through the Hub, in-flight cap ${h.cap}`, median(h.times), `  = ${median(h.ratios).toFixed(2)} round trips (1 + ⌈50/${h.cap}⌉ = ${1 + Math.ceil(50 / h.cap)} waves; ${h.apiCalls} Google requests; max ${Math.max(...h.times).toFixed(1)} ms)`),
+          line(
+            `email_search through the Hub, in-flight cap ${h.cap}`,
+            median(h.times),
+            `  = ${median(h.ratios).toFixed(2)} round trips (1 + ⌈50/${h.cap}⌉ = ${1 + Math.ceil(50 / h.cap)} waves; ${h.apiCalls} Google requests; max ${Math.max(...h.times).toFixed(1)} ms)`,
+          ),
         )
         .join('') +
       `  one get after another would be ≈ 51 round trips\n`,

@@ -70,7 +70,13 @@ export function shotGenerator(rand: () => number, target: { customerId: string; 
   const execute = (tool: string, inputs: unknown) => JSON.stringify({ tool, agent_id: randomUUID(), customer_id: target.customerId, inputs });
   const odd = () => pick(['.', '..', '../x', '%2e%2e', '', ' ', '\u0000', 'a'.repeat(300), '𝕏', '__proto__', 'constructor', '18c0ffee00000000']);
   const hostileHtml = () =>
-    pick(['<div>x'.repeat(3_000 + int(3_000)), '<b>'.repeat(int(20_000)), '<table><tr><td>'.repeat(int(2_000)), `<p>${'&'.repeat(int(5_000))}</p>`, '<!--'.repeat(int(5_000))]);
+    pick([
+      '<div>x'.repeat(3_000 + int(3_000)),
+      '<b>'.repeat(int(20_000)),
+      '<table><tr><td>'.repeat(int(2_000)),
+      `<p>${'&'.repeat(int(5_000))}</p>`,
+      '<!--'.repeat(int(5_000)),
+    ]);
   const post = (body: string, kind: Shot['kind'], auth = true): Shot => ({ method: 'POST', path: '/api/internal/tools/execute/', body, auth, kind });
 
   return () => {

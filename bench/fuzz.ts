@@ -42,19 +42,28 @@ async function main() {
       kinds.set(shot.kind, stats);
       if (res.status >= 500) {
         failed = true;
-        process.stdout.write(`request ${i} (${shot.kind}) answered ${res.status}: ${shot.method} ${shot.path.slice(0, 200)} ${shot.body?.slice(0, 200) ?? ''} -> ${res.text.slice(0, 300)}\n`);
+        process.stdout.write(
+          `request ${i} (${shot.kind}) answered ${res.status}: ${shot.method} ${shot.path.slice(0, 200)} ${shot.body?.slice(0, 200) ?? ''} -> ${res.text.slice(0, 300)}\n`,
+        );
       }
     }
     const seconds = (performance.now() - t0) / 1000;
     const cpuPerRequest = (spawned.hubCpuMs() - startCpu) / REQUESTS;
     const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
     process.stdout.write(`fuzz: ${REQUESTS} requests, seed ${SEED}, ${seconds.toFixed(1)} s; Hub CPU ${cpuPerRequest.toFixed(2)} ms per request overall\n`);
-    process.stdout.write(`${'kind'.padEnd(10)}${'count'.padStart(7)}  ${'CPU ms/req'.padStart(10)}  ${'ceiling'.padStart(8)}  ${'p50 ms'.padStart(8)}  ${'p99 ms'.padStart(8)}  answers\n`);
+    process.stdout.write(
+      `${'kind'.padEnd(10)}${'count'.padStart(7)}  ${'CPU ms/req'.padStart(10)}  ${'ceiling'.padStart(8)}  ${'p50 ms'.padStart(8)}  ${'p99 ms'.padStart(8)}  answers\n`,
+    );
     for (const [kind, s] of [...kinds].sort()) {
-      const answers = [...s.statuses].sort((a, b) => a[0] - b[0]).map(([status, n]) => `${status}×${n}`).join(' ');
+      const answers = [...s.statuses]
+        .sort((a, b) => a[0] - b[0])
+        .map(([status, n]) => `${status}×${n}`)
+        .join(' ');
       const cpu = s.cpuMs / s.count;
       const ceiling = CPU_CEILING_MS[kind as Shot['kind']];
-      process.stdout.write(`${kind.padEnd(10)}${String(s.count).padStart(7)}  ${cpu.toFixed(2).padStart(10)}  ${String(ceiling).padStart(8)}  ${pct(s.latencies, 0.5).toFixed(1).padStart(8)}  ${pct(s.latencies, 0.99).toFixed(1).padStart(8)}  ${answers}\n`);
+      process.stdout.write(
+        `${kind.padEnd(10)}${String(s.count).padStart(7)}  ${cpu.toFixed(2).padStart(10)}  ${String(ceiling).padStart(8)}  ${pct(s.latencies, 0.5).toFixed(1).padStart(8)}  ${pct(s.latencies, 0.99).toFixed(1).padStart(8)}  ${answers}\n`,
+      );
       if (cpu > ceiling) {
         failed = true;
         process.stdout.write(`FAIL: ${kind} requests cost the Hub ${cpu.toFixed(2)} ms of CPU each, over their ${ceiling} ms ceiling\n`);

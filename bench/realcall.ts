@@ -77,7 +77,14 @@ interface Hub {
 async function main() {
   const sb = await startProcess(
     'src/sandbox/main.js',
-    { SANDBOX_PORT: '0', SANDBOX_CONTROL: 'on', SANDBOX_DEMO_DATA: 'off', SANDBOX_SEED: '7', SANDBOX_CLIENT_ID: CLIENT.clientId, SANDBOX_CLIENT_SECRET: CLIENT.clientSecret },
+    {
+      SANDBOX_PORT: '0',
+      SANDBOX_CONTROL: 'on',
+      SANDBOX_DEMO_DATA: 'off',
+      SANDBOX_SEED: '7',
+      SANDBOX_CLIENT_ID: CLIENT.clientId,
+      SANDBOX_CLIENT_SECRET: CLIENT.clientSecret,
+    },
     (line) => /listening on (http:\/\/\S+)/.exec(line)?.[1],
   );
   const sandboxUrl = sb.found;
@@ -85,7 +92,10 @@ async function main() {
   const dirs: string[] = [];
   try {
     const control = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${sandboxUrl}/_sandbox${path}`, { method, ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}) });
+      const res = await fetch(`${sandboxUrl}/_sandbox${path}`, {
+        method,
+        ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
+      });
       if (!res.ok) throw new Error(`sandbox ${path}: ${res.status} ${await res.text()}`);
       return (await res.json()) as Record<string, unknown>;
     };
@@ -160,11 +170,16 @@ async function main() {
       let listening = 0;
       // BENCH_HUB_NODE_OPTIONS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the Hub processes.
       const nodeOptions = env.BENCH_HUB_NODE_OPTIONS ? { NODE_OPTIONS: env.BENCH_HUB_NODE_OPTIONS } : {};
-      const started = await startProcess('src/main.js', { ...hubEnv, ...nodeOptions, LOG_LEVEL: 'info' }, (line) => {
-        if (!line.includes('"hub listening"')) return undefined;
-        listening++;
-        return listening === processes ? `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}` : undefined;
-      }, dist);
+      const started = await startProcess(
+        'src/main.js',
+        { ...hubEnv, ...nodeOptions, LOG_LEVEL: 'info' },
+        (line) => {
+          if (!line.includes('"hub listening"')) return undefined;
+          listening++;
+          return listening === processes ? `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}` : undefined;
+        },
+        dist,
+      );
       const hub = { label, url: started.found, pid: started.child.pid!, customerId, child: started.child };
       hubs.push(hub);
       return hub;
@@ -206,7 +221,12 @@ async function main() {
         await calendar.events.insert({
           calendarId: 'primary',
           sendUpdates: 'none',
-          requestBody: { id: randomBytes(16).toString('hex'), summary: 'Bench', start: { dateTime: '2030-02-10T14:00:00-05:00' }, end: { dateTime: '2030-02-10T15:00:00-05:00' } },
+          requestBody: {
+            id: randomBytes(16).toString('hex'),
+            summary: 'Bench',
+            start: { dateTime: '2030-02-10T14:00:00-05:00' },
+            end: { dateTime: '2030-02-10T15:00:00-05:00' },
+          },
         });
       } else {
         const ids = (await gmail.users.messages.list({ userId: 'me', q: 'subject:report', maxResults: 3 })).data.messages!.map((m) => m.id!);
@@ -241,7 +261,11 @@ async function main() {
     if (env.BENCH_BASELINE_DIST) measured.push(await startHub('baseline', {}, env.BENCH_BASELINE_DIST));
     const out = (s: string) => process.stdout.write(s);
     const ms = (x: number) => x.toFixed(2);
-    out(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'}, Node ${process.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);
+    out(
+      `Machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'}, Node ${process.version}, load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}\n`,
+    );
     out(`Hub (embedded PGlite, one process) vs direct googleapis, the sandbox in its own process.`);
     out(env.BENCH_BASELINE_DIST ? ` "baseline": the Hub compiled in ${env.BENCH_BASELINE_DIST}, interleaved with "hub".\n\n` : '\n\n');
     for (const tool of TOOLS) {
@@ -259,13 +283,23 @@ async function main() {
       for (const h of measured) {
         const t = lat.get(h.label)!;
         const added = (p: number) => ms(pct(t, p) - pct(d, p));
-        out(`  ${h.label.padEnd(8)} p50 ${ms(pct(t, 0.5))} / p90 ${ms(pct(t, 0.9))} / p99 ${ms(pct(t, 0.99))} ms; Hub-added p50 +${added(0.5)}, p90 +${added(0.9)}, p99 +${added(0.99)} ms   (targets ≤ 1 ms p50, ≤ 3 ms p99)\n`);
+        out(
+          `  ${h.label.padEnd(8)} p50 ${ms(pct(t, 0.5))} / p90 ${ms(pct(t, 0.9))} / p99 ${ms(pct(t, 0.99))} ms; Hub-added p50 +${added(0.5)}, p90 +${added(0.9)}, p99 +${added(0.99)} ms   (targets ≤ 1 ms p50, ≤ 3 ms p99)\n`,
+        );
       }
       const rounds = new Map<string, { ratio: number; rate: number; cpu: number }[]>(measured.map((h) => [h.label, []]));
       const direct: { rate: number; cpu: number }[] = [];
       for (let r = 0; r < ROUNDS; r++) {
         const viaHub: { perSecond: number; cpuMs: number }[] = [];
-        for (const h of measured) viaHub.push(await saturate(() => hubCall(h, tool), ROUND_CALLS, CONCURRENCY, () => treeCpuMs(h.pid)));
+        for (const h of measured)
+          viaHub.push(
+            await saturate(
+              () => hubCall(h, tool),
+              ROUND_CALLS,
+              CONCURRENCY,
+              () => treeCpuMs(h.pid),
+            ),
+          );
         const straight = await saturate(() => directCall(tool), ROUND_CALLS, CONCURRENCY, selfCpuMs);
         direct.push({ rate: straight.perSecond, cpu: straight.cpuMs });
         measured.forEach((h, k) => {
@@ -273,7 +307,9 @@ async function main() {
         });
       }
       const directCpu = median(direct.map((x) => x.cpu));
-      out(`  concurrency ${CONCURRENCY}, ${ROUNDS} interleaved rounds × ${ROUND_CALLS} calls: direct ${median(direct.map((x) => x.rate)).toFixed(0)} calls/s, ${ms(directCpu)} ms CPU per call (googleapis client)\n`);
+      out(
+        `  concurrency ${CONCURRENCY}, ${ROUNDS} interleaved rounds × ${ROUND_CALLS} calls: direct ${median(direct.map((x) => x.rate)).toFixed(0)} calls/s, ${ms(directCpu)} ms CPU per call (googleapis client)\n`,
+      );
       for (const h of measured) {
         const rs = rounds.get(h.label)!;
         const cpu = median(rs.map((x) => x.cpu));
@@ -294,8 +330,18 @@ async function main() {
       const scaling: number[] = [];
       const rates: { one: number; two: number; cpuOne: number; cpuTwo: number }[] = [];
       for (let r = 0; r < ROUNDS; r++) {
-        const a = await saturate(() => hubCall(one, tool), ROUND_CALLS * 2, CONCURRENCY * 2, () => treeCpuMs(one.pid));
-        const b = await saturate(() => hubCall(two, tool), ROUND_CALLS * 2, CONCURRENCY * 2, () => treeCpuMs(two.pid));
+        const a = await saturate(
+          () => hubCall(one, tool),
+          ROUND_CALLS * 2,
+          CONCURRENCY * 2,
+          () => treeCpuMs(one.pid),
+        );
+        const b = await saturate(
+          () => hubCall(two, tool),
+          ROUND_CALLS * 2,
+          CONCURRENCY * 2,
+          () => treeCpuMs(two.pid),
+        );
         scaling.push(b.perSecond / a.perSecond);
         rates.push({ one: a.perSecond, two: b.perSecond, cpuOne: a.cpuMs, cpuTwo: b.cpuMs });
       }

@@ -65,7 +65,14 @@ export function cpuMsOf(pid: number): number {
 export async function startSpawned(options: { email: string; messages: unknown[]; hubEnv?: Record<string, string> }): Promise<Spawned> {
   const sb = await startProcess(
     'src/sandbox/main.js',
-    { SANDBOX_PORT: '0', SANDBOX_CONTROL: 'on', SANDBOX_DEMO_DATA: 'off', SANDBOX_SEED: '7', SANDBOX_CLIENT_ID: CLIENT.clientId, SANDBOX_CLIENT_SECRET: CLIENT.clientSecret },
+    {
+      SANDBOX_PORT: '0',
+      SANDBOX_CONTROL: 'on',
+      SANDBOX_DEMO_DATA: 'off',
+      SANDBOX_SEED: '7',
+      SANDBOX_CLIENT_ID: CLIENT.clientId,
+      SANDBOX_CLIENT_SECRET: CLIENT.clientSecret,
+    },
     (line) => /listening on (http:\/\/\S+)/.exec(line)?.[1],
   );
   const dataDir = mkdtempSync(join(tmpdir(), 'hub-spawned-'));
@@ -78,7 +85,10 @@ export async function startSpawned(options: { email: string; messages: unknown[]
   try {
     const sandboxUrl = sb.found;
     const control = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${sandboxUrl}/_sandbox${path}`, { method, ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}) });
+      const res = await fetch(`${sandboxUrl}/_sandbox${path}`, {
+        method,
+        ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
+      });
       if (!res.ok) throw new Error(`sandbox ${path}: ${res.status} ${await res.text()}`);
       return (await res.json()) as Record<string, unknown>;
     };

@@ -32,5 +32,6 @@ for (let round = 0; round < ROUNDS; round++) {
   });
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-for (const [i, [label]] of cases.entries()) console.log(`${label.padEnd(36)} ${median(perCall[i]!).toFixed(1).padStart(8)} ns per call (median of ${ROUNDS} rounds × ${N})`);
+for (const [i, [label]] of cases.entries())
+  console.log(`${label.padEnd(36)} ${median(perCall[i]!).toFixed(1).padStart(8)} ns per call (median of ${ROUNDS} rounds × ${N})`);
 if (sink === 0) console.log('(nothing resolved)');

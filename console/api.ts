@@ -13,7 +13,12 @@ export type ApiResult<T> = { ok: true; status: number; data: T } | { ok: false; 
 
 const csrf = document.querySelector<HTMLMetaElement>('meta[name="hub-csrf"]')?.content ?? '';
 
-export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResult<T>> {
+export async function api<T>(
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<ApiResult<T>> {
   let res: Response;
   try {
     res = await fetch(path, {

@@ -46,10 +46,15 @@ export function when(iso: string | null): Node {
   const at = new Date(iso);
   const s = Math.round((Date.now() - at.getTime()) / 1000);
   const text =
-    Math.abs(s) < 60 ? (s >= 0 ? 'just now' : 'in under a minute')
-    : Math.abs(s) < 3600 ? rel(Math.round(s / 60), 'minute')
-    : Math.abs(s) < 86400 ? rel(Math.round(s / 3600), 'hour')
-    : rel(Math.round(s / 86400), 'day');
+    Math.abs(s) < 60
+      ? s >= 0
+        ? 'just now'
+        : 'in under a minute'
+      : Math.abs(s) < 3600
+        ? rel(Math.round(s / 60), 'minute')
+        : Math.abs(s) < 86400
+          ? rel(Math.round(s / 3600), 'hour')
+          : rel(Math.round(s / 86400), 'day');
   return h('time', { datetime: iso, title: at.toLocaleString() }, text);
 }
 

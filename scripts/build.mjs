@@ -21,7 +21,14 @@ if (Number(process.version.slice(1).split('.')[0]) < Number(/^>=(\d+)$/.exec(eng
 const stampFile = join(root, 'dist', '.build-stamp');
 // What tsc reads: the compiled trees, its configuration, and the installed compiler and types (the lockfile) —
 // and the workspace package packages/client, built here too so `npm test` from a clean clone has its dist/.
-const CLIENT = ['packages/client/src', 'packages/client/build.mjs', 'packages/client/package.json', 'packages/client/tsconfig.json', 'packages/client/tsconfig.esm.json', 'packages/client/tsconfig.cjs.json'];
+const CLIENT = [
+  'packages/client/src',
+  'packages/client/build.mjs',
+  'packages/client/package.json',
+  'packages/client/tsconfig.json',
+  'packages/client/tsconfig.esm.json',
+  'packages/client/tsconfig.cjs.json',
+];
 const INPUTS = ['src', 'bench', 'console', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json', ...CLIENT];
 
 function files(path) {
@@ -47,7 +54,9 @@ const clientBuild = join(root, 'packages', 'client', 'build.mjs');
 const clientBuilt = !existsSync(clientBuild) || existsSync(join(root, 'packages', 'client', 'dist', 'cjs', 'index.js'));
 if (ifStale && clientBuilt && existsSync(stampFile) && readFileSync(stampFile, 'utf8').trim() === before) process.exit(0);
 
-const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: ['ignore', 2, 2] });
+const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], {
+  stdio: ['ignore', 2, 2],
+});
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 if (existsSync(clientBuild)) {
   const client = spawnSync(process.execPath, [clientBuild], { stdio: ['ignore', 2, 2] });
@@ -57,13 +66,18 @@ if (existsSync(clientBuild)) {
 // dist/console; the Hub serves them under a digest of their content (src/console/assets.ts).
 if (existsSync(join(root, 'console', 'tsconfig.json'))) {
   rmSync(join(root, 'dist', 'console'), { recursive: true, force: true });
-  const consoleTsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'console', 'tsconfig.json')], { stdio: ['ignore', 2, 2] });
+  const consoleTsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'console', 'tsconfig.json')], {
+    stdio: ['ignore', 2, 2],
+  });
   if (consoleTsc.status !== 0) process.exit(consoleTsc.status ?? 1);
   // uPlot (the Overview's charts): its ES module as a vendor file, its stylesheet after the console's own.
   const uplot = join(root, 'node_modules', 'uplot', 'dist');
   mkdirSync(join(root, 'dist', 'console', 'vendor'), { recursive: true });
   copyFileSync(join(uplot, 'uPlot.esm.js'), join(root, 'dist', 'console', 'vendor', 'uplot.js'));
-  writeFileSync(join(root, 'dist', 'console', 'console.css'), `${readFileSync(join(root, 'console', 'console.css'), 'utf8')}\n${readFileSync(join(uplot, 'uPlot.min.css'), 'utf8')}\n`);
+  writeFileSync(
+    join(root, 'dist', 'console', 'console.css'),
+    `${readFileSync(join(root, 'console', 'console.css'), 'utf8')}\n${readFileSync(join(uplot, 'uPlot.min.css'), 'utf8')}\n`,
+  );
   copyFileSync(join(root, 'console', 'favicon.svg'), join(root, 'dist', 'console', 'favicon.svg'));
 }
 writeFileSync(stampFile, `${before}\n`);

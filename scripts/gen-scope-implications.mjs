@@ -12,7 +12,9 @@ if (!dir) {
 }
 const implications = {};
 const sources = [];
-for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+for (const file of readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .sort()) {
   const doc = JSON.parse(readFileSync(join(dir, file), 'utf8'));
   sources.push(`${doc.id} revision ${doc.revision}`);
   const methodsByScope = new Map();

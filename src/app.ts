@@ -159,7 +159,14 @@ export function createApp(deps: AppDeps): HubApp {
     webhooks.publish(event);
   };
   const refresher = tokenRefresherFor(config, store, deps.redis ?? null, logger, { metrics, tracing }, onConnectionEvent);
-  const connections = createConnectionResolver({ store, setupUrlFor, logger, refresher, cacheTtlMs: config.tokens.credentialCacheTtlMs, deadlineMs: config.upstream.toolDeadlineMs });
+  const connections = createConnectionResolver({
+    store,
+    setupUrlFor,
+    logger,
+    refresher,
+    cacheTtlMs: config.tokens.credentialCacheTtlMs,
+    deadlineMs: config.upstream.toolDeadlineMs,
+  });
   // A connection was replaced or removed: forget it here, and tell the other replicas to do the same.
   const credentialChanged = (change: CredentialChange) => {
     connections.invalidate(change);
@@ -197,10 +204,31 @@ export function createApp(deps: AppDeps): HubApp {
   app.use(requestContext({ logger, lifecycle, securityHeaders: apiSecurityHeaders() }));
 
   // Routes are flat (no nested routers): the execute call is the hot path and passes the fewest layers first.
-  const execute: RecordedExecuteDeps = { tools, connections, logger, rateLimiter, idempotency, google, upstream, deadlineMs: config.upstream.toolDeadlineMs, settings: { ...config.tools, eventIds }, cache: createToolCache(), html, metrics, tracing, ...(config.audit.enabled ? { audit } : {}), policyGuard: access.policyGuard, ...(deps.now ? { now: deps.now } : {}) };
+  const execute: RecordedExecuteDeps = {
+    tools,
+    connections,
+    logger,
+    rateLimiter,
+    idempotency,
+    google,
+    upstream,
+    deadlineMs: config.upstream.toolDeadlineMs,
+    settings: { ...config.tools, eventIds },
+    cache: createToolCache(),
+    html,
+    metrics,
+    tracing,
+    ...(config.audit.enabled ? { audit } : {}),
+    policyGuard: access.policyGuard,
+    ...(deps.now ? { now: deps.now } : {}),
+  };
   app.post('/api/internal/tools/execute', auth, jsonBody, executeRoute(execute));
   app.get('/api/internal/tools', auth, catalogRoute({ catalog, tools, policies: access.policies, logger }));
-  app.get('/api/internal/integrations/status/:customer_id', auth, integrationStatusRoute({ store, tools, setupUrlFor, grants: grantPolicyFor(config.google), policies: access.policies, logger }));
+  app.get(
+    '/api/internal/integrations/status/:customer_id',
+    auth,
+    integrationStatusRoute({ store, tools, setupUrlFor, grants: grantPolicyFor(config.google), policies: access.policies, logger }),
+  );
   app.use('/api/internal', auth); // unknown internal paths: authenticate first, so probing learns nothing
 
   // The same tools over the Model Context Protocol: the origin checked first, then the same service secret; each
@@ -212,10 +240,29 @@ export function createApp(deps: AppDeps): HubApp {
   // …or the admin console's session cookie (with its CSRF header): the console is one more client of this API.
   const sessions = createSessions(db, { idleS: config.console.idleTimeoutS, maxS: config.console.sessionMaxS });
   const adminAuth = adminApiAuth(adminJwtAuth(config.admin), sessions, logger);
-  const disconnect = createDisconnect({ store, google, timeoutMs: config.upstream.attemptTimeoutMs, onCredentialChanged: credentialChanged, onConnectionEvent });
-  app.post('/api/admin/connect-links', adminAuth, jsonBody, createConnectLinkRoute({ connectLinks, returnUrlPrefixes: config.connect.returnUrlPrefixes, logger }));
-  app.get('/api/admin/customers', adminAuth, listCustomersRoute({ directory: createCustomerDirectory(db), store, tools, grants: grantPolicyFor(config.google), logger }));
-  app.get('/api/admin/customers/:customer_id/integrations', adminAuth, listIntegrationsRoute({ store, tools, setupUrlFor, grants: grantPolicyFor(config.google), logger }));
+  const disconnect = createDisconnect({
+    store,
+    google,
+    timeoutMs: config.upstream.attemptTimeoutMs,
+    onCredentialChanged: credentialChanged,
+    onConnectionEvent,
+  });
+  app.post(
+    '/api/admin/connect-links',
+    adminAuth,
+    jsonBody,
+    createConnectLinkRoute({ connectLinks, returnUrlPrefixes: config.connect.returnUrlPrefixes, logger }),
+  );
+  app.get(
+    '/api/admin/customers',
+    adminAuth,
+    listCustomersRoute({ directory: createCustomerDirectory(db), store, tools, grants: grantPolicyFor(config.google), logger }),
+  );
+  app.get(
+    '/api/admin/customers/:customer_id/integrations',
+    adminAuth,
+    listIntegrationsRoute({ store, tools, setupUrlFor, grants: grantPolicyFor(config.google), logger }),
+  );
   app.delete('/api/admin/customers/:customer_id/integrations/:integration', adminAuth, deleteIntegrationRoute({ disconnect, logger }));
   const workingHours = { store, onCredentialChanged: credentialChanged, onConnectionEvent, logger };
   app.put('/api/admin/customers/:customer_id/integrations/google_calendar/working-hours', adminAuth, jsonBody, workingHoursRoute(workingHours, 'set'));
@@ -226,7 +273,11 @@ export function createApp(deps: AppDeps): HubApp {
   app.get('/api/admin/customers/:customer_id/receipts', adminAuth, listReceiptsRoute(auditDeps));
   app.get('/api/admin/overview', adminAuth, overviewRoute({ ...auditDeps, ...(deps.now ? { now: deps.now } : {}) }));
   app.get('/api/admin/customers/:customer_id/receipts/:call_id', adminAuth, getReceiptRoute(auditDeps));
-  app.get('/api/admin/customers/:customer_id/conversations/:conversation_id/replay-bundle', adminAuth, replayBundleRoute({ ...auditDeps, catalogEntry: (name, version) => catalogEntries.get(`${name}@${version}`) }));
+  app.get(
+    '/api/admin/customers/:customer_id/conversations/:conversation_id/replay-bundle',
+    adminAuth,
+    replayBundleRoute({ ...auditDeps, catalogEntry: (name, version) => catalogEntries.get(`${name}@${version}`) }),
+  );
   const webhookEndpoint = { endpoints, allowPrivate: config.webhooks.allowPrivate, secretOverlapS: config.webhooks.secretOverlapS, logger };
   app.get('/api/admin/customers/:customer_id/webhook', adminAuth, webhookEndpointRoute(webhookEndpoint, 'get'));
   app.put('/api/admin/customers/:customer_id/webhook', adminAuth, jsonBody, webhookEndpointRoute(webhookEndpoint, 'put'));
@@ -277,7 +328,8 @@ export function createApp(deps: AppDeps): HubApp {
     assets: deps.consoleAssets === undefined ? loadConsoleAssets() : deps.consoleAssets,
     secure: secureCookies,
     origin: new URL(config.publicUrl).origin,
-    verifyAdminJwt: key === null ? null : createAdminTokenVerifier({ key, issuer: config.admin.issuer, audience: config.admin.audience, maxTtlS: config.admin.maxTtlS }),
+    verifyAdminJwt:
+      key === null ? null : createAdminTokenVerifier({ key, issuer: config.admin.issuer, audience: config.admin.audience, maxTtlS: config.admin.maxTtlS }),
     logger,
   });
 
@@ -290,7 +342,22 @@ export function createApp(deps: AppDeps): HubApp {
   app.use(notFound);
   app.use(errorHandler(logger));
   const metricsApp = obs.metrics && obs.metricsPort !== undefined ? createMetricsApp(scrape, { logger, lifecycle }) : undefined;
-  return { app, store, keys: createKeyRotation(db, cipher), tools, lifecycle, connections, eventIds, html, idempotency, metrics, audit, webhooks, access, ...(metricsApp ? { metricsApp } : {}) };
+  return {
+    app,
+    store,
+    keys: createKeyRotation(db, cipher),
+    tools,
+    lifecycle,
+    connections,
+    eventIds,
+    html,
+    idempotency,
+    metrics,
+    audit,
+    webhooks,
+    access,
+    ...(metricsApp ? { metricsApp } : {}),
+  };
 }
 
 /** The metrics listener's app (HUB_METRICS_PORT): /metrics and nothing else, with the API's envelope for errors. */

@@ -40,26 +40,24 @@ const integer = <D extends number | undefined>(def: D, min: number, max: number)
       return n;
     });
 
-const serviceSecrets = z
-  .string({ error: 'required: comma-separated service secrets, each at least 32 characters' })
-  .transform((raw, ctx) => {
-    const secrets = raw
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s !== '');
-    if (secrets.length === 0) {
-      ctx.addIssue({ code: 'custom', message: 'required: at least one secret' });
-      return z.NEVER;
+const serviceSecrets = z.string({ error: 'required: comma-separated service secrets, each at least 32 characters' }).transform((raw, ctx) => {
+  const secrets = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (secrets.length === 0) {
+    ctx.addIssue({ code: 'custom', message: 'required: at least one secret' });
+    return z.NEVER;
+  }
+  secrets.forEach((s, i) => {
+    if (s.length < MIN_SECRET_LENGTH) {
+      ctx.addIssue({ code: 'custom', message: `secret #${i + 1} is ${s.length} characters; at least ${MIN_SECRET_LENGTH} required` });
     }
-    secrets.forEach((s, i) => {
-      if (s.length < MIN_SECRET_LENGTH) {
-        ctx.addIssue({ code: 'custom', message: `secret #${i + 1} is ${s.length} characters; at least ${MIN_SECRET_LENGTH} required` });
-      }
-      if (/\s/.test(s)) ctx.addIssue({ code: 'custom', message: `secret #${i + 1} contains whitespace` });
-    });
-    if (new Set(secrets).size !== secrets.length) ctx.addIssue({ code: 'custom', message: 'the same secret is listed twice' });
-    return secrets;
+    if (/\s/.test(s)) ctx.addIssue({ code: 'custom', message: `secret #${i + 1} contains whitespace` });
   });
+  if (new Set(secrets).size !== secrets.length) ctx.addIssue({ code: 'custom', message: 'the same secret is listed twice' });
+  return secrets;
+});
 
 /** `kid:base64key,...` — the first key encrypts, all of them decrypt (rotation). */
 export function parseEncryptionKeys(raw: string): { keys: EncryptionKey[]; problems: string[] } {
@@ -153,7 +151,10 @@ const apiRoot = optionalString.pipe(
 
 /** An HS256 key for admin tokens: long enough that guessing it is not an attack. */
 const adminSecret = optionalString.pipe(
-  z.string().min(MIN_SECRET_LENGTH, { message: `must be at least ${MIN_SECRET_LENGTH} characters` }).optional(),
+  z
+    .string()
+    .min(MIN_SECRET_LENGTH, { message: `must be at least ${MIN_SECRET_LENGTH} characters` })
+    .optional(),
 );
 
 /** A PEM public key; `\n` escapes are accepted because most secret stores hold one line. */
@@ -169,7 +170,10 @@ const publicKeyPem = optionalString.transform((s, ctx) => {
 
 /** Where a finished connect flow may send the person: a comma-separated list of URL prefixes (origin + path). */
 const returnUrlPrefixes = optionalString.transform((s, ctx) => {
-  const prefixes = (s ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+  const prefixes = (s ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   for (const p of prefixes) {
     let u: URL;
     try {
@@ -186,7 +190,10 @@ const returnUrlPrefixes = optionalString.transform((s, ctx) => {
 
 /** Browser origins allowed to call POST /mcp: a comma-separated list of exact origins (scheme://host[:port]). */
 const origins = optionalString.transform((s, ctx) => {
-  const list = (s ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+  const list = (s ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   for (const o of list) {
     let u: URL | undefined;
     try {
@@ -267,25 +274,29 @@ const envSchema = z.object({
   HUB_METRICS_TOKEN: optionalString
     .refine((s) => s === undefined || s.length >= 16, 'must be at least 16 characters')
     .describe('When set, `/metrics` requires `Authorization: Bearer <token>` (compared in constant time; scrubbed from logs).'),
-  HUB_METRICS_CONNECTIONS_TTL_S: integer(30, 1, 3600).describe('How long the `hub_connections` gauge reuses its count from the database (s): scrapes never load the store.'),
-  OTEL_SDK_DISABLED: onOff(false).describe('OpenTelemetry\'s standard switch: `true` keeps the tracing SDK off whatever else is set.'),
+  HUB_METRICS_CONNECTIONS_TTL_S: integer(30, 1, 3600).describe(
+    'How long the `hub_connections` gauge reuses its count from the database (s): scrapes never load the store.',
+  ),
+  OTEL_SDK_DISABLED: onOff(false).describe("OpenTelemetry's standard switch: `true` keeps the tracing SDK off whatever else is set."),
   OTEL_TRACES_EXPORTER: optionalString.describe(
-    'OpenTelemetry\'s standard exporter choice (`otlp`, `console`, `none`): set (and not `none`), it starts the tracing SDK; the SDK reads the other `OTEL_*` variables itself.',
+    "OpenTelemetry's standard exporter choice (`otlp`, `console`, `none`): set (and not `none`), it starts the tracing SDK; the SDK reads the other `OTEL_*` variables itself.",
   ),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.describe('OTLP collector endpoint (standard): set, it starts the tracing SDK with the OTLP exporter.'),
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalString.describe('OTLP endpoint for traces only (standard): set, it starts the tracing SDK with the OTLP exporter.'),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalString.describe(
+    'OTLP endpoint for traces only (standard): set, it starts the tracing SDK with the OTLP exporter.',
+  ),
   HUB_TRUST_PROXY: trustProxy.describe('Express `trust proxy` setting behind a load balancer: `true`, a hop count, or addresses (`loopback, 10.0.0.0/8`).'),
-  HUB_GOOGLE_CLIENT_ID: optionalString.describe('The Hub\'s Google OAuth client id (required with `NODE_ENV=production`).'),
-  HUB_GOOGLE_CLIENT_SECRET: optionalString.describe('The Hub\'s Google OAuth client secret (required with `NODE_ENV=production`; scrubbed from logs).'),
+  HUB_GOOGLE_CLIENT_ID: optionalString.describe("The Hub's Google OAuth client id (required with `NODE_ENV=production`)."),
+  HUB_GOOGLE_CLIENT_SECRET: optionalString.describe("The Hub's Google OAuth client secret (required with `NODE_ENV=production`; scrubbed from logs)."),
   HUB_GOOGLE_SANDBOX_URL: apiRoot.describe(
     'Origin of a Google sandbox (`npm run sandbox`): moves every Google endpoint there; the explicit endpoint variables below still win.',
   ),
   HUB_GOOGLE_API_ROOT_URL: apiRoot
-    .meta({ defaultText: 'Google\'s' })
+    .meta({ defaultText: "Google's" })
     .describe('API origin (no path) for Calendar (`https://www.googleapis.com/`) and Gmail (`https://gmail.googleapis.com/`).'),
   HUB_GOOGLE_AUTH_URL: httpUrl('http(s)')
     .meta({ defaultText: `\`${GOOGLE_ENDPOINTS.authUrl}\`` })
-    .describe('OAuth consent endpoint the person\'s browser is sent to.'),
+    .describe("OAuth consent endpoint the person's browser is sent to."),
   HUB_GOOGLE_TOKEN_URL: httpUrl('http(s)')
     .meta({ defaultText: `\`${GOOGLE_ENDPOINTS.tokenUrl}\`` })
     .describe('OAuth token endpoint (code exchange and refresh).'),
@@ -311,7 +322,10 @@ const envSchema = z.object({
   HUB_RATE_LIMIT_TOOL_COSTS: optionalString
     .transform((s, ctx) => {
       const costs: Record<string, number> = {};
-      for (const entry of (s ?? '').split(',').map((e) => e.trim()).filter(Boolean)) {
+      for (const entry of (s ?? '')
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean)) {
         const m = /^([a-z][a-z0-9_]{0,63})=(\d{1,4})$/.exec(entry);
         if (!m || Number(m[2]) < 1) ctx.addIssue({ code: 'custom', message: `"${entry}": expected tool_name=points (points ≥ 1)` });
         else costs[m[1]!] = Number(m[2]);
@@ -320,10 +334,10 @@ const envSchema = z.object({
     })
     .describe('Per-tool costs overriding the read/write cost: `tool_name=points,...`.'),
   HUB_PROCESSES: integer(1, 1, 256).describe(
-    'Hub processes on this machine (node:cluster, one per core: `nproc`), sharing the port; more than 1 needs DATABASE_URL and REDIS_URL (embedded PGlite is one process\'s). Limits without Redis count each process as a replica.',
+    "Hub processes on this machine (node:cluster, one per core: `nproc`), sharing the port; more than 1 needs DATABASE_URL and REDIS_URL (embedded PGlite is one process's). Limits without Redis count each process as a replica.",
   ),
   HUB_REPLICAS: integer(1, 1, 1000).describe(
-    'Replicas sharing the limits: when Redis is unreachable each replica\'s in-memory limiter allows 1/HUB_REPLICAS of every limit.',
+    "Replicas sharing the limits: when Redis is unreachable each replica's in-memory limiter allows 1/HUB_REPLICAS of every limit.",
   ),
   HUB_TOOL_DEADLINE_MS: integer(25_000, 100, 300_000).describe('Deadline of a whole tool call, retries and waits included.'),
   HUB_GOOGLE_TIMEOUT_MS: integer(10_000, 50, 120_000).describe('Timeout of one HTTP attempt to Google (also bounds a token refresh).'),
@@ -331,29 +345,44 @@ const envSchema = z.object({
   HUB_GOOGLE_RETRY_BASE_MS: integer(250, 1, 60_000).describe('Base of the exponential backoff between retries (full jitter).'),
   HUB_GOOGLE_RETRY_MAX_MS: integer(8_000, 1, 120_000).describe('Longest wait between two retries.'),
   HUB_BREAKER_FAILURES: integer(5, 1, 1000).describe(
-    'Consecutive failed calls (5xx, network, timeout; a call and its retries count once) that open one connection\'s circuit.',
+    "Consecutive failed calls (5xx, network, timeout; a call and its retries count once) that open one connection's circuit.",
   ),
-  HUB_BREAKER_HALF_OPEN_MS: integer(30_000, 100, 3_600_000).describe('How long an open circuit (a connection\'s or an integration\'s) refuses calls before letting one test call through.'),
-  HUB_GLOBAL_BREAKER_WINDOW_S: integer(60, 1, 3600).describe('The sliding window over which an integration\'s failure rate across all connections is measured.'),
-  HUB_GLOBAL_BREAKER_MIN_CALLS: integer(50, 1, 1_000_000).describe('Calls an integration must have made within the window before its failure rate may open the integration-wide circuit.'),
-  HUB_GLOBAL_BREAKER_MIN_CONNECTIONS: integer(5, 1, 10_000).describe('Distinct connections that must have failed within the window before the integration-wide circuit may open.'),
-  HUB_GLOBAL_BREAKER_FAILURE_PERCENT: integer(50, 1, 100).describe('Failed calls, in percent of all calls in the window, that open the integration-wide circuit.'),
-  HUB_GMAIL_MAX_IN_FLIGHT: integer(10, 1, 1000).describe('Gmail requests one replica sends to one mailbox at once; more wait their turn (fairly across customers) within the deadline.'),
-  HUB_GMAIL_QUOTA_UNITS: integer(3000, 1, 10_000_000).describe('Gmail quota units one connected mailbox may spend per window, charged before each request (shared by every customer of that mailbox).'),
+  HUB_BREAKER_HALF_OPEN_MS: integer(30_000, 100, 3_600_000).describe(
+    "How long an open circuit (a connection's or an integration's) refuses calls before letting one test call through.",
+  ),
+  HUB_GLOBAL_BREAKER_WINDOW_S: integer(60, 1, 3600).describe("The sliding window over which an integration's failure rate across all connections is measured."),
+  HUB_GLOBAL_BREAKER_MIN_CALLS: integer(50, 1, 1_000_000).describe(
+    'Calls an integration must have made within the window before its failure rate may open the integration-wide circuit.',
+  ),
+  HUB_GLOBAL_BREAKER_MIN_CONNECTIONS: integer(5, 1, 10_000).describe(
+    'Distinct connections that must have failed within the window before the integration-wide circuit may open.',
+  ),
+  HUB_GLOBAL_BREAKER_FAILURE_PERCENT: integer(50, 1, 100).describe(
+    'Failed calls, in percent of all calls in the window, that open the integration-wide circuit.',
+  ),
+  HUB_GMAIL_MAX_IN_FLIGHT: integer(10, 1, 1000).describe(
+    'Gmail requests one replica sends to one mailbox at once; more wait their turn (fairly across customers) within the deadline.',
+  ),
+  HUB_GMAIL_QUOTA_UNITS: integer(3000, 1, 10_000_000).describe(
+    'Gmail quota units one connected mailbox may spend per window, charged before each request (shared by every customer of that mailbox).',
+  ),
   HUB_GMAIL_QUOTA_WINDOW_S: integer(60, 1, 3600).describe('The fixed window of HUB_GMAIL_QUOTA_UNITS, in seconds.'),
   HUB_GMAIL_QUOTA_COSTS: optionalString
     .transform((s, ctx) => {
       const costs: Record<string, number> = {};
-      for (const entry of (s ?? '').split(',').map((e) => e.trim()).filter(Boolean)) {
+      for (const entry of (s ?? '')
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean)) {
         const m = /^([A-Za-z][A-Za-z.]{0,63})=(\d{1,6})$/.exec(entry);
         if (!m || Number(m[2]) < 1) ctx.addIssue({ code: 'custom', message: `"${entry}": expected method=units (e.g. messages.get=5, units ≥ 1)` });
         else costs[m[1]!] = Number(m[2]);
       }
       return costs;
     })
-    .describe('Overrides of the quota units per Gmail method (`messages.get=5,messages.send=100`); the defaults are Google\'s quota page.'),
+    .describe("Overrides of the quota units per Gmail method (`messages.get=5,messages.send=100`); the defaults are Google's quota page."),
   HUB_CALENDAR_QUOTA_COOLDOWN_S: integer(3600, 1, 7 * 86_400).describe(
-    'After Calendar answers 403 quotaExceeded, how long the account\'s calendar writes are refused locally (Google keeps it read-only for hours).',
+    "After Calendar answers 403 quotaExceeded, how long the account's calendar writes are refused locally (Google keeps it read-only for hours).",
   ),
   HUB_IDEMPOTENCY_TTL_S: integer(86_400, 60, 30 * 86_400).describe('How long the first answer of a write with a `request_id` is kept and replayed to retries.'),
   HUB_MAX_BODY_CHARS: integer(100_000, 1_000, 10_000_000).describe(
@@ -363,7 +392,7 @@ const envSchema = z.object({
     .meta({ defaultText: 'cores − 1, within 1–4' }) // machine-dependent: the README must not change with the machine
     .describe('Worker threads converting HTML mail to text off the event loop (default: one per core beyond the first, 1–4).'),
   HUB_HTML_TIMEOUT_MS: integer(1_000, 50, 60_000).describe(
-    'Longest one message\'s HTML-to-text conversion may run; past it the worker is stopped and the body is the tag-stripped text (body_degraded).',
+    "Longest one message's HTML-to-text conversion may run; past it the worker is stopped and the body is the tag-stripped text (body_degraded).",
   ),
   HUB_HTML_BUDGET_MS: integer(5_000, 100, 300_000).describe(
     'Longest all HTML conversions of one tool call may take together, queue wait included; bodies not converted by then are tag-stripped (body_degraded).',
@@ -371,14 +400,18 @@ const envSchema = z.object({
   HUB_SEND_VERIFY_MAX_MESSAGES: integer(50, 1, 500).describe(
     'Most sent messages email_send reads back (newest first) when it checks whether an uncertain earlier send went out; past it the outcome is reported unknown.',
   ),
-  HUB_ADMIN_JWT_SECRET: adminSecret.describe('HS256 secret (at least 32 characters) of admin API tokens; set this or `HUB_ADMIN_JWT_PUBLIC_KEY`, neither turns the admin API off.'),
+  HUB_ADMIN_JWT_SECRET: adminSecret.describe(
+    'HS256 secret (at least 32 characters) of admin API tokens; set this or `HUB_ADMIN_JWT_PUBLIC_KEY`, neither turns the admin API off.',
+  ),
   HUB_ADMIN_JWT_PUBLIC_KEY: publicKeyPem.describe('RS256 PEM public key of admin API tokens (`\\n` escapes accepted); set this or `HUB_ADMIN_JWT_SECRET`.'),
   HUB_ADMIN_JWT_ISSUER: optionalString.transform((s) => s ?? 'hub-admin').describe('Required `iss` of admin API tokens.'),
   HUB_ADMIN_JWT_AUDIENCE: optionalString.transform((s) => s ?? 'hub-admin-api').describe('Required `aud` of admin API tokens.'),
   HUB_ADMIN_JWT_MAX_TTL_S: integer(30 * 86_400, 60, 366 * 86_400).describe(
     'Longest lifetime (exp - iat, seconds) an admin token may declare; tokens without iat, or claiming more, are refused.',
   ),
-  HUB_CONSOLE_SIGN_IN_TTL_S: integer(600, 30, 600).describe('Lifetime (seconds, at most 600) of a one-time admin console sign-in link (`npm run admin-login`).'),
+  HUB_CONSOLE_SIGN_IN_TTL_S: integer(600, 30, 600).describe(
+    'Lifetime (seconds, at most 600) of a one-time admin console sign-in link (`npm run admin-login`).',
+  ),
   HUB_CONSOLE_IDLE_TIMEOUT_S: integer(1800, 60, 86_400).describe('An admin console session ends after this many seconds without a request.'),
   HUB_CONSOLE_SESSION_MAX_S: integer(43_200, 300, 7 * 86_400).describe('Absolute lifetime (seconds) of an admin console session, however active.'),
   HUB_CONNECT_LINK_TTL_S: integer(3600, 60, 7 * 86_400).describe('Lifetime (seconds) of a connect link an admin makes (`POST /api/admin/connect-links`).'),
@@ -392,7 +425,7 @@ const envSchema = z.object({
     'Sign-in attempts one client address may have pending at once, across all links; more are refused with 429.',
   ),
   HUB_CONNECT_RETURN_URLS: returnUrlPrefixes.describe(
-    'Comma-separated URL prefixes a connect link\'s `return_url` may point under; unset, the flow ends on the Hub\'s own page.',
+    "Comma-separated URL prefixes a connect link's `return_url` may point under; unset, the flow ends on the Hub's own page.",
   ),
   HUB_GOOGLE_REDIRECT_URI: httpUrl('http(s)')
     .meta({ defaultText: '`$HUB_PUBLIC_URL/integrations/google/callback`' })
@@ -416,7 +449,9 @@ const envSchema = z.object({
     .describe(
       'What audit receipts keep of inputs and results: `none`, `redacted` (shape kept, strings as length + keyed hash, message subjects and bodies as length only) or `full`; tokens never.',
     ),
-  HUB_AUDIT_RETENTION_DAYS: integer(30, 1, 3650).describe('Days audit receipts, connection events and webhook deliveries are kept; older rows are purged in small batches.'),
+  HUB_AUDIT_RETENTION_DAYS: integer(30, 1, 3650).describe(
+    'Days audit receipts, connection events and webhook deliveries are kept; older rows are purged in small batches.',
+  ),
   HUB_AUDIT_BUFFER_MAX: integer(10_000, 100, 1_000_000).describe(
     'Audit rows one replica holds in memory while the database is slow or away; beyond it new rows are dropped (counted, warned).',
   ),
@@ -424,23 +459,31 @@ const envSchema = z.object({
   HUB_AUDIT_RETRY_S: integer(300, 1, 86_400).describe('How long queued audit rows wait out a database outage (retried with backoff) before they are dropped.'),
   HUB_AUDIT_PURGE_INTERVAL_S: integer(3600, 10, 86_400).describe('How often the retention purge runs.'),
   HUB_WEBHOOK_URL: optionalString.describe(
-    'Receiver of every customer\'s connection webhooks (connection.connected, .insufficient_scopes, .expired, .disconnected); customers can add their own through the admin API.',
+    "Receiver of every customer's connection webhooks (connection.connected, .insufficient_scopes, .expired, .disconnected); customers can add their own through the admin API.",
   ),
   HUB_WEBHOOK_SECRETS: optionalString
     .transform((raw, ctx) => {
-      const secrets = (raw ?? '').split(',').map((x) => x.trim()).filter((x) => x !== '');
+      const secrets = (raw ?? '')
+        .split(',')
+        .map((x) => x.trim())
+        .filter((x) => x !== '');
       secrets.forEach((x, i) => {
-        if (x.length < MIN_SECRET_LENGTH) ctx.addIssue({ code: 'custom', message: `secret #${i + 1} is ${x.length} characters; at least ${MIN_SECRET_LENGTH} required` });
+        if (x.length < MIN_SECRET_LENGTH)
+          ctx.addIssue({ code: 'custom', message: `secret #${i + 1} is ${x.length} characters; at least ${MIN_SECRET_LENGTH} required` });
       });
       return secrets;
     })
-    .describe('Comma-separated secrets signing the webhooks sent to `HUB_WEBHOOK_URL`; each listed secret signs (two during a rotation). Required with `HUB_WEBHOOK_URL`.'),
+    .describe(
+      'Comma-separated secrets signing the webhooks sent to `HUB_WEBHOOK_URL`; each listed secret signs (two during a rotation). Required with `HUB_WEBHOOK_URL`.',
+    ),
   HUB_WEBHOOK_ALLOW_PRIVATE: onOff(false).describe(
     'Allow webhook targets over http and on private, loopback or link-local addresses (tests, private networks); off, such targets are refused.',
   ),
   HUB_WEBHOOK_TIMEOUT_MS: integer(5_000, 100, 60_000).describe('Longest one webhook delivery may take; no answer by then is a failed attempt.'),
   HUB_WEBHOOK_MAX_ATTEMPTS: integer(12, 1, 100).describe('Delivery attempts per webhook before it is marked failed.'),
-  HUB_WEBHOOK_RETRY_BASE_MS: integer(5_000, 10, 3_600_000).describe('Wait before the second delivery attempt; it doubles with each attempt (jittered, at most an hour).'),
+  HUB_WEBHOOK_RETRY_BASE_MS: integer(5_000, 10, 3_600_000).describe(
+    'Wait before the second delivery attempt; it doubles with each attempt (jittered, at most an hour).',
+  ),
   HUB_WEBHOOK_POLL_MS: integer(1_000, 10, 60_000).describe('How often each replica looks for webhooks due for delivery.'),
   HUB_WEBHOOK_SECRET_OVERLAP_S: integer(86_400, 0, 30 * 86_400).describe(
     'After a customer rotates its webhook secret, how long the previous secret keeps signing alongside the new one.',
@@ -449,7 +492,7 @@ const envSchema = z.object({
     'Longest a replica trusts its in-memory copy of service keys and policies without re-reading them; changes reach every replica at once through Redis, this bounds staleness when an event is lost.',
   ),
   HUB_CONVERSATION_BUDGET_TTL_S: integer(86_400, 60, 2_592_000).describe(
-    'A conversation\'s tool-call count (policy `max_tool_calls_per_conversation`) is forgotten after this many seconds without a call.',
+    "A conversation's tool-call count (policy `max_tool_calls_per_conversation`) is forgotten after this many seconds without a call.",
   ),
   HUB_GOOGLE_PUBLISHING_STATUS: optionalString
     .pipe(z.enum(['production', 'testing']).optional())
@@ -722,7 +765,8 @@ function processProblems(e: Env): string[] {
   if (e.HUB_PROCESSES === 1) return [];
   const problems: string[] = [];
   if (!e.DATABASE_URL) problems.push(`HUB_PROCESSES: ${e.HUB_PROCESSES} processes need DATABASE_URL (PostgreSQL); embedded PGlite runs in one process only`);
-  if (!e.REDIS_URL) problems.push(`HUB_PROCESSES: ${e.HUB_PROCESSES} processes need REDIS_URL, which shares limits, idempotency records and connection changes between them`);
+  if (!e.REDIS_URL)
+    problems.push(`HUB_PROCESSES: ${e.HUB_PROCESSES} processes need REDIS_URL, which shares limits, idempotency records and connection changes between them`);
   return problems;
 }
 
@@ -732,7 +776,8 @@ function webhookProblems(e: Env): string[] {
   const problems: string[] = [];
   if (e.HUB_WEBHOOK_SECRETS.length === 0) problems.push('HUB_WEBHOOK_SECRETS: required with HUB_WEBHOOK_URL (webhooks are always signed)');
   const problem = targetUrlProblem(e.HUB_WEBHOOK_URL, e.HUB_WEBHOOK_ALLOW_PRIVATE);
-  if (problem !== null) problems.push(`HUB_WEBHOOK_URL: ${problem}${e.HUB_WEBHOOK_ALLOW_PRIVATE ? '' : ' (HUB_WEBHOOK_ALLOW_PRIVATE=true allows http and private addresses)'}`);
+  if (problem !== null)
+    problems.push(`HUB_WEBHOOK_URL: ${problem}${e.HUB_WEBHOOK_ALLOW_PRIVATE ? '' : ' (HUB_WEBHOOK_ALLOW_PRIVATE=true allows http and private addresses)'}`);
   return problems;
 }
 
@@ -770,7 +815,10 @@ function lifecycleTimes(e: Pick<Env, 'HUB_SHUTDOWN_TIMEOUT_MS' | 'HUB_SHUTDOWN_G
 /** The standard OTEL_* variables ask for a trace exporter (and the SDK is not disabled): tracing costs nothing otherwise. */
 function tracingSdkRequested(e: Env): boolean {
   if (e.OTEL_SDK_DISABLED) return false;
-  const exporters = (e.OTEL_TRACES_EXPORTER ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '' && s !== 'none');
+  const exporters = (e.OTEL_TRACES_EXPORTER ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '' && s !== 'none');
   if (exporters.length > 0) return true;
   return e.OTEL_TRACES_EXPORTER === undefined && (e.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined);
 }
@@ -926,11 +974,16 @@ const sandboxEnvSchema = z.object({
     .transform((s) => s ?? '127.0.0.1')
     .describe('Listening address of `npm run sandbox` (the demo derives its own from `DEMO_HOST`).'),
   SANDBOX_SEED: optionalString
-    .pipe(z.string().regex(/^\d{1,9}$/, 'must be a whole number').optional())
+    .pipe(
+      z
+        .string()
+        .regex(/^\d{1,9}$/, 'must be a whole number')
+        .optional(),
+    )
     .transform((s) => (s === undefined ? undefined : Number(s)))
-    .describe('Seed of the sandbox\'s ids, tokens and fault draws, for reproducible runs; unset, random.'),
+    .describe("Seed of the sandbox's ids, tokens and fault draws, for reproducible runs; unset, random."),
   SANDBOX_CONTROL: onOff(false).describe('Sandbox mode: mounts the control API under `/_sandbox/` (always on in the demo and tests).'),
-  SANDBOX_DEMO_DATA: onOff(true).describe('Seed the demo\'s three accounts, their week of events and Ana\'s inbox.'),
+  SANDBOX_DEMO_DATA: onOff(true).describe("Seed the demo's three accounts, their week of events and Ana's inbox."),
   SANDBOX_CLIENT_ID: optionalString
     .transform((s) => s ?? SANDBOX_DEFAULT_CLIENT.clientId)
     .describe('Client id of the OAuth client the sandbox registers (the default matches the demo Hub).'),
@@ -939,7 +992,10 @@ const sandboxEnvSchema = z.object({
     .describe('Client secret of that OAuth client (the default is public: it is in the source).'),
   SANDBOX_REDIRECT_URIS: optionalString
     .transform((s, ctx) => {
-      const uris = (s ?? 'http://localhost:8080/integrations/google/callback').split(',').map((u) => u.trim()).filter(Boolean);
+      const uris = (s ?? 'http://localhost:8080/integrations/google/callback')
+        .split(',')
+        .map((u) => u.trim())
+        .filter(Boolean);
       for (const u of uris) if (!URL.canParse(u)) ctx.addIssue({ code: 'custom', message: `not a URL: ${u}` });
       return uris;
     })
@@ -963,10 +1019,15 @@ export function loadSandboxConfig(env: Record<string, string | undefined>): Sand
 /** `npm run demo`'s one setting of its own; everything else it reads is the Hub's and the sandbox's. */
 const demoEnvSchema = z.object({
   DEMO_HOST: optionalString
-    .pipe(z.string().regex(/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/, 'must be a host name or IPv4 address').optional())
+    .pipe(
+      z
+        .string()
+        .regex(/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/, 'must be a host name or IPv4 address')
+        .optional(),
+    )
     .transform((s) => s ?? 'localhost')
     .describe(
-      'Host name a browser uses to reach `npm run demo`: the Hub\'s and the sandbox\'s URLs and every printed link use it, and both listen on loopback only when it is `localhost` or `127.x`, else on every interface.',
+      "Host name a browser uses to reach `npm run demo`: the Hub's and the sandbox's URLs and every printed link use it, and both listen on loopback only when it is `localhost` or `127.x`, else on every interface.",
     ),
 });
 

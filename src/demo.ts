@@ -141,7 +141,11 @@ async function main() {
   const signIn = createSignInLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys }).create({ kind: 'admin' }, config.console.signInTtlS);
   notes.push(`Admin console: ${signIn.url}`);
   notes.push(`  (a one-time sign-in link, valid ${Math.round(config.console.signInTtlS / 60)} minutes; \`npm run admin-login -- --admin\` prints another)`);
-  const links = createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: { admin: config.connect.linkTtlS, setup: config.connect.setupUrlTtlS } });
+  const links = createConnectLinks({
+    publicUrl: config.publicUrl,
+    encryptionKeys: config.encryptionKeys,
+    ttlS: { admin: config.connect.linkTtlS, setup: config.connect.setupUrlTtlS },
+  });
   const runId = randomBytes(4).toString('hex');
   const lines = demoLines({
     hubUrl: `http://${demo.host}:${hub.port}`,
@@ -151,7 +155,14 @@ async function main() {
     event: await demoEvent(hub, `demo-event-${runId}`),
     mail: seededMail(sandbox.world()),
     adminBearer: adminBearer(config, secretsFile),
-    connectUrl: links.create({ customerId: DEMO_CUSTOMER_ID, userId: 'demo-user', integration: 'google_calendar', returnUrl: null, origin: 'admin', replace: false }).url,
+    connectUrl: links.create({
+      customerId: DEMO_CUSTOMER_ID,
+      userId: 'demo-user',
+      integration: 'google_calendar',
+      returnUrl: null,
+      origin: 'admin',
+      replace: false,
+    }).url,
     now: new Date(),
   });
   const banner = ['', '=== Hub demo is running ===', ...notes, '', ...lines, '', 'Ctrl-C stops the Hub.', ''].join('\n');

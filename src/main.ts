@@ -19,10 +19,15 @@ async function main() {
     await runCluster(config).catch(exitOnStartFailure('hub failed to start'));
     return;
   }
-  const sdk = config.observability.tracingSdk ? (require('./observability/otel-sdk') as typeof import('./observability/otel-sdk')).startOtelSdk('hub') : undefined;
+  const sdk = config.observability.tracingSdk
+    ? (require('./observability/otel-sdk') as typeof import('./observability/otel-sdk')).startOtelSdk('hub')
+    : undefined;
   const { trace } = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
   const { exitOnStartFailure, startHub, stopOnSignals } = require('./server') as typeof import('./server');
-  await startHub(config, sdk ? { tracer: trace.getTracer('hub'), onClose: () => sdk.shutdown() } : {}).then(stopOnSignals, exitOnStartFailure('hub failed to start'));
+  await startHub(config, sdk ? { tracer: trace.getTracer('hub'), onClose: () => sdk.shutdown() } : {}).then(
+    stopOnSignals,
+    exitOnStartFailure('hub failed to start'),
+  );
 }
 
 void main();

@@ -67,7 +67,16 @@ export async function startHub(config: Config, options: StartOptions = {}): Prom
     redis = config.redisUrl ? await openRedis(config.redisUrl, logger) : null;
     credentialEvents = redis ? await openCredentialEvents(redis, logger) : undefined;
     accessEvents = redis ? await openAccessEvents(redis, logger) : undefined;
-    hub = createApp({ config, logger, db, redis, tools: options.tools, ...(credentialEvents ? { credentialEvents } : {}), ...(accessEvents ? { accessEvents } : {}), ...(options.tracer ? { tracer: options.tracer } : {}) });
+    hub = createApp({
+      config,
+      logger,
+      db,
+      redis,
+      tools: options.tools,
+      ...(credentialEvents ? { credentialEvents } : {}),
+      ...(accessEvents ? { accessEvents } : {}),
+      ...(options.tracer ? { tracer: options.tracer } : {}),
+    });
     await warnAboutUnknownKeys(hub, config, logger);
     // The audit key, so the first calls' access lines carry their call_id (a failure is logged; receipts wait).
     await hub.audit.ready().catch(() => {});
@@ -137,7 +146,15 @@ export async function startHub(config: Config, options: StartOptions = {}): Prom
       logger.flush();
     })());
 
-  return { ...hub, url, port, server, logger, close, ...(metricsServer && metricsPort !== undefined ? { metricsServer: { server: metricsServer, port: metricsPort } } : {}) };
+  return {
+    ...hub,
+    url,
+    port,
+    server,
+    logger,
+    close,
+    ...(metricsServer && metricsPort !== undefined ? { metricsServer: { server: metricsServer, port: metricsPort } } : {}),
+  };
 }
 
 /** For entry points: a SIGTERM or SIGINT closes the Hub gracefully, then the process exits (1 if closing failed). */

@@ -42,21 +42,42 @@ export async function activityPage(main: HTMLElement, principal: string): Promis
   const customerId = chosenCustomer(principal);
   const chooser = principal === 'admin' ? customerChooser(customerId) : null;
   if (customerId === null) {
-    replace(main, h('h1', {}, 'Activity'), chooser, empty('Choose a customer', 'The audit trail is kept per customer: enter a customer id above to see its tool calls.'));
+    replace(
+      main,
+      h('h1', {}, 'Activity'),
+      chooser,
+      empty('Choose a customer', 'The audit trail is kept per customer: enter a customer id above to see its tool calls.'),
+    );
     ready();
     return;
   }
   const inputs = TEXT_FILTERS.map((f) =>
-    h('input', { id: `f-${f.name}`, name: f.name, type: 'text', autocomplete: 'off', spellcheck: 'false', ...(f.name === 'outcome' ? { list: 'outcomes', 'aria-describedby': 'outcome-hint' } : {}) }),
+    h('input', {
+      id: `f-${f.name}`,
+      name: f.name,
+      type: 'text',
+      autocomplete: 'off',
+      spellcheck: 'false',
+      ...(f.name === 'outcome' ? { list: 'outcomes', 'aria-describedby': 'outcome-hint' } : {}),
+    }),
   );
   const from = h('input', { id: 'f-from', name: 'from', type: 'datetime-local', step: 1 });
   const to = h('input', { id: 'f-to', name: 'to', type: 'datetime-local', step: 1 });
-  const field = (label: string, input: HTMLInputElement, extra?: Node) => h('div', { class: 'field' }, h('label', { for: input.id }, label), input, extra ?? null);
+  const field = (label: string, input: HTMLInputElement, extra?: Node) =>
+    h('div', { class: 'field' }, h('label', { for: input.id }, label), input, extra ?? null);
   const form = h(
     'form',
     { class: 'filters', 'aria-label': 'Filter the activity' },
-    TEXT_FILTERS.map((f, i) => field(f.label, inputs[i]!, f.name === 'outcome' ? h('span', { id: 'outcome-hint', class: 'muted small' }, 'ok, error, or an error code') : undefined)),
-    h('datalist', { id: 'outcomes' }, ['ok', 'error', 'POLICY_DENIED', 'VALIDATION_ERROR', 'EXTERNAL_API_ERROR', 'RATE_LIMITED', 'INTEGRATION_NOT_CONNECTED'].map((v) => h('option', { value: v }))),
+    TEXT_FILTERS.map((f, i) =>
+      field(f.label, inputs[i]!, f.name === 'outcome' ? h('span', { id: 'outcome-hint', class: 'muted small' }, 'ok, error, or an error code') : undefined),
+    ),
+    h(
+      'datalist',
+      { id: 'outcomes' },
+      ['ok', 'error', 'POLICY_DENIED', 'VALIDATION_ERROR', 'EXTERNAL_API_ERROR', 'RATE_LIMITED', 'INTEGRATION_NOT_CONNECTED'].map((v) =>
+        h('option', { value: v }),
+      ),
+    ),
     field('From (your time)', from),
     field('To (your time)', to),
     h('div', { class: 'row field-actions' }, h('button', { type: 'submit' }, 'Apply filters'), h('button', { type: 'reset' }, 'Clear')),
@@ -87,10 +108,18 @@ export async function activityPage(main: HTMLElement, principal: string): Promis
     detail.focus();
     const res = await api<{ call_id: string; receipts: Receipt[] }>('GET', `${base}/receipts/${r.call_id}`);
     if (!res.ok) {
-      replace(detail, h('h2', { id: 'detail-heading' }, 'Receipt'), failure('The receipt could not be loaded', res.error, res.requestId, () => void open(r)));
+      replace(
+        detail,
+        h('h2', { id: 'detail-heading' }, 'Receipt'),
+        failure('The receipt could not be loaded', res.error, res.requestId, () => void open(r)),
+      );
       return;
     }
-    replace(detail, h('h2', { id: 'detail-heading' }, `Receipt · ${r.tool ?? 'unknown tool'}`), res.data.receipts.map((x) => receiptDetail(customerId, x)));
+    replace(
+      detail,
+      h('h2', { id: 'detail-heading' }, `Receipt · ${r.tool ?? 'unknown tool'}`),
+      res.data.receipts.map((x) => receiptDetail(customerId, x)),
+    );
   };
 
   const row = (r: Receipt) =>
@@ -99,19 +128,42 @@ export async function activityPage(main: HTMLElement, principal: string): Promis
       {},
       h('td', {}, when(r.t_start)),
       h('th', { scope: 'row' }, h('span', { class: 'mono' }, r.tool ?? '—'), r.version ? h('span', { class: 'muted' }, ` @${r.version}`) : null),
-      h('td', {}, h('span', { class: r.outcome === 'ok' ? 'outcome-ok' : 'outcome-bad' }, r.outcome), r.replay ? h('span', { class: 'muted' }, ' (replay)') : null),
+      h(
+        'td',
+        {},
+        h('span', { class: r.outcome === 'ok' ? 'outcome-ok' : 'outcome-bad' }, r.outcome),
+        r.replay ? h('span', { class: 'muted' }, ' (replay)') : null,
+      ),
       h('td', { 'data-label': 'Agent' }, h('span', { class: 'mono' }, r.agent_id ?? '—')),
       h('td', { 'data-label': 'End user' }, h('span', { class: 'mono' }, r.user_id ?? '—')),
       h('td', { 'data-label': 'Conversation' }, r.conversation_id ? h('span', { class: 'mono' }, r.conversation_id) : '—'),
       h('td', { 'data-label': 'Duration' }, `${r.duration_ms} ms`),
-      h('td', {}, h('button', { type: 'button', onclick: () => void open(r), 'aria-label': `Details of ${r.tool ?? 'call'} at ${new Date(r.t_start).toLocaleString()}` }, 'Details')),
+      h(
+        'td',
+        {},
+        h(
+          'button',
+          { type: 'button', onclick: () => void open(r), 'aria-label': `Details of ${r.tool ?? 'call'} at ${new Date(r.t_start).toLocaleString()}` },
+          'Details',
+        ),
+      ),
     );
 
   const table = h(
     'table',
     { class: 'receipts' },
     h('caption', { class: 'sr-only' }, 'Tool calls, newest first'),
-    h('thead', {}, h('tr', {}, ['Time', 'Tool', 'Outcome', 'Agent', 'End user', 'Conversation', 'Duration', ''].map((c) => h('th', { scope: 'col' }, c || h('span', { class: 'sr-only' }, 'Actions'))))),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        ['Time', 'Tool', 'Outcome', 'Agent', 'End user', 'Conversation', 'Duration', ''].map((c) =>
+          h('th', { scope: 'col' }, c || h('span', { class: 'sr-only' }, 'Actions')),
+        ),
+      ),
+    ),
     tbody,
   );
 
@@ -122,20 +174,39 @@ export async function activityPage(main: HTMLElement, principal: string): Promis
       replace(list, h('h2', { id: 'calls-heading' }, 'Tool calls'), loading('Loading activity…'));
       replace(more);
     }
-    const res = await api<{ receipts: Receipt[]; next_cursor: string | null }>('GET', `${base}/receipts?${query()}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const res = await api<{ receipts: Receipt[]; next_cursor: string | null }>(
+      'GET',
+      `${base}/receipts?${query()}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     if (mine !== generation) return;
     if (!res.ok) {
       replace(more);
-      const title = res.status === 400 ? 'These filters are not valid' : res.status === 403 ? 'You cannot see this customer' : 'The activity could not be loaded';
+      const title =
+        res.status === 400 ? 'These filters are not valid' : res.status === 403 ? 'You cannot see this customer' : 'The activity could not be loaded';
       const issues = res.error.details?.issues ?? [];
-      replace(list, h('h2', { id: 'calls-heading' }, 'Tool calls'), failure(title, res.error, res.requestId, res.status >= 500 || res.status === 0 ? () => void load(cursor) : undefined), issues.length ? h('ul', { class: 'field-error' }, issues.map((i) => h('li', {}, `${i.path.replace(/^query\./, '')}: ${i.message}`))) : null);
+      replace(
+        list,
+        h('h2', { id: 'calls-heading' }, 'Tool calls'),
+        failure(title, res.error, res.requestId, res.status >= 500 || res.status === 0 ? () => void load(cursor) : undefined),
+        issues.length
+          ? h(
+              'ul',
+              { class: 'field-error' },
+              issues.map((i) => h('li', {}, `${i.path.replace(/^query\./, '')}: ${i.message}`)),
+            )
+          : null,
+      );
       ready();
       return;
     }
     if (cursor === null) {
       tbody.replaceChildren();
       if (res.data.receipts.length === 0) {
-        replace(list, h('h2', { id: 'calls-heading' }, 'Tool calls'), empty('No tool calls', 'No call of this customer matches these filters (receipts are kept HUB_AUDIT_RETENTION_DAYS).'));
+        replace(
+          list,
+          h('h2', { id: 'calls-heading' }, 'Tool calls'),
+          empty('No tool calls', 'No call of this customer matches these filters (receipts are kept HUB_AUDIT_RETENTION_DAYS).'),
+        );
         ready();
         return;
       }
@@ -154,8 +225,12 @@ export async function activityPage(main: HTMLElement, principal: string): Promis
   });
   form.addEventListener('reset', () => setTimeout(() => void load(null), 0));
   const conversation = inputs[2]!;
-  const bundle = h('button', { type: 'button', onclick: () => void downloadReplayBundle(customerId, conversation.value.trim(), bundleStatus) }, 'Download replay bundle (JSON)');
+  const bundle = h(
+    'button',
+    { type: 'button', onclick: () => void downloadReplayBundle(customerId, conversation.value.trim(), bundleStatus) },
+    'Download replay bundle (JSON)',
+  );
   const bundleStatus = h('div', { 'aria-live': 'polite' });
-  form.after(h('p', { class: 'row muted' }, 'A conversation\'s replay bundle: enter its id above, then ', bundle), bundleStatus);
+  form.after(h('p', { class: 'row muted' }, "A conversation's replay bundle: enter its id above, then ", bundle), bundleStatus);
   await load(null);
 }

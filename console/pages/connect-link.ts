@@ -4,7 +4,11 @@ import { failure, h, INTEGRATIONS, replace } from '../dom.js';
 /** Make a connect link (integration, end user, return URL) and copy it. */
 export function connectLinkForm(customerId: string): HTMLElement {
   const result = h('div', { 'aria-live': 'polite' });
-  const integration = h('select', { id: 'cl-integration', name: 'integration' }, INTEGRATIONS.map((i) => h('option', { value: i.id }, i.label)));
+  const integration = h(
+    'select',
+    { id: 'cl-integration', name: 'integration' },
+    INTEGRATIONS.map((i) => h('option', { value: i.id }, i.label)),
+  );
   const userId = h('input', { id: 'cl-user', name: 'user_id', type: 'text', autocomplete: 'off', 'aria-describedby': 'cl-user-hint' });
   const returnUrl = h('input', { id: 'cl-return', name: 'return_url', type: 'url', autocomplete: 'off', 'aria-describedby': 'cl-return-hint' });
   const replaceAccount = h('input', { id: 'cl-replace', name: 'replace', type: 'checkbox' });
@@ -27,7 +31,17 @@ export function connectLinkForm(customerId: string): HTMLElement {
         submit.disabled = false;
         if (!res.ok) {
           const issues = res.error.details?.issues ?? [];
-          replace(result, failure('No link made', res.error, res.requestId), issues.length ? h('ul', { class: 'field-error' }, issues.map((i) => h('li', {}, `${i.path}: ${i.message}`))) : null);
+          replace(
+            result,
+            failure('No link made', res.error, res.requestId),
+            issues.length
+              ? h(
+                  'ul',
+                  { class: 'field-error' },
+                  issues.map((i) => h('li', {}, `${i.path}: ${i.message}`)),
+                )
+              : null,
+          );
           return;
         }
         const url = h('input', { id: 'cl-url', type: 'text', readonly: true, value: res.data.url, 'aria-label': 'Connect link' });
@@ -44,7 +58,14 @@ export function connectLinkForm(customerId: string): HTMLElement {
         });
         replace(
           result,
-          h('div', { class: 'link-result' }, h('label', { for: 'cl-url' }, 'Connect link'), h('div', { class: 'row' }, url, copy), copied, h('p', { class: 'muted' }, `Works once, until ${new Date(res.data.expires_at).toLocaleString()}.`)),
+          h(
+            'div',
+            { class: 'link-result' },
+            h('label', { for: 'cl-url' }, 'Connect link'),
+            h('div', { class: 'row' }, url, copy),
+            copied,
+            h('p', { class: 'muted' }, `Works once, until ${new Date(res.data.expires_at).toLocaleString()}.`),
+          ),
         );
       },
     },
@@ -55,7 +76,7 @@ export function connectLinkForm(customerId: string): HTMLElement {
     h('p', { id: 'cl-user-hint', class: 'muted' }, 'Leave empty to connect the customer-wide account.'),
     h('label', { for: 'cl-return' }, 'Return URL (optional)'),
     returnUrl,
-    h('p', { id: 'cl-return-hint', class: 'muted' }, 'Where the person lands afterwards; must be on the Hub\'s allow-list (HUB_CONNECT_RETURN_URLS).'),
+    h('p', { id: 'cl-return-hint', class: 'muted' }, "Where the person lands afterwards; must be on the Hub's allow-list (HUB_CONNECT_RETURN_URLS)."),
     h('div', { class: 'check' }, replaceAccount, h('label', { for: 'cl-replace' }, 'May replace the connected Google account with a different one')),
     submit,
   );

@@ -31,7 +31,12 @@ const health = (c: Connection) => (c.status === 'expired' || c.grant.health === 
 export async function customerPage(main: HTMLElement, customerId: string, isAdmin: boolean): Promise<void> {
   document.title = `Customer ${customerId} · Hub console`;
   const back = isAdmin ? h('p', {}, h('a', { href: '/admin' }, '← All customers')) : null;
-  const connections = h('section', { 'aria-labelledby': 'connections-heading' }, h('h2', { id: 'connections-heading' }, 'Connections'), loading('Loading connections…'));
+  const connections = h(
+    'section',
+    { 'aria-labelledby': 'connections-heading' },
+    h('h2', { id: 'connections-heading' }, 'Connections'),
+    loading('Loading connections…'),
+  );
   const status = h('p', { class: 'sr-only', role: 'status', 'aria-live': 'polite' });
   replace(main, back, h('h1', {}, 'Customer ', h('span', { class: 'mono' }, customerId)), status, connections);
 
@@ -40,7 +45,12 @@ export async function customerPage(main: HTMLElement, customerId: string, isAdmi
     const res = await api<{ integrations: Connection[] }>('GET', `/api/admin/customers/${encodeURIComponent(customerId)}/integrations`);
     if (!res.ok) {
       const title = res.status === 403 ? 'You cannot open this customer' : res.status === 400 ? 'Not a customer id' : 'The connections could not be loaded';
-      replace(main, back, h('h1', {}, 'Customer'), failure(title, res.error, res.requestId, res.status >= 500 || res.status === 0 ? () => void retry() : undefined));
+      replace(
+        main,
+        back,
+        h('h1', {}, 'Customer'),
+        failure(title, res.error, res.requestId, res.status >= 500 || res.status === 0 ? () => void retry() : undefined),
+      );
       ready();
       return;
     }
@@ -53,8 +63,20 @@ export async function customerPage(main: HTMLElement, customerId: string, isAdmi
     replace(
       connections,
       h('h2', { id: 'connections-heading' }, 'Connections'),
-      list.length === 0 ? h('div', { class: 'state empty' }, h('p', { class: 'state-title' }, 'No connections yet'), h('p', {}, 'Make a connect link below and send it to the person whose Google account should be connected.')) : null,
-      h('div', { class: 'cards' }, list.map((c) => card(customerId, c, reload)), missing.map((i) => notConnected(i.label))),
+      list.length === 0
+        ? h(
+            'div',
+            { class: 'state empty' },
+            h('p', { class: 'state-title' }, 'No connections yet'),
+            h('p', {}, 'Make a connect link below and send it to the person whose Google account should be connected.'),
+          )
+        : null,
+      h(
+        'div',
+        { class: 'cards' },
+        list.map((c) => card(customerId, c, reload)),
+        missing.map((i) => notConnected(i.label)),
+      ),
     );
     if (announce) status.textContent = announce;
     ready();
@@ -69,11 +91,23 @@ export async function customerPage(main: HTMLElement, customerId: string, isAdmi
 }
 
 function notConnected(label: string) {
-  return h('article', { class: 'card', 'aria-label': `${label} · customer-wide` }, h('h3', {}, `${label} · customer-wide`), h('p', {}, badge('not_connected')), h('p', { class: 'muted' }, 'Make a connect link below to connect it.'));
+  return h(
+    'article',
+    { class: 'card', 'aria-label': `${label} · customer-wide` },
+    h('h3', {}, `${label} · customer-wide`),
+    h('p', {}, badge('not_connected')),
+    h('p', { class: 'muted' }, 'Make a connect link below to connect it.'),
+  );
 }
 
 function list(items: string[], none: string) {
-  return items.length === 0 ? h('span', { class: 'muted' }, none) : h('ul', { class: 'chips' }, items.map((s) => h('li', {}, s)));
+  return items.length === 0
+    ? h('span', { class: 'muted' }, none)
+    : h(
+        'ul',
+        { class: 'chips' },
+        items.map((s) => h('li', {}, s)),
+      );
 }
 
 function card(customerId: string, c: Connection, reload: (announce?: string) => Promise<void>) {
@@ -92,7 +126,11 @@ function card(customerId: string, c: Connection, reload: (announce?: string) => 
     'article',
     { class: 'card', 'aria-label': label },
     h('h3', {}, label),
-    h('dl', {}, fields.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])),
+    h(
+      'dl',
+      {},
+      fields.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
+    ),
     c.setup_url ? h('p', {}, h('a', { href: c.setup_url }, 'Reconnect link for this connection')) : null,
   );
   if (c.working_hours) article.append(workingHoursForm(customerId, c, reload));
@@ -110,7 +148,17 @@ function disconnectButton(customerId: string, c: Connection, label: string, relo
     { 'aria-labelledby': `dlg-${c.integration}-${c.user_id ?? ''}` },
     h('h2', { id: `dlg-${c.integration}-${c.user_id ?? ''}` }, `Disconnect ${label}?`),
     h('p', {}, `The grant of ${c.account_email ?? 'this account'} is revoked at Google and the connection is forgotten.`),
-    c.tools_available.length > 0 ? h('p', {}, 'These tools stop working for ', c.user_id === null ? 'this customer' : `end user ${c.user_id}`, ': ', h('strong', {}, c.tools_available.join(', ')), '.') : h('p', {}, 'No tool uses it right now.'),
+    c.tools_available.length > 0
+      ? h(
+          'p',
+          {},
+          'These tools stop working for ',
+          c.user_id === null ? 'this customer' : `end user ${c.user_id}`,
+          ': ',
+          h('strong', {}, c.tools_available.join(', ')),
+          '.',
+        )
+      : h('p', {}, 'No tool uses it right now.'),
     problem,
     h('div', { class: 'row' }, confirm, cancel),
   );

@@ -16,7 +16,16 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Customers: open one by id; the customers that have connections, with a badge per connection, a page at a time. */
 export async function customersPage(main: HTMLElement, isAdmin: boolean): Promise<void> {
   document.title = 'Customers · Hub console';
-  const input = h('input', { id: 'find-id', name: 'customer_id', type: 'text', required: true, autocomplete: 'off', spellcheck: 'false', placeholder: '00000000-0000-0000-0000-000000000000', 'aria-describedby': 'find-hint' });
+  const input = h('input', {
+    id: 'find-id',
+    name: 'customer_id',
+    type: 'text',
+    required: true,
+    autocomplete: 'off',
+    spellcheck: 'false',
+    placeholder: '00000000-0000-0000-0000-000000000000',
+    'aria-describedby': 'find-hint',
+  });
   const hint = h('p', { id: 'find-hint', class: 'muted' }, 'A customer id is a UUID.');
   const find = h(
     'form',
@@ -48,7 +57,12 @@ export async function customersPage(main: HTMLElement, isAdmin: boolean): Promis
     h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Customer'), h('th', { scope: 'col' }, 'Connections'), h('th', { scope: 'col' }, 'Last activity'))),
     tbody,
   );
-  const list = h('section', { 'aria-labelledby': 'list-heading' }, h('h2', { id: 'list-heading' }, 'Customers with connections'), loading('Loading customers…'));
+  const list = h(
+    'section',
+    { 'aria-labelledby': 'list-heading' },
+    h('h2', { id: 'list-heading' }, 'Customers with connections'),
+    loading('Loading customers…'),
+  );
   const more = h('div', { class: 'more' });
   replace(main, h('h1', {}, 'Customers'), find, list, more);
 
@@ -56,12 +70,20 @@ export async function customersPage(main: HTMLElement, isAdmin: boolean): Promis
     const res = await api<CustomersPage>('GET', `/api/admin/customers?limit=50${after ? `&after=${after}` : ''}`);
     if (!res.ok) {
       replace(more);
-      replace(list, h('h2', { id: 'list-heading' }, 'Customers with connections'), failure('The customers could not be loaded', res.error, res.requestId, () => void load(after)));
+      replace(
+        list,
+        h('h2', { id: 'list-heading' }, 'Customers with connections'),
+        failure('The customers could not be loaded', res.error, res.requestId, () => void load(after)),
+      );
       ready();
       return;
     }
     if (after === null && res.data.customers.length === 0) {
-      replace(list, h('h2', { id: 'list-heading' }, 'Customers with connections'), empty('No customers yet', 'No customer has connected an integration. Open a customer by id above to make its first connect link.'));
+      replace(
+        list,
+        h('h2', { id: 'list-heading' }, 'Customers with connections'),
+        empty('No customers yet', 'No customer has connected an integration. Open a customer by id above to make its first connect link.'),
+      );
       ready();
       return;
     }

@@ -37,7 +37,7 @@ export async function overviewPage(main: HTMLElement, principal: string): Promis
   replace(
     main,
     h('h1', {}, 'Overview'),
-    h('p', { class: 'muted' }, customerId === null ? 'Every customer\'s tool calls, from the audit trail.' : `Customer ${customerId}, from the audit trail.`),
+    h('p', { class: 'muted' }, customerId === null ? "Every customer's tool calls, from the audit trail." : `Customer ${customerId}, from the audit trail.`),
     scope,
     h('nav', { class: 'row', 'aria-label': 'Time window' }, windowLink('1h', 'Last hour'), windowLink('24h', 'Last day')),
     body,
@@ -45,7 +45,10 @@ export async function overviewPage(main: HTMLElement, principal: string): Promis
   const query = new URLSearchParams({ window, ...(customerId === null ? {} : { customer_id: customerId }) });
   const [res, lib] = await Promise.all([api<Overview>('GET', `/api/admin/overview?${query}`), import('../vendor/uplot.js').catch(() => null)]);
   if (!res.ok) {
-    replace(body, failure('The overview could not be loaded', res.error, res.requestId, () => void overviewPage(main, principal)));
+    replace(
+      body,
+      failure('The overview could not be loaded', res.error, res.requestId, () => void overviewPage(main, principal)),
+    );
     ready();
     return;
   }
@@ -72,7 +75,16 @@ export async function overviewPage(main: HTMLElement, principal: string): Promis
         {
           width,
           height: 220,
-          series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: COLOURS[i % COLOURS.length]!, width: 2, spanGaps: false, value: (_u: unknown, v: number | null) => (v === null ? '–' : `${v} ${unit}`) }))],
+          series: [
+            {},
+            ...series.map((s, i) => ({
+              label: s.label,
+              stroke: COLOURS[i % COLOURS.length]!,
+              width: 2,
+              spanGaps: false,
+              value: (_u: unknown, v: number | null) => (v === null ? '–' : `${v} ${unit}`),
+            })),
+          ],
           axes: [{}, { label: unit, size: 60 }],
           scales: { x: { time: true } },
         },
@@ -86,32 +98,102 @@ export async function overviewPage(main: HTMLElement, principal: string): Promis
     h(
       'div',
       { class: 'table-wrap' },
-      h('table', {}, h('caption', {}, caption), h('thead', {}, h('tr', {}, head.map((c) => h('th', { scope: 'col' }, c)))), h('tbody', {}, rows.map((r) => h('tr', {}, r.map((c, i) => (i === 0 ? h('th', { scope: 'row' }, String(c)) : h('td', {}, String(c)))))))),
+      h(
+        'table',
+        {},
+        h('caption', {}, caption),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            head.map((c) => h('th', { scope: 'col' }, c)),
+          ),
+        ),
+        h(
+          'tbody',
+          {},
+          rows.map((r) =>
+            h(
+              'tr',
+              {},
+              r.map((c, i) => (i === 0 ? h('th', { scope: 'row' }, String(c)) : h('td', {}, String(c)))),
+            ),
+          ),
+        ),
+      ),
     );
   const sections: Node[] = [summary];
   if (total === 0) {
     sections.push(empty('No calls in this window', `No tool call was recorded in ${span}. Calls appear here within a second of being answered.`));
   } else {
     sections.push(
-      h('section', { 'aria-labelledby': 'calls-h' }, h('h2', { id: 'calls-h' }, `Calls per ${per}`),
-        chart(`Calls and failed calls per ${per}, ${span}`, [{ label: 'calls', values: o.buckets.map((b) => b.calls) }, { label: 'failed', values: o.buckets.map((b) => b.errors) }], 'calls')),
-      h('section', { 'aria-labelledby': 'errors-h' }, h('h2', { id: 'errors-h' }, 'Failures by error code'),
+      h(
+        'section',
+        { 'aria-labelledby': 'calls-h' },
+        h('h2', { id: 'calls-h' }, `Calls per ${per}`),
+        chart(
+          `Calls and failed calls per ${per}, ${span}`,
+          [
+            { label: 'calls', values: o.buckets.map((b) => b.calls) },
+            { label: 'failed', values: o.buckets.map((b) => b.errors) },
+          ],
+          'calls',
+        ),
+      ),
+      h(
+        'section',
+        { 'aria-labelledby': 'errors-h' },
+        h('h2', { id: 'errors-h' }, 'Failures by error code'),
         o.errors_by_code.length === 0
           ? empty('No failures', `Every call in ${span} succeeded.`)
           : [
-              chart(`Error rate by code per ${per} (% of the bucket's calls)`, o.errors_by_code.map((c) => ({ label: c.code, values: c.per_bucket.map((n, i) => (o.buckets[i]!.calls === 0 ? null : Math.round((n / o.buckets[i]!.calls) * 1000) / 10)) })), '%'),
-              table(`Failures by error code, ${span}`, ['Code', 'Calls', 'Share of all calls'], o.errors_by_code.map((c) => [c.code, c.total, `${((c.total / total) * 100).toFixed(1)} %`])),
-            ]),
-      h('section', { 'aria-labelledby': 'latency-h' }, h('h2', { id: 'latency-h' }, 'Latency by tool'),
-        chart(`p95 latency by tool per ${per}`, o.latency_by_tool.map((t) => ({ label: t.tool, values: t.p95_per_bucket })), 'ms'),
-        table(`Latency by tool, ${span}`, ['Tool', 'Calls', 'p50 (ms)', 'p95 (ms)'], o.latency_by_tool.map((t) => [t.tool, t.calls, t.p50_ms, t.p95_ms]))),
+              chart(
+                `Error rate by code per ${per} (% of the bucket's calls)`,
+                o.errors_by_code.map((c) => ({
+                  label: c.code,
+                  values: c.per_bucket.map((n, i) => (o.buckets[i]!.calls === 0 ? null : Math.round((n / o.buckets[i]!.calls) * 1000) / 10)),
+                })),
+                '%',
+              ),
+              table(
+                `Failures by error code, ${span}`,
+                ['Code', 'Calls', 'Share of all calls'],
+                o.errors_by_code.map((c) => [c.code, c.total, `${((c.total / total) * 100).toFixed(1)} %`]),
+              ),
+            ],
+      ),
+      h(
+        'section',
+        { 'aria-labelledby': 'latency-h' },
+        h('h2', { id: 'latency-h' }, 'Latency by tool'),
+        chart(
+          `p95 latency by tool per ${per}`,
+          o.latency_by_tool.map((t) => ({ label: t.tool, values: t.p95_per_bucket })),
+          'ms',
+        ),
+        table(
+          `Latency by tool, ${span}`,
+          ['Tool', 'Calls', 'p50 (ms)', 'p95 (ms)'],
+          o.latency_by_tool.map((t) => [t.tool, t.calls, t.p50_ms, t.p95_ms]),
+        ),
+      ),
     );
   }
   sections.push(
-    h('section', { 'aria-labelledby': 'connections-h' }, h('h2', { id: 'connections-h' }, 'Connections by status'),
+    h(
+      'section',
+      { 'aria-labelledby': 'connections-h' },
+      h('h2', { id: 'connections-h' }, 'Connections by status'),
       o.connections_by_status.length === 0
         ? empty('No connections', 'No integration is connected yet.')
-        : table('Connections by integration and status', ['Integration', 'Status', 'Connections'], o.connections_by_status.map((c) => [c.integration, c.status, c.count]))),
+        : table(
+            'Connections by integration and status',
+            ['Integration', 'Status', 'Connections'],
+            o.connections_by_status.map((c) => [c.integration, c.status, c.count]),
+          ),
+    ),
   );
   if (lib === null) sections.unshift(h('p', { class: 'muted', role: 'status' }, 'The chart library could not be loaded: the figures are shown as tables.'));
   replace(body, sections);

@@ -14,7 +14,17 @@ export function chosenCustomer(principal: string): string | null {
 
 /** A small form to choose the customer; submitting reloads the section with `?customer=<id>`. */
 export function customerChooser(current: string | null): HTMLFormElement {
-  const input = h('input', { id: 'pick-customer', name: 'customer', type: 'text', required: true, autocomplete: 'off', spellcheck: 'false', value: current ?? '', placeholder: '00000000-0000-0000-0000-000000000000', 'aria-describedby': 'pick-hint' });
+  const input = h('input', {
+    id: 'pick-customer',
+    name: 'customer',
+    type: 'text',
+    required: true,
+    autocomplete: 'off',
+    spellcheck: 'false',
+    value: current ?? '',
+    placeholder: '00000000-0000-0000-0000-000000000000',
+    'aria-describedby': 'pick-hint',
+  });
   const hint = h('p', { id: 'pick-hint', class: 'muted' }, 'A customer id is a UUID.');
   return h(
     'form',

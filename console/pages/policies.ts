@@ -15,8 +15,22 @@ export async function policiesPage(main: HTMLElement, principal: string): Promis
     ready();
     return;
   }
-  const customerSection = h('section', { 'aria-labelledby': 'customer-policy-heading' }, h('h2', { id: 'customer-policy-heading' }, 'Customer policy'), loading('Loading the customer\'s policy…'));
-  const agentInput = h('input', { id: 'agent-id', name: 'agent_id', type: 'text', required: true, autocomplete: 'off', spellcheck: 'false', placeholder: '00000000-0000-0000-0000-000000000000', 'aria-describedby': 'agent-hint' });
+  const customerSection = h(
+    'section',
+    { 'aria-labelledby': 'customer-policy-heading' },
+    h('h2', { id: 'customer-policy-heading' }, 'Customer policy'),
+    loading("Loading the customer's policy…"),
+  );
+  const agentInput = h('input', {
+    id: 'agent-id',
+    name: 'agent_id',
+    type: 'text',
+    required: true,
+    autocomplete: 'off',
+    spellcheck: 'false',
+    placeholder: '00000000-0000-0000-0000-000000000000',
+    'aria-describedby': 'agent-hint',
+  });
   const agentHint = h('p', { id: 'agent-hint', class: 'muted' }, 'An agent id is a UUID. A field left "not set" in an agent\'s policy is the customer\'s.');
   const agentEditor = h('div');
   const agentForm = h(
@@ -41,7 +55,13 @@ export async function policiesPage(main: HTMLElement, principal: string): Promis
     h('div', { class: 'row' }, agentInput, h('button', { type: 'submit' }, 'Open agent policy')),
     agentHint,
   );
-  const agentSection = h('section', { 'aria-labelledby': 'agent-policy-heading' }, h('h2', { id: 'agent-policy-heading' }, 'Agent policy'), agentForm, agentEditor);
+  const agentSection = h(
+    'section',
+    { 'aria-labelledby': 'agent-policy-heading' },
+    h('h2', { id: 'agent-policy-heading' }, 'Agent policy'),
+    agentForm,
+    agentEditor,
+  );
   replace(main, h('h1', {}, 'Policies · ', h('span', { class: 'mono' }, customerId)), chooser, customerSection, agentSection);
   const holder = h('div');
   replace(customerSection, h('h2', { id: 'customer-policy-heading' }, 'Customer policy'), holder);

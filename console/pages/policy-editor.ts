@@ -21,11 +21,57 @@ interface Policy {
 type Mode = [value: string, label: string];
 /** Each rule: "not set" leaves it out (an agent then has the customer's), the rest as the API reads them. */
 const FIELDS: { name: keyof Rules; label: string; modes: Mode[]; input?: 'lines' | 'number'; inputLabel?: string }[] = [
-  { name: 'enabled_tools', label: 'Enabled tools', modes: [['unset', 'Not set'], ['null', 'Every tool'], ['list', 'Only these tools']], input: 'lines', inputLabel: 'Tools, one per line (name or name@major)' },
-  { name: 'max_side_effects', label: 'Side effects', modes: [['unset', 'Not set'], ['reads', 'Reads only'], ['writes', 'Reads and writes']] },
-  { name: 'max_tool_calls_per_conversation', label: 'Tool calls per conversation', modes: [['unset', 'Not set (25 once a policy exists)'], ['null', 'No limit'], ['value', 'At most']], input: 'number', inputLabel: 'Most calls per conversation' },
-  { name: 'email_allowed_recipient_domains', label: 'Email recipient domains', modes: [['unset', 'Not set'], ['null', 'Any domain'], ['list', 'Only these domains']], input: 'lines', inputLabel: 'Domains, one per line' },
-  { name: 'require_request_id_for_writes', label: 'Request id required for writes', modes: [['unset', 'Not set'], ['true', 'Yes'], ['false', 'No']] },
+  {
+    name: 'enabled_tools',
+    label: 'Enabled tools',
+    modes: [
+      ['unset', 'Not set'],
+      ['null', 'Every tool'],
+      ['list', 'Only these tools'],
+    ],
+    input: 'lines',
+    inputLabel: 'Tools, one per line (name or name@major)',
+  },
+  {
+    name: 'max_side_effects',
+    label: 'Side effects',
+    modes: [
+      ['unset', 'Not set'],
+      ['reads', 'Reads only'],
+      ['writes', 'Reads and writes'],
+    ],
+  },
+  {
+    name: 'max_tool_calls_per_conversation',
+    label: 'Tool calls per conversation',
+    modes: [
+      ['unset', 'Not set (25 once a policy exists)'],
+      ['null', 'No limit'],
+      ['value', 'At most'],
+    ],
+    input: 'number',
+    inputLabel: 'Most calls per conversation',
+  },
+  {
+    name: 'email_allowed_recipient_domains',
+    label: 'Email recipient domains',
+    modes: [
+      ['unset', 'Not set'],
+      ['null', 'Any domain'],
+      ['list', 'Only these domains'],
+    ],
+    input: 'lines',
+    inputLabel: 'Domains, one per line',
+  },
+  {
+    name: 'require_request_id_for_writes',
+    label: 'Request id required for writes',
+    modes: [
+      ['unset', 'Not set'],
+      ['true', 'Yes'],
+      ['false', 'No'],
+    ],
+  },
 ];
 
 const CONFLICT = 'Someone changed this policy; reload to see their version.';
@@ -39,7 +85,10 @@ export async function policyEditor(holder: HTMLElement, customerId: string, agen
   replace(holder, loading('Loading the policy…'));
   const got = await api<Policy>('GET', path);
   if (!got.ok && got.status !== 404) {
-    replace(holder, failure('The policy could not be loaded', got.error, got.requestId, () => void policyEditor(holder, customerId, agentId)));
+    replace(
+      holder,
+      failure('The policy could not be loaded', got.error, got.requestId, () => void policyEditor(holder, customerId, agentId)),
+    );
     return;
   }
   let current: Policy | null = got.ok ? got.data : null;
@@ -47,11 +96,17 @@ export async function policyEditor(holder: HTMLElement, customerId: string, agen
 
   const controls = FIELDS.map((f) => {
     const id = `${key}-${f.name}`;
-    const mode = h('select', { id: `${id}-mode`, 'aria-describedby': `${id}-error` }, f.modes.map(([v, l]) => h('option', { value: v }, l)));
+    const mode = h(
+      'select',
+      { id: `${id}-mode`, 'aria-describedby': `${id}-error` },
+      f.modes.map(([v, l]) => h('option', { value: v }, l)),
+    );
     const input =
-      f.input === 'lines' ? h('textarea', { id, rows: 3, spellcheck: 'false', 'aria-describedby': `${id}-error` })
-      : f.input === 'number' ? h('input', { id, type: 'number', min: 1, max: 1000000, step: 1, 'aria-describedby': `${id}-error` })
-      : null;
+      f.input === 'lines'
+        ? h('textarea', { id, rows: 3, spellcheck: 'false', 'aria-describedby': `${id}-error` })
+        : f.input === 'number'
+          ? h('input', { id, type: 'number', min: 1, max: 1000000, step: 1, 'aria-describedby': `${id}-error` })
+          : null;
     const error = h('p', { id: `${id}-error`, class: 'field-error' });
     const sync = () => {
       if (input) input.disabled = !['list', 'value'].includes(mode.value);
@@ -69,7 +124,11 @@ export async function policyEditor(holder: HTMLElement, customerId: string, agen
       const m = mode.value;
       if (m === 'unset') return undefined;
       if (m === 'null') return null;
-      if (m === 'list') return (input?.value ?? '').split('\n').map((s) => s.trim()).filter(Boolean);
+      if (m === 'list')
+        return (input?.value ?? '')
+          .split('\n')
+          .map((s) => s.trim())
+          .filter(Boolean);
       if (m === 'value') return Number(input?.value);
       if (m === 'true' || m === 'false') return m === 'true';
       return m;
@@ -93,7 +152,11 @@ export async function policyEditor(holder: HTMLElement, customerId: string, agen
     replace(
       summary,
       p === null
-        ? h('p', { class: 'muted' }, `No policy for ${whose} yet: saving creates it.${agentId === null ? '' : ' Until then the agent has the customer\'s policy.'}`)
+        ? h(
+            'p',
+            { class: 'muted' },
+            `No policy for ${whose} yet: saving creates it.${agentId === null ? '' : " Until then the agent has the customer's policy."}`,
+          )
         : h(
             'div',
             {},
@@ -106,7 +169,16 @@ export async function policyEditor(holder: HTMLElement, customerId: string, agen
   const explain = (status: number, error: ApiError, requestId: string | null, title: string) => {
     for (const c of controls) c.error.textContent = '';
     if (status === 412 || status === 428) {
-      replace(problem, h('div', { class: 'state error', role: 'alert' }, h('p', { class: 'state-title' }, status === 412 ? CONFLICT : EXISTS), h('p', { class: 'muted' }, `Code ${error.code}${requestId ? ` · request ${requestId}` : ''}`), h('button', { type: 'button', onclick: reload }, 'Reload policy')));
+      replace(
+        problem,
+        h(
+          'div',
+          { class: 'state error', role: 'alert' },
+          h('p', { class: 'state-title' }, status === 412 ? CONFLICT : EXISTS),
+          h('p', { class: 'muted' }, `Code ${error.code}${requestId ? ` · request ${requestId}` : ''}`),
+          h('button', { type: 'button', onclick: reload }, 'Reload policy'),
+        ),
+      );
       return;
     }
     const rest: string[] = [];
@@ -116,7 +188,17 @@ export async function policyEditor(holder: HTMLElement, customerId: string, agen
       if (c) c.error.textContent = `${c.error.textContent ? `${c.error.textContent} ` : ''}${issue.path.replace(/^body\./, '')}: ${issue.message}`;
       else rest.push(`${issue.path}: ${issue.message}`);
     }
-    replace(problem, failure(title, error, requestId), rest.length ? h('ul', { class: 'field-error' }, rest.map((r) => h('li', {}, r))) : null);
+    replace(
+      problem,
+      failure(title, error, requestId),
+      rest.length
+        ? h(
+            'ul',
+            { class: 'field-error' },
+            rest.map((r) => h('li', {}, r)),
+          )
+        : null,
+    );
     controls.find((c) => c.error.textContent)?.focus();
   };
 
@@ -146,13 +228,24 @@ export async function policyEditor(holder: HTMLElement, customerId: string, agen
         remove.hidden = false;
       },
     },
-    h('fieldset', {}, h('legend', {}, agentId === null ? 'Rules of the customer' : `Rules of agent ${agentId}`), controls.map((c) => c.el)),
+    h(
+      'fieldset',
+      {},
+      h('legend', {}, agentId === null ? 'Rules of the customer' : `Rules of agent ${agentId}`),
+      controls.map((c) => c.el),
+    ),
     h('div', { class: 'row actions' }, save, remove),
   );
 
   const confirm = h('button', { type: 'button', class: 'danger' }, 'Delete');
   const cancel = h('button', { type: 'button' }, 'Cancel');
-  const dialog = h('dialog', { 'aria-labelledby': `${key}-delete-heading` }, h('h2', { id: `${key}-delete-heading` }, `Delete the policy of ${whose}?`), h('p', {}, agentId === null ? 'Its agents\' own policies stay.' : 'The agent then has the customer\'s policy.'), h('div', { class: 'row' }, confirm, cancel));
+  const dialog = h(
+    'dialog',
+    { 'aria-labelledby': `${key}-delete-heading` },
+    h('h2', { id: `${key}-delete-heading` }, `Delete the policy of ${whose}?`),
+    h('p', {}, agentId === null ? "Its agents' own policies stay." : "The agent then has the customer's policy."),
+    h('div', { class: 'row' }, confirm, cancel),
+  );
   remove.hidden = current === null;
   remove.addEventListener('click', () => dialog.showModal());
   cancel.addEventListener('click', () => dialog.close());

@@ -4,7 +4,19 @@ import type { Receipt } from './activity.js';
 
 /** Local time to the millisecond (receipts time calls in ms); the exact instant in `datetime`. */
 const stamp = (iso: string) =>
-  h('time', { datetime: iso }, new Date(iso).toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', fractionalSecondDigits: 3 }));
+  h(
+    'time',
+    { datetime: iso },
+    new Date(iso).toLocaleString(undefined, {
+      year: 'numeric',
+      month: 'short',
+      day: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      fractionalSecondDigits: 3,
+    }),
+  );
 
 /** One receipt: who called what, its timings, every Google attempt with its status, and how it ended. */
 export function receiptDetail(customerId: string, r: Receipt): HTMLElement {
@@ -33,7 +45,11 @@ export function receiptDetail(customerId: string, r: Receipt): HTMLElement {
   return h(
     'article',
     { class: 'card receipt', 'aria-label': `Receipt ${r.call_id}` },
-    h('dl', {}, fields.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])),
+    h(
+      'dl',
+      {},
+      fields.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
+    ),
     h('h3', {}, 'Google operations'),
     ops.length === 0
       ? h('p', { class: 'muted' }, 'No call to Google.')
@@ -45,11 +61,23 @@ export function receiptDetail(customerId: string, r: Receipt): HTMLElement {
             { class: 'operations' },
             h('caption', { class: 'sr-only' }, 'Google operations, in order'),
             h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Operation'), h('th', { scope: 'col' }, 'Status'), h('th', { scope: 'col' }, 'Time'))),
-            h('tbody', {}, ops.map((o) => h('tr', {}, h('td', { class: 'mono' }, o.operation), h('td', {}, String(o.status)), h('td', {}, `${o.ms} ms`)))),
+            h(
+              'tbody',
+              {},
+              ops.map((o) => h('tr', {}, h('td', { class: 'mono' }, o.operation), h('td', {}, String(o.status)), h('td', {}, `${o.ms} ms`))),
+            ),
           ),
         ),
     r.conversation_id
-      ? h('p', {}, h('button', { type: 'button', onclick: () => void downloadReplayBundle(customerId, r.conversation_id!, bundleStatus) }, 'Download this conversation\'s replay bundle (JSON)'))
+      ? h(
+          'p',
+          {},
+          h(
+            'button',
+            { type: 'button', onclick: () => void downloadReplayBundle(customerId, r.conversation_id!, bundleStatus) },
+            "Download this conversation's replay bundle (JSON)",
+          ),
+        )
       : null,
     bundleStatus,
   );
@@ -65,7 +93,10 @@ export async function downloadReplayBundle(customerId: string, conversationId: s
     return;
   }
   replace(status, h('p', { role: 'status' }, 'Preparing the replay bundle…'));
-  const res = await api<{ receipts: unknown[]; truncated: boolean }>('GET', `/api/admin/customers/${encodeURIComponent(customerId)}/conversations/${encodeURIComponent(conversationId)}/replay-bundle`);
+  const res = await api<{ receipts: unknown[]; truncated: boolean }>(
+    'GET',
+    `/api/admin/customers/${encodeURIComponent(customerId)}/conversations/${encodeURIComponent(conversationId)}/replay-bundle`,
+  );
   if (!res.ok) {
     replace(status, failure('The replay bundle could not be made', res.error, res.requestId));
     return;
@@ -76,5 +107,12 @@ export async function downloadReplayBundle(customerId: string, conversationId: s
   a.click();
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
-  replace(status, h('p', { role: 'status' }, `Replay bundle saved: ${res.data.receipts.length} receipts${res.data.truncated ? ' (truncated: the conversation has more)' : ''}.`));
+  replace(
+    status,
+    h(
+      'p',
+      { role: 'status' },
+      `Replay bundle saved: ${res.data.receipts.length} receipts${res.data.truncated ? ' (truncated: the conversation has more)' : ''}.`,
+    ),
+  );
 }

@@ -41,16 +41,32 @@ export function webhooksSection(customerId: string): HTMLElement {
   );
 
   const secretBox = (secret: string, said: string) =>
-    h('div', { class: 'secret', role: 'status' }, h('p', {}, said, ' ', h('strong', {}, 'It is shown only now: store it where the receiver can read it.')), h('label', { for: 'webhook-secret' }, 'Signing secret'), h('input', { id: 'webhook-secret', type: 'text', readonly: true, value: secret, class: 'mono' }));
+    h(
+      'div',
+      { class: 'secret', role: 'status' },
+      h('p', {}, said, ' ', h('strong', {}, 'It is shown only now: store it where the receiver can read it.')),
+      h('label', { for: 'webhook-secret' }, 'Signing secret'),
+      h('input', { id: 'webhook-secret', type: 'text', readonly: true, value: secret, class: 'mono' }),
+    );
 
   const showEndpoint = async (shown?: HTMLElement) => {
     const res = await api<Endpoint>('GET', `${base}/webhook`);
     if (!res.ok && res.status !== 404) {
-      replace(endpoint, failure('The webhook endpoint could not be loaded', res.error, res.requestId, () => void showEndpoint()));
+      replace(
+        endpoint,
+        failure('The webhook endpoint could not be loaded', res.error, res.requestId, () => void showEndpoint()),
+      );
       return;
     }
     const current = res.ok ? res.data : null;
-    const url = h('input', { id: 'webhook-url', type: 'url', required: true, value: current?.url ?? '', placeholder: 'https://backend.example.com/hub-webhooks', 'aria-describedby': 'webhook-url-hint' });
+    const url = h('input', {
+      id: 'webhook-url',
+      type: 'url',
+      required: true,
+      value: current?.url ?? '',
+      placeholder: 'https://backend.example.com/hub-webhooks',
+      'aria-describedby': 'webhook-url-hint',
+    });
     const hint = h('p', { id: 'webhook-url-hint', class: 'muted' }, 'https on a public address; redirects are not followed.');
     const problem = h('div', { 'aria-live': 'polite' });
     const rotate = h('button', { type: 'button' }, 'Rotate secret');
@@ -64,18 +80,36 @@ export function webhooksSection(customerId: string): HTMLElement {
           const put = await api<Endpoint>('PUT', `${base}/webhook`, { url: url.value.trim() });
           if (!put.ok) {
             const issues = put.error.details?.issues ?? [];
-            replace(problem, failure('Endpoint not saved', put.error, put.requestId), issues.length ? h('ul', { class: 'field-error' }, issues.map((i) => h('li', {}, `${i.path}: ${i.message}`))) : null);
+            replace(
+              problem,
+              failure('Endpoint not saved', put.error, put.requestId),
+              issues.length
+                ? h(
+                    'ul',
+                    { class: 'field-error' },
+                    issues.map((i) => h('li', {}, `${i.path}: ${i.message}`)),
+                  )
+                : null,
+            );
             url.setAttribute('aria-invalid', 'true');
             url.focus();
             return;
           }
-          await showEndpoint(put.data.secret ? secretBox(put.data.secret, 'Endpoint created.') : h('p', { role: 'status' }, 'Endpoint re-pointed; the secret is unchanged.'));
+          await showEndpoint(
+            put.data.secret ? secretBox(put.data.secret, 'Endpoint created.') : h('p', { role: 'status' }, 'Endpoint re-pointed; the secret is unchanged.'),
+          );
         },
       },
       h('label', { for: 'webhook-url' }, current ? 'Endpoint URL' : 'Endpoint URL (none yet)'),
       url,
       hint,
-      h('div', { class: 'row' }, h('button', { type: 'submit' }, current ? 'Save endpoint' : 'Create endpoint'), current ? rotate : null, current ? remove : null),
+      h(
+        'div',
+        { class: 'row' },
+        h('button', { type: 'submit' }, current ? 'Save endpoint' : 'Create endpoint'),
+        current ? rotate : null,
+        current ? remove : null,
+      ),
     );
     rotate.addEventListener('click', async () => {
       const r = await api<Endpoint>('POST', `${base}/webhook/rotate-secret`);
@@ -90,7 +124,17 @@ export function webhooksSection(customerId: string): HTMLElement {
     replace(
       endpoint,
       current
-        ? h('p', { class: 'muted' }, 'Changed ', when(current.updated_at), current.updated_by ? ` by ${current.updated_by}` : '', current.previous_secret_valid_until ? h('span', {}, '; the previous secret still signs too (that ends ', when(current.previous_secret_valid_until), ')') : null, '.')
+        ? h(
+            'p',
+            { class: 'muted' },
+            'Changed ',
+            when(current.updated_at),
+            current.updated_by ? ` by ${current.updated_by}` : '',
+            current.previous_secret_valid_until
+              ? h('span', {}, '; the previous secret still signs too (that ends ', when(current.previous_secret_valid_until), ')')
+              : null,
+            '.',
+          )
         : h('p', { class: 'muted' }, 'This customer has no webhook endpoint: set one to receive its connection events, signed.'),
       form,
       shown ?? null,
@@ -103,14 +147,28 @@ export function webhooksSection(customerId: string): HTMLElement {
     'table',
     {},
     h('caption', { class: 'sr-only' }, 'Webhook deliveries, newest first'),
-    h('thead', {}, h('tr', {}, ['Event', 'Target', 'State', 'Attempts', 'Created', 'Last attempt'].map((c) => h('th', { scope: 'col' }, c)))),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        ['Event', 'Target', 'State', 'Attempts', 'Created', 'Last attempt'].map((c) => h('th', { scope: 'col' }, c)),
+      ),
+    ),
     tbody,
   );
   const loadDeliveries = async (cursor: string | null) => {
-    const res = await api<{ deliveries: Delivery[]; next_cursor: string | null }>('GET', `${base}/webhook-deliveries?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const res = await api<{ deliveries: Delivery[]; next_cursor: string | null }>(
+      'GET',
+      `${base}/webhook-deliveries?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     if (!res.ok) {
       replace(more);
-      replace(deliveries, failure('The delivery log could not be loaded', res.error, res.requestId, () => void loadDeliveries(cursor)));
+      replace(
+        deliveries,
+        failure('The delivery log could not be loaded', res.error, res.requestId, () => void loadDeliveries(cursor)),
+      );
       return;
     }
     if (cursor === null && res.data.deliveries.length === 0) {
@@ -126,10 +184,19 @@ export function webhooksSection(customerId: string): HTMLElement {
           {},
           h('th', { scope: 'row' }, h('span', { class: 'mono' }, d.type)),
           h('td', {}, d.target),
-          h('td', {}, h('span', { class: d.state === 'delivered' ? 'outcome-ok' : d.state === 'failed' ? 'outcome-bad' : '' }, d.state), d.state === 'pending' && d.next_attempt_at ? h('span', { class: 'muted' }, ' · next ', when(d.next_attempt_at)) : null),
+          h(
+            'td',
+            {},
+            h('span', { class: d.state === 'delivered' ? 'outcome-ok' : d.state === 'failed' ? 'outcome-bad' : '' }, d.state),
+            d.state === 'pending' && d.next_attempt_at ? h('span', { class: 'muted' }, ' · next ', when(d.next_attempt_at)) : null,
+          ),
           h('td', {}, String(d.attempts)),
           h('td', {}, when(d.created_at)),
-          h('td', {}, last ? h('span', {}, when(last.at), ` · ${last.status ?? last.error ?? '—'} · ${last.duration_ms} ms`) : h('span', { class: 'muted' }, 'none yet')),
+          h(
+            'td',
+            {},
+            last ? h('span', {}, when(last.at), ` · ${last.status ?? last.error ?? '—'} · ${last.duration_ms} ms`) : h('span', { class: 'muted' }, 'none yet'),
+          ),
         ),
       );
     }

@@ -18,7 +18,17 @@ export function workingHoursForm(customerId: string, c: Connection, reload: (ann
   const done = async (res: Awaited<ReturnType<typeof api>>, said: string) => {
     if (!res.ok) {
       const issues = res.error.details?.issues ?? [];
-      replace(problem, failure('Working hours not saved', res.error, res.requestId), issues.length ? h('ul', { class: 'field-error' }, issues.map((i) => h('li', {}, `${i.path}: ${i.message}`))) : null);
+      replace(
+        problem,
+        failure('Working hours not saved', res.error, res.requestId),
+        issues.length
+          ? h(
+              'ul',
+              { class: 'field-error' },
+              issues.map((i) => h('li', {}, `${i.path}: ${i.message}`)),
+            )
+          : null,
+      );
       return;
     }
     await reload(said);
@@ -34,9 +44,16 @@ export function workingHoursForm(customerId: string, c: Connection, reload: (ann
         await done(await api('PUT', path, { start: start.value, end: end.value, days }), 'Working hours saved.');
       },
     },
-    h('fieldset', {}, h('legend', {}, `Working hours (${c.working_hours_source === 'admin' ? 'set by an admin' : 'default'})`),
+    h(
+      'fieldset',
+      {},
+      h('legend', {}, `Working hours (${c.working_hours_source === 'admin' ? 'set by an admin' : 'default'})`),
       h('div', { class: 'row' }, h('label', { for: start.id }, 'From'), start, h('label', { for: end.id }, 'to'), end),
-      h('div', { class: 'days' }, boxes.map((b, i) => h('span', { class: 'check' }, b, h('label', { for: b.id }, DAYS[i]![0]!.toUpperCase() + DAYS[i]!.slice(1, 3))))),
+      h(
+        'div',
+        { class: 'days' },
+        boxes.map((b, i) => h('span', { class: 'check' }, b, h('label', { for: b.id }, DAYS[i]![0]!.toUpperCase() + DAYS[i]!.slice(1, 3)))),
+      ),
       h('div', { class: 'row' }, save, c.working_hours_source === 'admin' ? reset : null),
     ),
     problem,

@@ -9,7 +9,10 @@ import { fileURLToPath } from 'node:url';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 rmSync(join(here, 'dist'), { recursive: true, force: true });
-for (const [config, type] of [['tsconfig.esm.json', 'module'], ['tsconfig.cjs.json', 'commonjs']]) {
+for (const [config, type] of [
+  ['tsconfig.esm.json', 'module'],
+  ['tsconfig.cjs.json', 'commonjs'],
+]) {
   const run = spawnSync(process.execPath, [tsc, '-p', join(here, config)], { stdio: ['ignore', 2, 2] });
   if (run.status !== 0) process.exit(run.status ?? 1);
   writeFileSync(join(here, 'dist', type === 'module' ? 'esm' : 'cjs', 'package.json'), `${JSON.stringify({ type })}\n`);

@@ -45,9 +45,14 @@ export function createPolicyGuard(deps: { policies: Policies; budget: Conversati
   const budgetVerdict = (taken: { ok: true } | { ok: false; used: number }, budget: NonNullable<EffectivePolicy['budget']>): Verdict =>
     taken.ok
       ? null
-      : policyDenied('max_tool_calls_per_conversation', budget.from, `This conversation has used its ${budget.value} tool calls (the ${budget.from} policy's budget)`, {
-          limit: budget.value,
-        });
+      : policyDenied(
+          'max_tool_calls_per_conversation',
+          budget.from,
+          `This conversation has used its ${budget.value} tool calls (the ${budget.from} policy's budget)`,
+          {
+            limit: budget.value,
+          },
+        );
 
   const decide = (policy: EffectivePolicy | null, call: PolicyCheck): Verdict | Promise<Verdict> => {
     if (policy === null) return null;

@@ -22,7 +22,13 @@ export const policyRulesSchema = z.strictObject({
   max_side_effects: z.enum(['reads', 'writes']).optional(),
   max_tool_calls_per_conversation: z.number().int().min(1).max(1_000_000).nullable().optional(),
   email_allowed_recipient_domains: z
-    .array(z.string().max(253).transform((d) => d.toLowerCase()).pipe(z.string().regex(DOMAIN, 'must be a domain such as "acme.example"')))
+    .array(
+      z
+        .string()
+        .max(253)
+        .transform((d) => d.toLowerCase())
+        .pipe(z.string().regex(DOMAIN, 'must be a domain such as "acme.example"')),
+    )
     .max(MAX_LIST_ENTRIES)
     .nullable()
     .optional(),
@@ -123,9 +129,14 @@ export function policyRefusal(p: EffectivePolicy, call: PolicyCall): HubError | 
   if (p.domains !== null && call.recipients.length > 0) {
     const refused = [...new Set(call.recipients.map(domainOf).filter((d) => !p.domains!.value.has(d)))];
     if (refused.length > 0) {
-      return policyDenied('email_allowed_recipient_domains', p.domains.from, `The ${p.domains.from} policy does not allow writing to ${refused.slice(0, 5).join(', ')}`, {
-        refused_domains: refused.slice(0, 20),
-      });
+      return policyDenied(
+        'email_allowed_recipient_domains',
+        p.domains.from,
+        `The ${p.domains.from} policy does not allow writing to ${refused.slice(0, 5).join(', ')}`,
+        {
+          refused_domains: refused.slice(0, 20),
+        },
+      );
     }
   }
   return null;

@@ -86,10 +86,7 @@ export function createServiceKeyStore(db: Db): ServiceKeyStore {
       return rows[0] ? toRecord(rows[0]) : null;
     },
     async revoke(id) {
-      const rows = await db.query<Row>(
-        `UPDATE hub_service_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING ${COLUMNS}`,
-        [id],
-      );
+      const rows = await db.query<Row>(`UPDATE hub_service_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING ${COLUMNS}`, [id]);
       return rows[0] ? toRecord(rows[0]) : null;
     },
     async loadUsable() {

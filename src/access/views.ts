@@ -27,7 +27,10 @@ export function serviceKeyView(record: ServiceKeyRecord, pendingUseMs: number | 
  * policy merged over the customer's, with defaults filled in) — and plainly whether that allows nothing at all.
  */
 export function policyView(policy: StoredPolicy, effective: EffectivePolicy | null, tools: readonly AnyTool[]) {
-  const runnable = tools.filter((t) => mayRun(effective, t)).map((t) => t.name).sort();
+  const runnable = tools
+    .filter((t) => mayRun(effective, t))
+    .map((t) => t.name)
+    .sort();
   const deniesEverything = runnable.length === 0;
   return {
     customer_id: policy.customerId,

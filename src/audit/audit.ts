@@ -65,7 +65,16 @@ export function createAudit(deps: {
   let keyTimer: NodeJS.Timeout | undefined;
   let closed = false;
 
-  const writerOptions = { db: deps.db, logger, maxQueued: config.bufferMax, batchSize: 200, flushIntervalMs: config.flushIntervalMs, retryForMs: config.retryForS * 1000, now, ...(deps.onDrop ? { onDrop: deps.onDrop } : {}) };
+  const writerOptions = {
+    db: deps.db,
+    logger,
+    maxQueued: config.bufferMax,
+    batchSize: 200,
+    flushIntervalMs: config.flushIntervalMs,
+    retryForMs: config.retryForS * 1000,
+    now,
+    ...(deps.onDrop ? { onDrop: deps.onDrop } : {}),
+  };
   const receipts = createBatchWriter<ReceiptRow>({ ...writerOptions, what: 'audit receipts', insert: insertReceipts });
   const events = createBatchWriter<unknown[]>({ ...writerOptions, what: 'audit connection events', insert: insertConnectionEvents });
   const retention = createRetention({ db: deps.db, logger, retentionDays: config.retentionDays, intervalMs: config.purgeIntervalS * 1000, now });
@@ -83,20 +92,23 @@ export function createAudit(deps: {
 
   let loading: Promise<void> | undefined;
   const load = (): Promise<void> =>
-    (loading ??= deps.secrets.get('audit-key').then((secret) => {
+    (loading ??= deps.secrets
+      .get('audit-key')
+      .then((secret) => {
         if (secret === null) throw new Error('the audit key is sealed with an encryption key this Hub does not have');
         key = createSecretKey(secret);
         redact = createRedactor(config.payloads, secret);
         for (const w of waiting.splice(0)) write(w.record, w.callId);
-      }).catch((err: unknown) => {
-      logger.warn({ err }, 'audit key not loaded yet; receipts wait for it');
-      loading = undefined;
-      if (!closed) {
-        keyTimer = setTimeout(() => void load().catch(() => {}), KEY_RETRY_MS);
-        keyTimer.unref();
-      }
-      throw err;
-    }));
+      })
+      .catch((err: unknown) => {
+        logger.warn({ err }, 'audit key not loaded yet; receipts wait for it');
+        loading = undefined;
+        if (!closed) {
+          keyTimer = setTimeout(() => void load().catch(() => {}), KEY_RETRY_MS);
+          keyTimer.unref();
+        }
+        throw err;
+      }));
 
   return {
     payloads: config.payloads,

@@ -66,7 +66,10 @@ export function createBatchWriter<Row>(options: BatchWriterOptions<Row>): BatchW
       if (now() < retryAt) return;
       const batch = queue.slice(0, options.batchSize);
       try {
-        await options.insert(options.db, batch.map((q) => q.row));
+        await options.insert(
+          options.db,
+          batch.map((q) => q.row),
+        );
         queue.splice(0, batch.length);
         written += batch.length;
         if (failures > 0) options.logger.info({ queued: queue.length }, `${options.what}: database back, writing again`);
@@ -136,7 +139,13 @@ export function createBatchWriter<Row>(options: BatchWriterOptions<Row>): BatchW
 }
 
 /** `INSERT INTO table (cols) VALUES ($1,$2…),(…)` for rows given as arrays in column order. */
-export async function insertRows(db: Queryable, table: string, columns: readonly string[], rows: readonly (readonly unknown[])[], onConflict = ''): Promise<void> {
+export async function insertRows(
+  db: Queryable,
+  table: string,
+  columns: readonly string[],
+  rows: readonly (readonly unknown[])[],
+  onConflict = '',
+): Promise<void> {
   if (rows.length === 0) return;
   const params: unknown[] = [];
   const tuples = rows.map((row) => `(${row.map((v) => `$${params.push(v)}`).join(',')})`);

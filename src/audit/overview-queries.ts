@@ -82,17 +82,33 @@ export async function overview(db: Db, options: { window: OverviewWindow; custom
     const series = byCode.get(r.code) ?? byCode.set(r.code, new Array<number>(n).fill(0)).get(r.code)!;
     series[r.slot] = Number(r.n);
   }
-  const ranked = [...byCode].map(([code, perBucket]) => ({ code, total: perBucket.reduce((a, b) => a + b, 0), per_bucket: perBucket })).sort((a, b) => b.total - a.total || a.code.localeCompare(b.code));
+  const ranked = [...byCode]
+    .map(([code, perBucket]) => ({ code, total: perBucket.reduce((a, b) => a + b, 0), per_bucket: perBucket }))
+    .sort((a, b) => b.total - a.total || a.code.localeCompare(b.code));
   const errorsByCode = ranked.slice(0, MAX_SERIES);
   if (ranked.length > MAX_SERIES) {
     const rest = ranked.slice(MAX_SERIES);
-    errorsByCode.push({ code: 'other', total: rest.reduce((a, r) => a + r.total, 0), per_bucket: buckets.map((_, i) => rest.reduce((a, r) => a + r.per_bucket[i]!, 0)) });
+    errorsByCode.push({
+      code: 'other',
+      total: rest.reduce((a, r) => a + r.total, 0),
+      per_bucket: buckets.map((_, i) => rest.reduce((a, r) => a + r.per_bucket[i]!, 0)),
+    });
   }
 
   const round = (ms: number) => Math.round(Number(ms) * 10) / 10;
-  const latency = tools.map((t) => ({ tool: t.tool, calls: Number(t.calls), p50_ms: round(t.p50), p95_ms: round(t.p95), p95_per_bucket: new Array<number | null>(n).fill(null) }));
+  const latency = tools.map((t) => ({
+    tool: t.tool,
+    calls: Number(t.calls),
+    p50_ms: round(t.p50),
+    p95_ms: round(t.p95),
+    p95_per_bucket: new Array<number | null>(n).fill(null),
+  }));
   const byTool = new Map(latency.map((l) => [l.tool, l]));
-  for (const r of toolBuckets) if (inRange(r.slot)) { const l = byTool.get(r.tool); if (l) l.p95_per_bucket[r.slot] = round(r.p95); }
+  for (const r of toolBuckets)
+    if (inRange(r.slot)) {
+      const l = byTool.get(r.tool);
+      if (l) l.p95_per_bucket[r.slot] = round(r.p95);
+    }
 
   return {
     window: options.window,

@@ -127,7 +127,10 @@ export async function listReceipts(db: Queryable, customerId: string, filter: Re
     const id = `$${params.push(page.cursor.id)}`;
     where.push(`(started_at, id) < (${t}::timestamptz, ${id}::bigint)`);
   }
-  const rows = await db.query<ReceiptRow>(`SELECT ${COLUMNS} FROM audit_receipts WHERE ${where.join(' AND ')} ORDER BY started_at DESC, id DESC LIMIT ${page.limit + 1}`, params);
+  const rows = await db.query<ReceiptRow>(
+    `SELECT ${COLUMNS} FROM audit_receipts WHERE ${where.join(' AND ')} ORDER BY started_at DESC, id DESC LIMIT ${page.limit + 1}`,
+    params,
+  );
   const more = rows.length > page.limit;
   const pageRows = rows.slice(0, page.limit);
   const last = pageRows.at(-1);
@@ -136,7 +139,10 @@ export async function listReceipts(db: Queryable, customerId: string, filter: Re
 
 /** Every receipt of one call_id (a call, its retries and replays), oldest first. */
 export async function receiptsOfCall(db: Queryable, customerId: string, callId: string, max: number): Promise<ReceiptView[]> {
-  const rows = await db.query<ReceiptRow>(`SELECT ${COLUMNS} FROM audit_receipts WHERE customer_id = $1 AND call_id = $2 ORDER BY started_at, id LIMIT ${max}`, [customerId, callId]);
+  const rows = await db.query<ReceiptRow>(
+    `SELECT ${COLUMNS} FROM audit_receipts WHERE customer_id = $1 AND call_id = $2 ORDER BY started_at, id LIMIT ${max}`,
+    [customerId, callId],
+  );
   return rows.map(toView);
 }
 

@@ -42,7 +42,10 @@ const conversationIdSchema = executeRequestSchema.shape.context.unwrap().unwrap(
  * body, or the charge key's checked fields); only the conversation id is read here, with the schema's own check.
  * Without `execution.caller` (a body whose caller could not be read), as far as the body gives them readably.
  */
-export function readCaller(body: unknown, execution?: Execution): { customerId: string | null; agentId: string | null; userId: string | null; conversationId: string | null } {
+export function readCaller(
+  body: unknown,
+  execution?: Execution,
+): { customerId: string | null; agentId: string | null; userId: string | null; conversationId: string | null } {
   const b = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
   const context = (typeof b.context === 'object' && b.context !== null ? b.context : {}) as Record<string, unknown>;
   const conversation = conversationIdSchema.safeParse(context.conversation_id);
@@ -63,18 +66,41 @@ export function readCaller(body: unknown, execution?: Execution): { customerId: 
 }
 
 export const RECEIPT_COLUMNS = [
-  'call_id', 'tool', 'version', 'customer_id', 'user_id', 'agent_id', 'conversation_id', 'request_id', 'trace_id',
-  'started_at', 'ended_at', 'duration_ms', 'outcome', 'retryable', 'api_calls', 'google_ops', 'replay',
-  'payload_mode', 'input', 'output', 'error', 'receipt_id',
+  'call_id',
+  'tool',
+  'version',
+  'customer_id',
+  'user_id',
+  'agent_id',
+  'conversation_id',
+  'request_id',
+  'trace_id',
+  'started_at',
+  'ended_at',
+  'duration_ms',
+  'outcome',
+  'retryable',
+  'api_calls',
+  'google_ops',
+  'replay',
+  'payload_mode',
+  'input',
+  'output',
+  'error',
+  'receipt_id',
 ] as const;
 
 /** A receipt as its JSON array in RECEIPT_COLUMNS order, serialised when recorded (see receiptRow). */
 export type ReceiptRow = string;
 
-
 /** The code and retryable are the Hub's own closed vocabulary: kept as they are; message and details follow the mode. */
 function errorOf(error: HubError, redact: Redactor) {
-  return { code: error.code, retryable: error.retryable, message: redact(error.message), ...(error.details !== undefined ? { details: redact(error.details) } : {}) };
+  return {
+    code: error.code,
+    retryable: error.retryable,
+    message: redact(error.message),
+    ...(error.details !== undefined ? { details: redact(error.details) } : {}),
+  };
 }
 
 /**
@@ -118,10 +144,28 @@ export function receiptRow(record: CallRecord, callId: string, mode: PayloadMode
 
 /** Each column read from a row of the batch document (`r`, a jsonb array in RECEIPT_COLUMNS order). */
 const RECEIPT_TYPES: Record<(typeof RECEIPT_COLUMNS)[number], 'text' | 'uuid' | 'integer' | 'boolean' | 'time' | 'jsonb'> = {
-  call_id: 'text', tool: 'text', version: 'text', customer_id: 'uuid', user_id: 'text', agent_id: 'uuid', conversation_id: 'text',
-  request_id: 'text', trace_id: 'text', started_at: 'time', ended_at: 'time', duration_ms: 'integer', outcome: 'text',
-  retryable: 'boolean', api_calls: 'integer', google_ops: 'jsonb', replay: 'boolean', payload_mode: 'text', input: 'jsonb',
-  output: 'jsonb', error: 'jsonb', receipt_id: 'uuid',
+  call_id: 'text',
+  tool: 'text',
+  version: 'text',
+  customer_id: 'uuid',
+  user_id: 'text',
+  agent_id: 'uuid',
+  conversation_id: 'text',
+  request_id: 'text',
+  trace_id: 'text',
+  started_at: 'time',
+  ended_at: 'time',
+  duration_ms: 'integer',
+  outcome: 'text',
+  retryable: 'boolean',
+  api_calls: 'integer',
+  google_ops: 'jsonb',
+  replay: 'boolean',
+  payload_mode: 'text',
+  input: 'jsonb',
+  output: 'jsonb',
+  error: 'jsonb',
+  receipt_id: 'uuid',
 };
 const SELECT_FROM_DOCUMENT = RECEIPT_COLUMNS.map((column, i) => {
   const type = RECEIPT_TYPES[column];

@@ -36,7 +36,7 @@ export const MAX_NODES = 4_000;
 
 export const REMOVED = '‹removed›';
 
-export type Redactor = (value: unknown, maxNodes?: number) => unknown
+export type Redactor = (value: unknown, maxNodes?: number) => unknown;
 
 export function createRedactor(mode: PayloadMode, key: Buffer): Redactor {
   const secret = createSecretKey(key); // once: a raw Buffer key makes a new KeyObject on every createHmac

@@ -78,8 +78,7 @@ export function createAdminTokenVerifier(
 const challenge = (tokenRefused: boolean) => ({
   'WWW-Authenticate': tokenRefused ? `Bearer realm="${ADMIN_REALM}", error="invalid_token"` : `Bearer realm="${ADMIN_REALM}"`,
 });
-const unauthorized = (message: string, tokenRefused = true) =>
-  new HubFailure(hubError('UNAUTHORIZED', message, { headers: challenge(tokenRefused) }));
+const unauthorized = (message: string, tokenRefused = true) => new HubFailure(hubError('UNAUTHORIZED', message, { headers: challenge(tokenRefused) }));
 
 /** Authenticates an admin API request and stores the caller on res.locals.admin. */
 export function adminJwtAuth(settings: Config['admin']): RequestHandler {

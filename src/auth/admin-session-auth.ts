@@ -22,7 +22,7 @@ export function adminApiAuth(jwtAuth: RequestHandler, sessions: Sessions, logger
       headers: { 'WWW-Authenticate': `Bearer realm="${ADMIN_REALM}"` },
     }),
   );
-  const noCsrf = new HubFailure(hubError('FORBIDDEN', 'A console request must carry the session\'s CSRF token in the X-CSRF-Token header'));
+  const noCsrf = new HubFailure(hubError('FORBIDDEN', "A console request must carry the session's CSRF token in the X-CSRF-Token header"));
   return (req, res, next) => {
     const cookie = req.headers.authorization === undefined ? readSessionCookie(req.headers.cookie) : undefined;
     if (cookie === undefined) {

@@ -50,7 +50,9 @@ export function runAdminLoginCli(
     const config = loadSignInConfig(merged);
     const link = createSignInLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys }).create(principal, config.ttlS);
     io.out(`${link.url}\n`);
-    io.err(`One-time sign-in link for ${principal.kind === 'admin' ? 'a Hub admin' : `customer ${principal.customerId}`}; valid until ${link.expiresAt.toISOString()}.\n`);
+    io.err(
+      `One-time sign-in link for ${principal.kind === 'admin' ? 'a Hub admin' : `customer ${principal.customerId}`}; valid until ${link.expiresAt.toISOString()}.\n`,
+    );
     return 0;
   } catch (err) {
     if (err instanceof ConfigError) {

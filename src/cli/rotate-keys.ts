@@ -75,7 +75,12 @@ const USAGE = 'usage: npm run rotate-keys [-- --replace-unreadable-secrets]';
 if (require.main === module) {
   let replaceUnreadableSecrets = false;
   try {
-    const { values } = parseArgs({ args: process.argv.slice(2), options: { 'replace-unreadable-secrets': { type: 'boolean' } }, strict: true, allowPositionals: false });
+    const { values } = parseArgs({
+      args: process.argv.slice(2),
+      options: { 'replace-unreadable-secrets': { type: 'boolean' } },
+      strict: true,
+      allowPositionals: false,
+    });
     replaceUnreadableSecrets = values['replace-unreadable-secrets'] === true;
   } catch (err) {
     process.stderr.write(`rotate-keys: ${(err as Error).message}\n${USAGE}\n`);

@@ -8,7 +8,30 @@
 type Schema = Record<string, unknown>;
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-const IGNORED = new Set(['description', 'default', 'title', 'examples', 'format', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties', '$schema', 'readOnly', 'writeOnly', 'deprecated']);
+const IGNORED = new Set([
+  'description',
+  'default',
+  'title',
+  'examples',
+  'format',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
+  '$schema',
+  'readOnly',
+  'writeOnly',
+  'deprecated',
+]);
 const HANDLED = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', 'prefixItems', 'enum', 'const', 'anyOf', 'oneOf']);
 
 const literal = (v: unknown) => JSON.stringify(v);
@@ -25,7 +48,8 @@ export function tsType(schema: unknown, path: string, indent = ''): string {
   if (schema === false) return 'never';
   if (typeof schema !== 'object' || schema === null) throw new Error(`${path}: not a JSON Schema`);
   const s = schema as Schema;
-  for (const key of Object.keys(s)) if (!HANDLED.has(key) && !IGNORED.has(key)) throw new Error(`${path}: the keyword "${key}" is not supported by the type generator`);
+  for (const key of Object.keys(s))
+    if (!HANDLED.has(key) && !IGNORED.has(key)) throw new Error(`${path}: the keyword "${key}" is not supported by the type generator`);
   if ('const' in s) return literal(s.const);
   if (Array.isArray(s.enum)) return union(s.enum.map(literal));
   const alternatives = (s.anyOf ?? s.oneOf) as unknown[] | undefined;
@@ -70,7 +94,8 @@ function objectType(s: Schema, path: string, indent: string): string {
     body += `${inner}${key}${required.has(name) ? '' : '?'}: ${tsType(prop, `${path}/properties/${name}`, inner)};\n`;
   }
   const extra = s.additionalProperties;
-  if (extra !== undefined && extra !== false) body += `${inner}[key: string]: ${extra === true ? 'unknown' : tsType(extra, `${path}/additionalProperties`, inner)};\n`;
+  if (extra !== undefined && extra !== false)
+    body += `${inner}[key: string]: ${extra === true ? 'unknown' : tsType(extra, `${path}/additionalProperties`, inner)};\n`;
   if (body === '') return extra === false ? 'Record<string, never>' : 'Record<string, unknown>';
   return `{\n${body}${indent}}`;
 }

@@ -4,7 +4,7 @@ export const POSTMAN_PATH = 'postman/hub.postman_collection.json';
 
 /** Assertions every execute request runs: the contract's envelope, success or error, naming the tool. */
 const executeTests = (tool: string) => [
-  "const body = pm.response.json();",
+  'const body = pm.response.json();',
   "pm.test('the answer is the contract envelope', () => {",
   "  pm.expect(body).to.be.an('object');",
   "  pm.expect(body.success).to.be.a('boolean');",
@@ -86,7 +86,7 @@ export function postmanCollection(catalog: { tools: readonly CatalogEntry[] }, e
       {
         name: 'Catalog',
         event: tests([
-          'pm.test(\'200 with every tool and its schemas\', () => {',
+          "pm.test('200 with every tool and its schemas', () => {",
           '  pm.response.to.have.status(200);',
           '  const body = pm.response.json();',
           "  pm.expect(body.tools).to.be.an('array').that.is.not.empty;",
@@ -106,7 +106,12 @@ export function postmanCollection(catalog: { tools: readonly CatalogEntry[] }, e
           "  pm.expect(body.integrations).to.be.an('object');",
           '});',
         ]),
-        request: { method: 'GET', header: [], url: url('/api/internal/integrations/status/{{customerId}}/'), description: 'Which Google integrations the customer has connected, and what the agent can run with them.' },
+        request: {
+          method: 'GET',
+          header: [],
+          url: url('/api/internal/integrations/status/{{customerId}}/'),
+          description: 'Which Google integrations the customer has connected, and what the agent can run with them.',
+        },
       },
       { name: 'Tools', item: toolRequests },
     ],

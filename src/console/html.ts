@@ -36,8 +36,7 @@ function documentHeaders(): readonly string[] {
 
 export const CONSOLE_HEADERS = documentHeaders();
 
-export const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 export function writeDocument(res: Response, status: number, body: string, headers: readonly string[] = []): void {
   res.writeHead(status, [
@@ -57,7 +56,18 @@ export function writeDocument(res: Response, status: number, body: string, heade
 }
 
 export function redirect(res: Response, location: string, headers: readonly string[] = []): void {
-  res.writeHead(303, [...CONSOLE_HEADERS, 'Cache-Control', 'no-store', 'X-Request-Id', res.locals.requestId, 'Location', location, ...headers, 'Content-Length', '0']);
+  res.writeHead(303, [
+    ...CONSOLE_HEADERS,
+    'Cache-Control',
+    'no-store',
+    'X-Request-Id',
+    res.locals.requestId,
+    'Location',
+    location,
+    ...headers,
+    'Content-Length',
+    '0',
+  ]);
   res.end();
   logAccess(res);
 }
@@ -87,7 +97,10 @@ export const CONSOLE_SECTIONS = [
  * Vendor modules (uPlot, ~50 KB) are left to the one page that imports them.
  */
 const preloads = (assets: ConsoleAssets) =>
-  [...assets.files.keys()].filter((f) => f.endsWith('.js') && f !== 'main.js' && !f.startsWith('vendor/')).map((f) => `<link rel="modulepreload" href="${assets.base}${f}">\n`).join('');
+  [...assets.files.keys()]
+    .filter((f) => f.endsWith('.js') && f !== 'main.js' && !f.startsWith('vendor/'))
+    .map((f) => `<link rel="modulepreload" href="${assets.base}${f}">\n`)
+    .join('');
 
 /**
  * The signed-in shell: navigation and an empty main the page's module fills from the admin API. The CSRF token
@@ -103,10 +116,14 @@ export function shellPage(assets: ConsoleAssets, session: { principal: AdminPrin
     return `<li><a href="${escapeHtml(href)}"${current ? ' aria-current="page"' : ''}>${text}</a></li>`;
   }).join('');
   const who = principal.kind === 'admin' ? 'Hub admin' : `Customer ${principal.customerId}`;
-  return `${head('Console', assets, `
+  return `${head(
+    'Console',
+    assets,
+    `
 <meta name="hub-csrf" content="${escapeHtml(session.csrfToken)}">
 <meta name="hub-principal" content="${principal.kind === 'admin' ? 'admin' : `customer:${principal.customerId}`}">
-${preloads(assets)}<script type="module" src="${assets.base}main.js"></script>`)}
+${preloads(assets)}<script type="module" src="${assets.base}main.js"></script>`,
+  )}
 <body><a class="skip" href="#main">Skip to content</a>
 <header class="top"><a class="brand" href="${escapeHtml(home)}">Hub console</a>
 <nav aria-label="Sections"><ul>${nav}</ul></nav>

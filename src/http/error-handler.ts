@@ -6,8 +6,7 @@ import { validationError } from './validation';
 import type { Logger } from '../logger';
 import { requestLogger } from './request-context';
 
-const tooLarge = () =>
-  hubError('PAYLOAD_TOO_LARGE', 'The request body exceeds the 1 MiB limit', { details: { limit_bytes: BODY_LIMIT_BYTES } });
+const tooLarge = () => hubError('PAYLOAD_TOO_LARGE', 'The request body exceeds the 1 MiB limit', { details: { limit_bytes: BODY_LIMIT_BYTES } });
 
 /**
  * Failures raised by the framework itself, mapped to the contract's codes: body-parser tags them with a `type`;
@@ -39,20 +38,22 @@ export const notFound: RequestHandler = (req, res) => {
 };
 
 /** The single error handler: every failure leaves as the contract's envelope; a bug never shows its internals. */
-export const errorHandler = (logger: Logger): ErrorRequestHandler => (err: unknown, _req, res, next) => {
-  if (res.headersSent) {
-    next(err); // Express closes the connection
-    return;
-  }
-  if (err instanceof HubFailure) {
-    sendError(res, err.error);
-    return;
-  }
-  const mapped = typeof err === 'object' && err !== null ? fromFramework(err as Error & { type?: unknown }) : null;
-  if (mapped) {
-    sendError(res, mapped);
-    return;
-  }
-  requestLogger(logger, res).error({ err }, 'unhandled error');
-  sendError(res, hubError('INTERNAL_ERROR', 'Internal error; it has been logged with this request_id'));
-};
+export const errorHandler =
+  (logger: Logger): ErrorRequestHandler =>
+  (err: unknown, _req, res, next) => {
+    if (res.headersSent) {
+      next(err); // Express closes the connection
+      return;
+    }
+    if (err instanceof HubFailure) {
+      sendError(res, err.error);
+      return;
+    }
+    const mapped = typeof err === 'object' && err !== null ? fromFramework(err as Error & { type?: unknown }) : null;
+    if (mapped) {
+      sendError(res, mapped);
+      return;
+    }
+    requestLogger(logger, res).error({ err }, 'unhandled error');
+    sendError(res, hubError('INTERNAL_ERROR', 'Internal error; it has been logged with this request_id'));
+  };

@@ -38,11 +38,7 @@ const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
  * X-Request-Id when header-safe; the execute route may replace it with context.request_id), and the headers
  * every answer carries (written by respond.ts, with the access line, when the answer is sent).
  */
-export function requestContext(deps: {
-  logger: Logger;
-  lifecycle: Lifecycle;
-  securityHeaders: readonly string[];
-}): RequestHandler {
+export function requestContext(deps: { logger: Logger; lifecycle: Lifecycle; securityHeaders: readonly string[] }): RequestHandler {
   const access = accessLogger(deps.logger);
   const baseHeaders = [...deps.securityHeaders, 'Cache-Control', 'no-store'];
   return (req, res, next) => {

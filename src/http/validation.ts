@@ -43,7 +43,12 @@ export interface IssueList {
 export function toIssues(error: z.ZodError, prefix = ''): IssueList {
   const issues: ValidationIssue[] = [];
   const entry = (path: readonly PropertyKey[], message: string): ValidationIssue => ({
-    path: bounded(formatPath(path.map((p) => (typeof p === 'string' ? bounded(p) : p)), prefix)),
+    path: bounded(
+      formatPath(
+        path.map((p) => (typeof p === 'string' ? bounded(p) : p)),
+        prefix,
+      ),
+    ),
     message: bounded(message),
   });
   for (const issue of error.issues) {

@@ -101,7 +101,10 @@ export function createConnectFlow(deps: {
    * use and the connection are reserved first, so a second attempt can neither reuse the link nor slip
    * another account in between the comparison and the write.
    */
-  async function storeGrant(pending: PendingConnect, tokens: GrantedTokens): Promise<{ ok: true; change: AccountChange; previous: string | null } | { ok: false; outcome: ConnectOutcome }> {
+  async function storeGrant(
+    pending: PendingConnect,
+    tokens: GrantedTokens,
+  ): Promise<{ ok: true; change: AccountChange; previous: string | null } | { ok: false; outcome: ConnectOutcome }> {
     const name = INTEGRATIONS[pending.integration].displayName;
     const reserved = await completions.reserve(pending);
     if (reserved === 'link_used') return { ok: false, outcome: usedMeanwhile(pending) };
@@ -116,7 +119,10 @@ export function createConnectFlow(deps: {
           { ...who(pending), connected_account: previous, attempted_account: tokens.email },
           'connect refused: the link would re-point the connection to a different Google account',
         );
-        return { ok: false, outcome: finish(pending.returnUrl, pending.integration, 'account_mismatch', callbackPages.accountMismatch(name, previous, tokens.email)) };
+        return {
+          ok: false,
+          outcome: finish(pending.returnUrl, pending.integration, 'account_mismatch', callbackPages.accountMismatch(name, previous, tokens.email)),
+        };
       }
       // No refresh token: a returning account (no fresh consent asked) keeps the stored grant, if it still works.
       if (tokens.refreshToken === null && !(await deps.reuse.mayKeep(pending, tokens.email))) {
@@ -124,7 +130,13 @@ export function createConnectFlow(deps: {
         logger.warn({ integration: pending.integration }, 'Google granted no refresh token and the stored grant cannot carry on');
         return {
           ok: false,
-          outcome: page(502, 'error', 'Google did not grant lasting access', 'Without it the Hub could act for an hour at most, so nothing was stored.', OPEN_AGAIN),
+          outcome: page(
+            502,
+            'error',
+            'Google did not grant lasting access',
+            'Without it the Hub could act for an hour at most, so nothing was stored.',
+            OPEN_AGAIN,
+          ),
         };
       }
       await store.save({
@@ -139,7 +151,9 @@ export function createConnectFlow(deps: {
         tokenExpiresAt: tokens.expiresAt,
         lastRefreshedAt: new Date(),
       });
-      await completions.done(pending).catch((err: unknown) => logger.warn({ err, link_id: pending.linkId }, 'connect flow: could not end the reservation (it lapses by itself)'));
+      await completions
+        .done(pending)
+        .catch((err: unknown) => logger.warn({ err, link_id: pending.linkId }, 'connect flow: could not end the reservation (it lapses by itself)'));
       return { ok: true, change, previous };
     } catch (err) {
       await completions.abandon(pending).catch(() => {}); // the database is likely down too; the lease lapses
@@ -177,7 +191,12 @@ export function createConnectFlow(deps: {
       } catch (err) {
         return unavailable(err);
       }
-      const url = oauth.consentUrl({ scopes: INTEGRATIONS[link.integration].scopes, state: begun.begun.state, codeChallenge: begun.begun.codeChallenge, ...plan });
+      const url = oauth.consentUrl({
+        scopes: INTEGRATIONS[link.integration].scopes,
+        state: begun.begun.state,
+        codeChallenge: begun.begun.codeChallenge,
+        ...plan,
+      });
       return { kind: 'redirect', url, browser: { state: begun.begun.state, nonce: begun.begun.browserNonce } };
     },
 
@@ -207,7 +226,13 @@ export function createConnectFlow(deps: {
           pending.integration,
           denied ? 'denied' : 'error',
           denied
-            ? page(200, 'warning', `${name} was not connected`, 'You declined the request at Google. Nothing was stored.', `To connect ${name} later, ${OPEN_AGAIN.toLowerCase()}`)
+            ? page(
+                200,
+                'warning',
+                `${name} was not connected`,
+                'You declined the request at Google. Nothing was stored.',
+                `To connect ${name} later, ${OPEN_AGAIN.toLowerCase()}`,
+              )
             : page(400, 'error', `${name} was not connected`, 'Google ended the sign-in without granting access.', OPEN_AGAIN),
         );
       }
@@ -241,7 +266,12 @@ export function createConnectFlow(deps: {
         details: { link_id: pending.linkId, ...(stored.change === 'replaced' ? { previous_account: stored.previous } : {}) },
       });
       if (missing.length === 0) {
-        return finish(pending.returnUrl, pending.integration, 'connected', page(200, 'success', `${name} is connected`, `The Hub can now act for ${account}${instead}.`, 'You can close this window.'));
+        return finish(
+          pending.returnUrl,
+          pending.integration,
+          'connected',
+          page(200, 'success', `${name} is connected`, `The Hub can now act for ${account}${instead}.`, 'You can close this window.'),
+        );
       }
       const usable = deps.tools
         .forIntegration(pending.integration)

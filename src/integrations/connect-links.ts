@@ -68,13 +68,17 @@ function readClaims(payload: unknown): LinkClaims | null {
   if (typeof payload !== 'object' || payload === null) return null;
   const p = payload as Record<string, unknown>;
   const ok =
-    typeof p.sub === 'string' && UUID.test(p.sub) &&
+    typeof p.sub === 'string' &&
+    UUID.test(p.sub) &&
     (p.uid === undefined || (typeof p.uid === 'string' && p.uid.length > 0 && p.uid.length <= 255)) &&
-    typeof p.int === 'string' && (INTEGRATION_IDS as readonly string[]).includes(p.int) &&
+    typeof p.int === 'string' &&
+    (INTEGRATION_IDS as readonly string[]).includes(p.int) &&
     (p.ret === undefined || typeof p.ret === 'string') &&
     (p.src === undefined || p.src === 'setup' || p.src === 'admin') &&
     (p.rpl === undefined || (p.rpl === true && p.src === 'admin')) &&
-    typeof p.jti === 'string' && UUID.test(p.jti) && typeof p.exp === 'number';
+    typeof p.jti === 'string' &&
+    UUID.test(p.jti) &&
+    typeof p.exp === 'number';
   return ok ? (p as unknown as LinkClaims) : null;
 }
 

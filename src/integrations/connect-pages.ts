@@ -41,11 +41,15 @@ export const linkPages = {
   expired: () => page(410, 'error', 'This connect link has expired', ASK_AGAIN),
   invalid: () => page(400, 'error', 'This connect link is not valid', 'It may have been copied incompletely.', ASK_AGAIN),
   unknownKey: () => page(410, 'error', 'This connect link is no longer valid', "It was made before the Hub's encryption keys were changed.", ASK_AGAIN),
-  used: () =>
-    page(410, 'error', 'This connect link was already used', 'Each connect link connects an account once, and this one already did.', ASK_AGAIN),
+  used: () => page(410, 'error', 'This connect link was already used', 'Each connect link connects an account once, and this one already did.', ASK_AGAIN),
   tooManyForLink: () =>
     retryLater(
-      page(429, 'error', 'This connect link was opened too many times', `Finish the sign-in in a window you already opened, or wait ${ATTEMPT_MINUTES} minutes and open the link again.`),
+      page(
+        429,
+        'error',
+        'This connect link was opened too many times',
+        `Finish the sign-in in a window you already opened, or wait ${ATTEMPT_MINUTES} minutes and open the link again.`,
+      ),
     ),
   tooManyForAddress: () =>
     retryLater(page(429, 'error', 'Too many sign-ins were started from your network', `Please wait ${ATTEMPT_MINUTES} minutes and open the link again.`)),
@@ -57,7 +61,13 @@ export const callbackPages = {
       case 'expired':
         return page(400, 'error', 'This sign-in took too long', 'Sign-in attempts are valid for 10 minutes.', OPEN_AGAIN);
       case 'unreadable':
-        return page(400, 'error', 'This sign-in can no longer be completed', "The Hub's encryption keys were changed while you were signing in. Nothing was connected.", OPEN_AGAIN);
+        return page(
+          400,
+          'error',
+          'This sign-in can no longer be completed',
+          "The Hub's encryption keys were changed while you were signing in. Nothing was connected.",
+          OPEN_AGAIN,
+        );
       case 'unknown':
         return page(400, 'error', 'This sign-in is unknown or was already completed', OPEN_AGAIN);
       default: {
@@ -89,7 +99,13 @@ export const callbackPages = {
   accountMismatch: (name: string, connected: string | null, signedIn: string | null) => {
     const you = signedIn ?? 'an account Google did not name';
     return connected === null
-      ? page(409, 'error', `${name} is connected to another Google account`, `The Hub cannot tell whether ${you} is the account connected now, so nothing was changed.`, REPLACE_HINT)
+      ? page(
+          409,
+          'error',
+          `${name} is connected to another Google account`,
+          `The Hub cannot tell whether ${you} is the account connected now, so nothing was changed.`,
+          REPLACE_HINT,
+        )
       : page(
           409,
           'error',

@@ -34,7 +34,12 @@ export interface ConnectionView {
 }
 
 /** Every connection of a customer, customer-wide and per end user, judged as the status endpoint judges them. */
-export function describeConnections(records: readonly CredentialRecord[], tools: ToolRegistry, setupUrlFor: SetupUrlFor, grants: GrantPolicy): ConnectionView[] {
+export function describeConnections(
+  records: readonly CredentialRecord[],
+  tools: ToolRegistry,
+  setupUrlFor: SetupUrlFor,
+  grants: GrantPolicy,
+): ConnectionView[] {
   return records.map((record) => {
     const state = connectionState(record, tools);
     const grant = grantHealth(record, grants);

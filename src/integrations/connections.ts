@@ -17,11 +17,7 @@ export interface Caller {
 
 export interface ConnectionResolver {
   /** The connection a tool may use for this caller, or the contract error explaining why there is none. */
-  connect(
-    tool: Pick<AnyTool, 'name' | 'requiredScopes'>,
-    integration: IntegrationId,
-    caller: Caller,
-  ): Promise<Result<Connection>>;
+  connect(tool: Pick<AnyTool, 'name' | 'requiredScopes'>, integration: IntegrationId, caller: Caller): Promise<Result<Connection>>;
   /**
    * Forgets cached lookups after a connection was replaced or removed: every cached lookup of this customer and
    * integration (a user's row changing can change what a customer-wide fallback resolves to).

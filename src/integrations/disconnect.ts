@@ -102,7 +102,10 @@ export function createDisconnect(deps: {
     } catch (err) {
       if (!(err instanceof DecryptionError)) throw err;
       // Nobody can ever use these tokens again (nor revoke them): deleting the row is all that is left to do.
-      log.warn({ ...logged, credential_id: record.id, key_id: record.sealed.keyId, reason: err.message }, 'disconnecting a credential that cannot be decrypted; not revoked at Google');
+      log.warn(
+        { ...logged, credential_id: record.id, key_id: record.sealed.keyId, reason: err.message },
+        'disconnecting a credential that cannot be decrypted; not revoked at Google',
+      );
     }
 
     // Google revokes the whole grant of an account to the Hub: when another connection (another integration, end

@@ -15,7 +15,7 @@ import type { Config } from '../config';
  */
 export interface GoogleClients {
   /** An OAuth client for the configured app credentials (or none, for calls that only carry a bearer token). */
-  oauth2(options?: { redirectUri?: string; /** Per HTTP request to Google's OAuth endpoints. */ timeoutMs?: number }): OAuth2Client;
+  oauth2(options?: { redirectUri?: string /** Per HTTP request to Google's OAuth endpoints. */; timeoutMs?: number }): OAuth2Client;
   /** An OAuth client that only carries `accessToken` (no refresh: the Hub refreshes and persists tokens itself). */
   withAccessToken(accessToken: string): OAuth2Client;
   calendar(auth: OAuth2Client): calendar_v3.Calendar;

@@ -36,7 +36,13 @@ export interface GrantReuse {
   mayKeep(target: SetupTarget, email: string | null): Promise<boolean>;
 }
 
-export function createGrantReuse(deps: { store: CredentialStore; refresher: TokenRefresher; grants: GrantPolicy; timeoutMs: number; logger: Logger }): GrantReuse {
+export function createGrantReuse(deps: {
+  store: CredentialStore;
+  refresher: TokenRefresher;
+  grants: GrantPolicy;
+  timeoutMs: number;
+  logger: Logger;
+}): GrantReuse {
   const { store, refresher, grants, logger } = deps;
 
   const reusable = async (target: SetupTarget) => {

@@ -27,5 +27,4 @@ export const INTEGRATIONS: Readonly<Record<IntegrationId, IntegrationSpec>> = {
 };
 
 /** Google reports full scope URLs; the contract shows the short form ("calendar.readonly"). */
-export const shortScope = (scope: string) =>
-  scope.startsWith(GOOGLE_SCOPE_PREFIX) ? scope.slice(GOOGLE_SCOPE_PREFIX.length) : scope;
+export const shortScope = (scope: string) => (scope.startsWith(GOOGLE_SCOPE_PREFIX) ? scope.slice(GOOGLE_SCOPE_PREFIX.length) : scope);

@@ -40,9 +40,7 @@ export interface BegunConnect {
   browserNonce: string;
 }
 
-export type BeginResult =
-  | { ok: true; begun: BegunConnect }
-  | { ok: false; problem: 'link_used' | 'too_many_for_link' | 'too_many_for_address' };
+export type BeginResult = { ok: true; begun: BegunConnect } | { ok: false; problem: 'link_used' | 'too_many_for_link' | 'too_many_for_address' };
 
 /** `unreadable`: sealed with an encryption key that is no longer configured (removed mid-attempt). */
 export type ConsumeResult = { ok: true; pending: PendingConnect } | { ok: false; problem: 'unknown' | 'expired' | 'unreadable' };

@@ -79,7 +79,11 @@ export function createTokenEndpoint(google: Config['google'], timeoutMs: number)
     }
     const answer = answerSchema.safeParse(data);
     if (!answer.success) {
-      return { kind: 'failed', misconfigured: false, error: hubError('EXTERNAL_API_ERROR', `Google answered ${WHAT} without a usable token`, { retryable: true, details: { reason: 'refresh_failed' } }) };
+      return {
+        kind: 'failed',
+        misconfigured: false,
+        error: hubError('EXTERNAL_API_ERROR', `Google answered ${WHAT} without a usable token`, { retryable: true, details: { reason: 'refresh_failed' } }),
+      };
     }
     const a = answer.data;
     return {
@@ -116,7 +120,11 @@ function failure(err: unknown, signal: AbortSignal): RefreshOutcome {
   const classified = classifyGoogleError(err, { operation: WHAT });
   if (!classified) {
     if (!signal.aborted) throw err; // not a transport or HTTP failure: a bug
-    return { kind: 'failed', misconfigured: false, error: hubError('EXTERNAL_API_ERROR', `Google did not answer ${WHAT} in time`, { retryable: true, details: { reason: 'timeout' } }) };
+    return {
+      kind: 'failed',
+      misconfigured: false,
+      error: hubError('EXTERNAL_API_ERROR', `Google did not answer ${WHAT} in time`, { retryable: true, details: { reason: 'timeout' } }),
+    };
   }
   const cause = classified.status === 400 ? refusalCause(err) : undefined;
   if (cause !== undefined) {
@@ -145,10 +153,18 @@ function failure(err: unknown, signal: AbortSignal): RefreshOutcome {
       return {
         kind: 'failed',
         misconfigured: true,
-        error: hubError('EXTERNAL_API_ERROR', 'Google refused to refresh the access token for the Hub’s OAuth client; the Hub’s Google configuration needs attention', {
-          retryable: false,
-          details: { reason: 'refresh_rejected', ...(classified.status ? { upstream_status: classified.status } : {}), ...(classified.reason ? { google_reason: classified.reason } : {}) },
-        }),
+        error: hubError(
+          'EXTERNAL_API_ERROR',
+          'Google refused to refresh the access token for the Hub’s OAuth client; the Hub’s Google configuration needs attention',
+          {
+            retryable: false,
+            details: {
+              reason: 'refresh_rejected',
+              ...(classified.status ? { upstream_status: classified.status } : {}),
+              ...(classified.reason ? { google_reason: classified.reason } : {}),
+            },
+          },
+        ),
       };
   }
 }

@@ -40,7 +40,14 @@ export interface TokenRefresher {
   /** True when the access token is missing or expires within the skew. */
   needsRefresh(record: CredentialRecord): boolean;
   /** `force`: refresh even though the token looks valid, unless the row already holds a newer one. */
-  refresh(record: CredentialRecord, options: { force: boolean; signal: AbortSignal; /** Told when this caller's refresh sends a request to Google (api_calls); not for a joined flight. */ onRequest?: () => void }): Promise<Result<Refreshed>>;
+  refresh(
+    record: CredentialRecord,
+    options: {
+      force: boolean;
+      signal: AbortSignal /** Told when this caller's refresh sends a request to Google (api_calls); not for a joined flight. */;
+      onRequest?: () => void;
+    },
+  ): Promise<Result<Refreshed>>;
 }
 
 export interface TokenRefresherDeps {
@@ -70,7 +77,10 @@ const expired = (record: CredentialRecord): HubError => grantExpiredError(record
 const disconnected = (record: CredentialRecord): HubError =>
   hubError('INTEGRATION_NOT_CONNECTED', `${INTEGRATIONS[record.integration].displayName} was disconnected while this call ran`);
 const tooSlow = (): HubError =>
-  hubError('EXTERNAL_API_ERROR', 'The access token could not be refreshed before the deadline; retry shortly', { retryable: true, details: { reason: 'timeout' } });
+  hubError('EXTERNAL_API_ERROR', 'The access token could not be refreshed before the deadline; retry shortly', {
+    retryable: true,
+    details: { reason: 'timeout' },
+  });
 
 /** Resolves with `promise`, or with a timeout failure as soon as `signal` aborts (the promise runs on for others). */
 function untilAborted<T>(promise: Promise<Result<T>>, signal: AbortSignal): Promise<Result<T>> {
@@ -106,9 +116,18 @@ export function createTokenRefresher(deps: TokenRefresherDeps): TokenRefresher {
 
   async function persist(current: CredentialRecord, outcome: Extract<RefreshOutcome, { kind: 'refreshed' }>): Promise<Result<Refreshed>> {
     const { accessToken, expiresAt, refreshToken, scopes, refreshTokenExpiresAt } = outcome;
-    const saved = await store.updateTokens(current, { accessToken, expiresAt, ...(refreshToken ? { refreshToken } : {}), ...(scopes ? { scopes } : {}), ...(refreshTokenExpiresAt ? { refreshTokenExpiresAt } : {}) });
+    const saved = await store.updateTokens(current, {
+      accessToken,
+      expiresAt,
+      ...(refreshToken ? { refreshToken } : {}),
+      ...(scopes ? { scopes } : {}),
+      ...(refreshTokenExpiresAt ? { refreshTokenExpiresAt } : {}),
+    });
     if (saved) {
-      logger.info({ credential_id: saved.id, integration: saved.integration, rotated: refreshToken !== undefined, expires_at: saved.tokenExpiresAt }, 'access token refreshed');
+      logger.info(
+        { credential_id: saved.id, integration: saved.integration, rotated: refreshToken !== undefined, expires_at: saved.tokenExpiresAt },
+        'access token refreshed',
+      );
       return ok({ record: saved, accessToken });
     }
     // A reconnect, a disconnect or another refresh wrote the tokens meanwhile: it wins, this refresh's tokens are
@@ -125,7 +144,8 @@ export function createTokenRefresher(deps: TokenRefresherDeps): TokenRefresher {
     if (settled || current === null) return settled!;
     const used = store.openTokens(current).refreshToken;
     if (used !== null) onRequest?.();
-    const outcome: RefreshOutcome = used === null ? { kind: 'invalid_grant', cause: 'invalid_grant', description: 'no refresh token stored' } : await endpoint(used, signal);
+    const outcome: RefreshOutcome =
+      used === null ? { kind: 'invalid_grant', cause: 'invalid_grant', description: 'no refresh token stored' } : await endpoint(used, signal);
     if (used !== null) metrics.tokenRefresh(outcome.kind === 'refreshed' ? 'ok' : outcome.kind === 'invalid_grant' ? 'invalid_grant' : 'transient');
     switch (outcome.kind) {
       case 'refreshed':
@@ -135,22 +155,42 @@ export function createTokenRefresher(deps: TokenRefresherDeps): TokenRefresher {
         if (!(await store.markExpired(current.id, outcome.description, current, reason))) {
           return settle(await store.getById(current.id), current, false) ?? fail(expired(current)); // a reconnect won
         }
-        logger.warn({ credential_id: current.id, integration: current.integration, reason, google_error: outcome.description }, 'Google refused the refresh token; connection marked expired');
-        deps.onConnectionEvent?.({ kind: 'expired', customerId: current.customerId, userId: current.userId, integration: current.integration, accountEmail: current.accountEmail, actor: null, details: { reason, cause: outcome.cause } });
+        logger.warn(
+          { credential_id: current.id, integration: current.integration, reason, google_error: outcome.description },
+          'Google refused the refresh token; connection marked expired',
+        );
+        deps.onConnectionEvent?.({
+          kind: 'expired',
+          customerId: current.customerId,
+          userId: current.userId,
+          integration: current.integration,
+          accountEmail: current.accountEmail,
+          actor: null,
+          details: { reason, cause: outcome.cause },
+        });
         return fail(grantExpiredError(current.integration, reason));
       }
       case 'failed':
         if (outcome.misconfigured) {
-          logger.error({ credential_id: current.id, integration: current.integration, details: outcome.error.details }, 'Google refused the Hub’s OAuth client while refreshing a token; check HUB_GOOGLE_CLIENT_ID/SECRET');
+          logger.error(
+            { credential_id: current.id, integration: current.integration, details: outcome.error.details },
+            'Google refused the Hub’s OAuth client while refreshing a token; check HUB_GOOGLE_CLIENT_ID/SECRET',
+          );
           return fail(outcome.error);
         }
         // Google's token endpoint is down, but the token in hand is still valid for a while (refreshing early is
         // a courtesy, not a need): ride out the outage with it. Only a token that is gone or rejected fails.
         if (!force && current.sealed.access !== null && current.tokenExpiresAt !== null && current.tokenExpiresAt.getTime() - Date.now() > STILL_USABLE_MS) {
-          logger.warn({ credential_id: current.id, integration: current.integration, details: outcome.error.details, expires_at: current.tokenExpiresAt }, 'access token refresh failed; using the current token until it expires');
+          logger.warn(
+            { credential_id: current.id, integration: current.integration, details: outcome.error.details, expires_at: current.tokenExpiresAt },
+            'access token refresh failed; using the current token until it expires',
+          );
           return ok({ record: current });
         }
-        logger.warn({ credential_id: current.id, integration: current.integration, details: outcome.error.details }, 'access token refresh failed; the connection is kept');
+        logger.warn(
+          { credential_id: current.id, integration: current.integration, details: outcome.error.details },
+          'access token refresh failed; the connection is kept',
+        );
         return fail(outcome.error);
     }
   }
@@ -213,7 +253,9 @@ export function tokenRefresherFor(
   telemetry: { metrics?: HubMetrics; tracing?: Tracing } = {},
   onConnectionEvent?: OnConnectionEvent,
 ): TokenRefresher {
-  const lock = redis ? createRedisRefreshLock(redis, { onReleaseError: (err) => logger.warn({ err }, 'refresh lock release failed; it expires on its own') }) : localRefreshLock;
+  const lock = redis
+    ? createRedisRefreshLock(redis, { onReleaseError: (err) => logger.warn({ err }, 'refresh lock release failed; it expires on its own') })
+    : localRefreshLock;
   return createTokenRefresher({
     store,
     endpoint: createTokenEndpoint(config.google, config.upstream.attemptTimeoutMs),

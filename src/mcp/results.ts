@@ -15,7 +15,8 @@ export function actionableLine(error: HubError): string {
   const setupUrl = error.details?.setup_url;
   let next: string;
   if (typeof setupUrl === 'string') next = `A person must (re)connect the integration at ${setupUrl}, then call again.`;
-  else if (error.retryable) next = error.retryAfterS !== undefined ? `Retry in ${error.retryAfterS} s with the same request_id.` : 'Retry shortly with the same request_id.';
+  else if (error.retryable)
+    next = error.retryAfterS !== undefined ? `Retry in ${error.retryAfterS} s with the same request_id.` : 'Retry shortly with the same request_id.';
   else if (error.code === 'VALIDATION_ERROR') next = 'Fix the arguments and call again.';
   else next = 'Retrying the same call will not help.';
   return `${error.code}: ${error.message.replace(/[.\s]+$/, '')}. ${next}`.replace(/[\r\n]+/g, ' ');
@@ -27,7 +28,11 @@ export function actionableLine(error: HubError): string {
  * rest of the error's details beside them. The envelope's metadata goes in `_meta`.
  */
 export function toToolResult(execution: Execution, executionTimeMs: number): McpToolResult {
-  const meta: Record<string, unknown> = { 'hub/request_id': execution.requestId, 'hub/api_calls': execution.apiCalls, 'hub/execution_time_ms': executionTimeMs };
+  const meta: Record<string, unknown> = {
+    'hub/request_id': execution.requestId,
+    'hub/api_calls': execution.apiCalls,
+    'hub/execution_time_ms': executionTimeMs,
+  };
   if (execution.replay) meta['hub/idempotent_replay'] = true;
   if (execution.ok) {
     const value = execution.value as Record<string, unknown>;

@@ -91,14 +91,38 @@ export function createMetrics(options: { knownTools: readonly string[]; defaultM
     return f;
   };
   const calls = family(new CounterFamily('hub_tool_calls_total', 'Tool calls answered, by tool and outcome (ok or the error code).', ['tool', 'outcome']));
-  const callSeconds = family(new HistogramFamily('hub_tool_call_duration_seconds', 'Tool call duration as the Hub measured it (request arrival to answer), by tool.', ['tool'], CALL_BUCKETS));
-  const google = family(new CounterFamily('hub_google_requests_total', 'HTTP attempts at Google APIs, by operation and status class (2xx, 4xx, 5xx, network, timeout).', ['operation', 'status_class']));
-  const googleSeconds = family(new HistogramFamily('hub_google_request_duration_seconds', 'Duration of one HTTP attempt at Google, by operation.', ['operation'], GOOGLE_BUCKETS));
+  const callSeconds = family(
+    new HistogramFamily(
+      'hub_tool_call_duration_seconds',
+      'Tool call duration as the Hub measured it (request arrival to answer), by tool.',
+      ['tool'],
+      CALL_BUCKETS,
+    ),
+  );
+  const google = family(
+    new CounterFamily('hub_google_requests_total', 'HTTP attempts at Google APIs, by operation and status class (2xx, 4xx, 5xx, network, timeout).', [
+      'operation',
+      'status_class',
+    ]),
+  );
+  const googleSeconds = family(
+    new HistogramFamily('hub_google_request_duration_seconds', 'Duration of one HTTP attempt at Google, by operation.', ['operation'], GOOGLE_BUCKETS),
+  );
   const retries = family(new CounterFamily('hub_google_retries_total', 'Google attempts that were retried, by operation.', ['operation']));
-  const limited = family(new CounterFamily('hub_rate_limit_rejections_total', 'Calls refused by the Hub\'s own rate limits, by scope (customer, agent, distinct_agents).', ['scope']));
-  const refreshes = family(new CounterFamily('hub_token_refreshes_total', 'Access-token refreshes sent to Google, by result (ok, invalid_grant, transient).', ['result']));
-  const replays = family(new CounterFamily('hub_idempotent_replays_total', 'Calls answered with the stored answer of an earlier call with the same request_id, by tool.', ['tool']));
-  const auditDrops = new Counter({ name: 'hub_audit_dropped_total', help: 'Audit receipts dropped after the database stayed unavailable (the buffer gave up on them).', registers: [registry] });
+  const limited = family(
+    new CounterFamily('hub_rate_limit_rejections_total', "Calls refused by the Hub's own rate limits, by scope (customer, agent, distinct_agents).", ['scope']),
+  );
+  const refreshes = family(
+    new CounterFamily('hub_token_refreshes_total', 'Access-token refreshes sent to Google, by result (ok, invalid_grant, transient).', ['result']),
+  );
+  const replays = family(
+    new CounterFamily('hub_idempotent_replays_total', 'Calls answered with the stored answer of an earlier call with the same request_id, by tool.', ['tool']),
+  );
+  const auditDrops = new Counter({
+    name: 'hub_audit_dropped_total',
+    help: 'Audit receipts dropped after the database stayed unavailable (the buffer gave up on them).',
+    registers: [registry],
+  });
   new Gauge({
     name: 'hub_circuit_breaker_state',
     help: 'The integration-wide (Google-wide) circuit of this replica: 0 closed, 1 half-open, 2 open.',

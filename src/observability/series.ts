@@ -58,7 +58,13 @@ export class CounterFamily {
   }
 
   get(): MetricData {
-    return { name: this.name, help: this.help, type: 'counter', values: [...this.series.values()].map((s) => ({ labels: s.labels, value: s.value })), aggregator: 'sum' };
+    return {
+      name: this.name,
+      help: this.help,
+      type: 'counter',
+      values: [...this.series.values()].map((s) => ({ labels: s.labels, value: s.value })),
+      aggregator: 'sum',
+    };
   }
 }
 

@@ -73,7 +73,10 @@ export function createPendingOutcomes(
       if (entries.size >= maxEntries) {
         const oldest = entries.keys().next().value as string;
         entries.delete(oldest);
-        options.logger.error({ store: store.kind, max_entries: maxEntries }, 'too many unrecorded write outcomes; dropped the oldest (a retry of it verifies first)');
+        options.logger.error(
+          { store: store.kind, max_entries: maxEntries },
+          'too many unrecorded write outcomes; dropped the oldest (a retry of it verifies first)',
+        );
       }
       entries.set(lease.key, { lease, outcome, expiresAt: Date.now() + options.ttlMs });
       waitMs = firstRetryMs;
@@ -93,7 +96,10 @@ export function createPendingOutcomes(
         if (entries.size > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(waitMs, Math.max(0, until - Date.now()))));
       }
       if (entries.size > 0) {
-        options.logger.error({ store: store.kind, lost: entries.size }, 'stopping with write outcomes the store never took; a retry of each verifies before writing');
+        options.logger.error(
+          { store: store.kind, lost: entries.size },
+          'stopping with write outcomes the store never took; a retry of each verifies before writing',
+        );
       }
       return entries.size;
     },

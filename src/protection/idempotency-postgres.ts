@@ -40,8 +40,7 @@ interface ExistingRow {
  * rather than failing to record a side effect that already happened. Only real escapes are replaced — an odd
  * run of backslashes before "u0000" — never an escaped backslash followed by the text "u0000".
  */
-const toJsonb = (outcome: StoredOutcome): string =>
-  JSON.stringify(outcome).replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1\\ufffd');
+const toJsonb = (outcome: StoredOutcome): string => JSON.stringify(outcome).replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1\\ufffd');
 
 export function createPostgresIdempotencyStore(db: Db, options: { ttlS: number }): IdempotencyStore {
   const ttlS = checkTtlS(options.ttlS);
@@ -138,17 +137,11 @@ export function createPostgresIdempotencyStore(db: Db, options: { ttlS: number }
     },
 
     async release(lease: Lease) {
-      await db.query(`DELETE FROM idempotency_records WHERE key = $1 AND owner = $2 AND state = 'running'`, [
-        lease.key,
-        lease.owner,
-      ]);
+      await db.query(`DELETE FROM idempotency_records WHERE key = $1 AND owner = $2 AND state = 'running'`, [lease.key, lease.owner]);
     },
 
     async abandon(lease: Lease) {
-      await db.query(`UPDATE idempotency_records SET lease_until = now() WHERE key = $1 AND owner = $2 AND state = 'running'`, [
-        lease.key,
-        lease.owner,
-      ]);
+      await db.query(`UPDATE idempotency_records SET lease_until = now() WHERE key = $1 AND owner = $2 AND state = 'running'`, [lease.key, lease.owner]);
     },
   };
 }

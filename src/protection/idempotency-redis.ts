@@ -133,7 +133,14 @@ export function createRedisIdempotencyStore(
     async begin(key, fingerprint, leaseMs): Promise<BeginResult> {
       if (options.available?.() === false) throw new Error('redis is not answering (breaker open)');
       const lease: Lease = { key: storageKey(key), owner: randomUUID(), fingerprint };
-      const [state, detail, since, epoch, now] = await commands.hubIdemBegin(prefix + lease.key, epochKey, fingerprint, lease.owner, checkLeaseMs(leaseMs), ttlMs);
+      const [state, detail, since, epoch, now] = await commands.hubIdemBegin(
+        prefix + lease.key,
+        epochKey,
+        fingerprint,
+        lease.owner,
+        checkLeaseMs(leaseMs),
+        ttlMs,
+      );
       switch (state) {
         case 'acquired':
           return { state, lease, earlier: earlierAttempt(detail === 'taken_over', Number(since), Number(epoch), Number(now)) };

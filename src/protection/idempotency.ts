@@ -50,12 +50,13 @@ const conflict = <T>(message: string, details: Record<string, unknown>, retryabl
 });
 
 const mismatch = <T>(requestId: string) =>
-  conflict<T>('This request_id was already used for this tool with different inputs; use a new request_id', { reason: 'request_id_reused', request_id: requestId }, false);
+  conflict<T>(
+    'This request_id was already used for this tool with different inputs; use a new request_id',
+    { reason: 'request_id_reused', request_id: requestId },
+    false,
+  );
 
-export function createIdempotencyGuard(
-  store: IdempotencyStore,
-  options: { leaseMs: number; ttlS: number; logger: Logger },
-): IdempotencyGuard {
+export function createIdempotencyGuard(store: IdempotencyStore, options: { leaseMs: number; ttlS: number; logger: Logger }): IdempotencyGuard {
   const pending = createPendingOutcomes(store, { ttlMs: options.ttlS * 1000, logger: options.logger });
 
   return {
@@ -77,7 +78,12 @@ export function createIdempotencyGuard(
         case 'replay':
           return replayOf(begun.outcome as Stored);
         case 'in_progress':
-          return conflict('A call with this request_id is still running; retry after it finishes', { reason: 'request_in_progress', request_id: key.requestId }, true, begun.retryAfterS);
+          return conflict(
+            'A call with this request_id is still running; retry after it finishes',
+            { reason: 'request_in_progress', request_id: key.requestId },
+            true,
+            begun.retryAfterS,
+          );
         case 'mismatch':
           return mismatch(key.requestId);
         case 'acquired':

@@ -80,7 +80,13 @@ export function createMailboxQuota(settings: QuotaSettings, redis: SharedRedis |
     duration: settings.windowS,
   });
   const shared: RateLimiterAbstract | null = redis
-    ? new RateLimiterRedis({ storeClient: redis.client, keyPrefix: 'hub:gmail-units', points: settings.units, duration: settings.windowS, rejectIfRedisNotReady: true })
+    ? new RateLimiterRedis({
+        storeClient: redis.client,
+        keyPrefix: 'hub:gmail-units',
+        points: settings.units,
+        duration: settings.windowS,
+        rejectIfRedisNotReady: true,
+      })
     : null;
 
   const consume = async (limiter: RateLimiterAbstract, key: string, units: number): Promise<Charge> => {

@@ -50,4 +50,3 @@ export function catalogRoute(deps: { catalog: { tools: CatalogEntry[] }; tools: 
     sendJson(res, 200, { tools });
   };
 }
-

@@ -43,10 +43,7 @@ export function readyz(deps: { db: Db; redis: RedisCheck | null; lifecycle: Life
       sendJson(res, 503, { status: 'shutting_down', checks: {} });
       return;
     }
-    const [database, redis] = await Promise.all([
-      check(() => deps.db.ping(CHECK_TIMEOUT_MS)),
-      deps.redis ? check(() => pingRedis(deps.redis!)) : undefined,
-    ]);
+    const [database, redis] = await Promise.all([check(() => deps.db.ping(CHECK_TIMEOUT_MS)), deps.redis ? check(() => pingRedis(deps.redis!)) : undefined]);
     const checks = redis ? { database, redis } : { database };
     const status = !database.ok ? 'not_ready' : redis && !redis.ok ? 'degraded' : 'ready';
     sendJson(res, database.ok ? 200 : 503, { status, checks });

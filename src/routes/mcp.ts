@@ -57,7 +57,8 @@ export const mcpJsonBody: RequestHandler = (req, res, next) => {
 };
 
 /** Stateless Streamable HTTP has no stream to GET and no session to DELETE. */
-export const mcpMethodNotAllowed: RequestHandler = (_req, res) => rpcError(res, 405, -32000, 'Method not allowed: this MCP server is stateless; POST JSON-RPC messages to /mcp', ['Allow', 'POST']);
+export const mcpMethodNotAllowed: RequestHandler = (_req, res) =>
+  rpcError(res, 405, -32000, 'Method not allowed: this MCP server is stateless; POST JSON-RPC messages to /mcp', ['Allow', 'POST']);
 
 /** serverInfo in the MCP handshake; the tools carry their own versions (`_meta['hub/version']`). */
 const SERVER_INFO = { name: 'hub', title: 'Hub: Google Calendar and Gmail tools', version: '1.0.0' };
@@ -75,7 +76,7 @@ function metaRequestId(meta: Record<string, unknown> | undefined): unknown {
  * from the call and the identity headers and handed to executeTool — the very pipeline POST /execute runs (rate
  * limits, validation, credentials, idempotency and whatever joins it), so the two can never differ.
  */
-export function mcpRoute(deps: { execute: RecordedExecuteDeps; catalog: { tools: readonly CatalogEntry[] }; }): RequestHandler {
+export function mcpRoute(deps: { execute: RecordedExecuteDeps; catalog: { tools: readonly CatalogEntry[] } }): RequestHandler {
   const tools: McpTool[] = mcpTools(deps.catalog);
   return async (req, res) => {
     const locals = res.locals;
@@ -109,7 +110,12 @@ export function mcpRoute(deps: { execute: RecordedExecuteDeps; catalog: { tools:
         context: { conversation_id: conversationId ?? null, request_id: requestId ?? null },
       };
       // The very pipeline POST /execute runs, recorded the same way (metrics, span, audit receipt).
-      const recorded = await executeRecorded(deps.execute, body, { reqId: locals.reqId, fallbackRequestId: locals.requestId, principal: locals.service }, req.headers);
+      const recorded = await executeRecorded(
+        deps.execute,
+        body,
+        { reqId: locals.reqId, fallbackRequestId: locals.requestId, principal: locals.service },
+        req.headers,
+      );
       const { execution } = recorded;
       locals.requestId = execution.requestId;
       locals.traceId = recorded.traceId;

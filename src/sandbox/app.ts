@@ -62,23 +62,25 @@ function seedWorld(options: SandboxOptions, seed: number | undefined, signing: S
 }
 
 /** Records every non-control request once it is answered (or dropped). */
-const requestLog = (getWorld: () => World): RequestHandler => (req, res, next) => {
-  const world = getWorld();
-  res.on('close', () => {
-    world.requestLog.push({
-      at: new Date(world.clock.now()).toISOString(),
-      method: req.method,
-      path: req.path,
-      query: { ...(req.query as Record<string, unknown>), ...('access_token' in req.query ? { access_token: '[redacted]' } : {}) },
-      operation: (res.locals.operation as string | undefined) ?? null,
-      account: (res.locals.account as string | undefined) ?? null,
-      scopes_used: (res.locals.scopesUsed as string[] | undefined) ?? [],
-      status: res.locals.status === 0 ? 0 : res.statusCode,
-      fault: (res.locals.fault as string | undefined) ?? null,
+const requestLog =
+  (getWorld: () => World): RequestHandler =>
+  (req, res, next) => {
+    const world = getWorld();
+    res.on('close', () => {
+      world.requestLog.push({
+        at: new Date(world.clock.now()).toISOString(),
+        method: req.method,
+        path: req.path,
+        query: { ...(req.query as Record<string, unknown>), ...('access_token' in req.query ? { access_token: '[redacted]' } : {}) },
+        operation: (res.locals.operation as string | undefined) ?? null,
+        account: (res.locals.account as string | undefined) ?? null,
+        scopes_used: (res.locals.scopesUsed as string[] | undefined) ?? [],
+        status: res.locals.status === 0 ? 0 : res.statusCode,
+        fault: (res.locals.fault as string | undefined) ?? null,
+      });
     });
-  });
-  next();
-};
+    next();
+  };
 
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const docs = loadDiscoveryDocuments();
@@ -107,8 +109,10 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const onError: ErrorRequestHandler = (err, _req, res, _next) => {
     const e = err as { type?: string; status?: number; message?: string };
     if (res.headersSent) return;
-    if (e.type === 'entity.parse.failed') return sendResult(res, googleError(400, `Invalid JSON payload received. ${e.message ?? ''}`.trim(), { reason: 'parseError' }));
-    if (e.type === 'entity.too.large') return sendResult(res, googleError(413, 'Request payload size exceeds the limit: 36700160 bytes.', { reason: 'uploadTooLarge' }));
+    if (e.type === 'entity.parse.failed')
+      return sendResult(res, googleError(400, `Invalid JSON payload received. ${e.message ?? ''}`.trim(), { reason: 'parseError' }));
+    if (e.type === 'entity.too.large')
+      return sendResult(res, googleError(413, 'Request payload size exceeds the limit: 36700160 bytes.', { reason: 'uploadTooLarge' }));
     if (e.status && e.status >= 400 && e.status < 500) return sendResult(res, googleError(e.status, e.message ?? 'Bad Request', { reason: 'badRequest' }));
     options.onError?.(err);
     sendResult(res, googleError(500, 'Internal error encountered.', { reason: 'backendError' }));

@@ -15,7 +15,16 @@ export const DEMO_ACCOUNTS = {
 /** The UTC offset of `timeZone` at `instant`, in minutes (from Intl; no time zone database of our own). */
 function offsetMinutes(timeZone: string, instant: Date): number {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
+    new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    })
       .formatToParts(instant)
       .map((p) => [p.type, p.value]),
   );
@@ -61,21 +70,79 @@ export function demoAccounts(now: Date): AccountSpec[] {
       time_zone: 'Europe/Madrid',
       primary_shared_with: [{ email: ben, role: 'reader' }],
       events: [
-        { summary: 'Team stand-up', start: mad(0, '09:30'), end: mad(0, '09:45'), time_zone: 'Europe/Madrid', recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;COUNT=10'], attendees: [{ email: ben, response_status: 'accepted' }] },
+        {
+          summary: 'Team stand-up',
+          start: mad(0, '09:30'),
+          end: mad(0, '09:45'),
+          time_zone: 'Europe/Madrid',
+          recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;COUNT=10'],
+          attendees: [{ email: ben, response_status: 'accepted' }],
+        },
         { summary: '1:1 Ana / Ben', start: mad(1, '16:00'), end: mad(1, '16:30'), attendees: [{ email: ben, response_status: 'accepted' }] },
-        { summary: 'Partner integration review', description: 'Timeline and open questions for the Q1 launch.', location: 'Google Meet', start: mad(2, '11:00'), end: mad(2, '12:00'), attendees: [{ email: carla, display_name: 'Carla Rossi', response_status: 'accepted' }, { email: ben, response_status: 'tentative' }] },
+        {
+          summary: 'Partner integration review',
+          description: 'Timeline and open questions for the Q1 launch.',
+          location: 'Google Meet',
+          start: mad(2, '11:00'),
+          end: mad(2, '12:00'),
+          attendees: [
+            { email: carla, display_name: 'Carla Rossi', response_status: 'accepted' },
+            { email: ben, response_status: 'tentative' },
+          ],
+        },
         { summary: 'Lunch with the design team', location: 'Cafetería Sol', start: mad(3, '13:30'), end: mad(3, '14:30'), transparency: 'transparent' },
         { summary: 'Focus time', start: mad(4, '09:00'), end: mad(4, '12:00') },
         { summary: 'Vendor demo (cancelled)', start: mad(4, '15:00'), end: mad(4, '16:00'), status: 'cancelled' },
         { summary: 'Team offsite', start: { date: dateOnly(mon, 7) }, end: { date: dateOnly(mon, 8) } },
       ],
       messages: [
-        { from: `Ben Okafor <${ben}>`, to: [ana], subject: 'Q4 planning deck', text: 'Hi Ana,\n\nAttached is the Q4 planning deck for Thursday. Comments welcome.\n\nBen', date: ago(now, 3), attachments: [{ filename: 'q4-planning.pdf', content_type: 'application/pdf', content_base64: deck }], message_id: '<q4-deck@acme.example>' },
-        { from: `Carla Rossi <${carla}>`, to: [ana], subject: 'Integration timeline', text: 'Ciao Ana, could we move the launch review to next week?', date: ago(now, 30), labels: ['INBOX'], message_id: '<timeline-1@partner.example>' },
-        { from: `Carla Rossi <${carla}>`, to: [ana], cc: [ben], subject: 'Re: Integration timeline', text: 'Following up: Wednesday 11:00 works for us.', date: ago(now, 6), message_id: '<timeline-2@partner.example>', in_reply_to: '<timeline-1@partner.example>', references: ['<timeline-1@partner.example>'] },
+        {
+          from: `Ben Okafor <${ben}>`,
+          to: [ana],
+          subject: 'Q4 planning deck',
+          text: 'Hi Ana,\n\nAttached is the Q4 planning deck for Thursday. Comments welcome.\n\nBen',
+          date: ago(now, 3),
+          attachments: [{ filename: 'q4-planning.pdf', content_type: 'application/pdf', content_base64: deck }],
+          message_id: '<q4-deck@acme.example>',
+        },
+        {
+          from: `Carla Rossi <${carla}>`,
+          to: [ana],
+          subject: 'Integration timeline',
+          text: 'Ciao Ana, could we move the launch review to next week?',
+          date: ago(now, 30),
+          labels: ['INBOX'],
+          message_id: '<timeline-1@partner.example>',
+        },
+        {
+          from: `Carla Rossi <${carla}>`,
+          to: [ana],
+          cc: [ben],
+          subject: 'Re: Integration timeline',
+          text: 'Following up: Wednesday 11:00 works for us.',
+          date: ago(now, 6),
+          message_id: '<timeline-2@partner.example>',
+          in_reply_to: '<timeline-1@partner.example>',
+          references: ['<timeline-1@partner.example>'],
+        },
         { from: `Ben Okafor <${ben}>`, to: [ana], subject: 'Lunch Thursday?', text: 'Design team lunch at 13:30, are you in?', date: ago(now, 1) },
-        { from: 'Vendor Billing <billing@vendor.example>', to: [ana], subject: 'Invoice #4821', html: '<p>Your invoice <b>#4821</b> is attached.</p>', date: ago(now, 50), labels: ['INBOX'], attachments: [{ filename: 'invoice-4821.csv', content_type: 'text/csv', content_base64: invoice }] },
-        { from: 'Weekly Digest <digest@news.example>', to: [ana], subject: 'Your weekly digest', text: 'Top stories this week…', date: ago(now, 72), labels: ['INBOX'] },
+        {
+          from: 'Vendor Billing <billing@vendor.example>',
+          to: [ana],
+          subject: 'Invoice #4821',
+          html: '<p>Your invoice <b>#4821</b> is attached.</p>',
+          date: ago(now, 50),
+          labels: ['INBOX'],
+          attachments: [{ filename: 'invoice-4821.csv', content_type: 'text/csv', content_base64: invoice }],
+        },
+        {
+          from: 'Weekly Digest <digest@news.example>',
+          to: [ana],
+          subject: 'Your weekly digest',
+          text: 'Top stories this week…',
+          date: ago(now, 72),
+          labels: ['INBOX'],
+        },
       ],
     },
     {

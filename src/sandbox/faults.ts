@@ -119,7 +119,8 @@ export function faultResponse(rule: FaultRule, family: ApiFamily | undefined, no
       break;
   }
   if (!rule.status) return undefined;
-  const result: ApiResult = rule.body !== undefined ? { status: rule.status, body: rule.body } : googleError(rule.status, 'Injected fault', { reason: 'backendError' });
+  const result: ApiResult =
+    rule.body !== undefined ? { status: rule.status, body: rule.body } : googleError(rule.status, 'Injected fault', { reason: 'backendError' });
   const headers = { ...result.headers, ...rule.headers, ...(rule.retry_after_s !== undefined ? { 'Retry-After': String(rule.retry_after_s) } : {}) };
   return { ...result, headers };
 }

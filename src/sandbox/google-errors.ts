@@ -92,14 +92,18 @@ export const errors = {
         headers: { 'WWW-Authenticate': `${AUTH_REALM}, error="insufficient_scope", scope="${accepted.join(' ')}"` },
       },
     ),
-  badRequest: (message: string, family?: ApiFamily, reason = 'invalid') =>
-    googleError(400, message, { reason }, family ? { family } : {}),
+  badRequest: (message: string, family?: ApiFamily, reason = 'invalid') => googleError(400, message, { reason }, family ? { family } : {}),
   /** A body or query field the Discovery document does not define, or a mistyped one. */
   invalidPayload: (message: string, family: ApiFamily) =>
-    googleError(400, message, { reason: 'invalid' }, {
-      family,
-      details: [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ description: message }] }],
-    }),
+    googleError(
+      400,
+      message,
+      { reason: 'invalid' },
+      {
+        family,
+        details: [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ description: message }] }],
+      },
+    ),
   notFound: (family: ApiFamily) =>
     family === 'calendar'
       ? googleError(404, 'Not Found', { reason: 'notFound' }, { family })
@@ -108,8 +112,7 @@ export const errors = {
   duplicate: () => googleError(409, 'The requested identifier already exists.', { reason: 'duplicate' }, { family: 'calendar' }),
   forbidden: (message: string, family: ApiFamily, reason = 'forbidden') => googleError(403, message, { reason }, { family }),
   /** Gmail: acting on another mailbox than the token's own. */
-  delegationDenied: (userId: string) =>
-    googleError(403, `Delegation denied for ${userId}`, { reason: 'forbidden' }, { family: 'gmail' }),
+  delegationDenied: (userId: string) => googleError(403, `Delegation denied for ${userId}`, { reason: 'forbidden' }, { family: 'gmail' }),
   rateLimitExceeded: (family?: ApiFamily) =>
     googleError(403, 'Rate Limit Exceeded', { domain: 'usageLimits', reason: 'rateLimitExceeded' }, family ? { family } : {}),
   userRateLimitExceeded: (family?: ApiFamily) =>
@@ -125,6 +128,5 @@ export const errors = {
     code === 503
       ? googleError(503, 'The service is currently unavailable.', { reason: 'backendError' })
       : googleError(code, 'Internal error encountered.', { reason: 'backendError' }),
-  notImplemented: (methodId: string) =>
-    googleError(501, `The Google sandbox does not emulate ${methodId}.`, { reason: 'notImplemented' }),
+  notImplemented: (methodId: string) => googleError(501, `The Google sandbox does not emulate ${methodId}.`, { reason: 'notImplemented' }),
 };

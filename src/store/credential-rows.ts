@@ -118,8 +118,7 @@ export function createSealer(cipher: TokenCipher): Sealer {
   return {
     open: (record) => ({
       accessToken: record.sealed.access && cipher.decrypt(record.sealed.keyId, record.sealed.access, aad(record, 'access_token')),
-      refreshToken:
-        record.sealed.refresh && cipher.decrypt(record.sealed.keyId, record.sealed.refresh, aad(record, 'refresh_token')),
+      refreshToken: record.sealed.refresh && cipher.decrypt(record.sealed.keyId, record.sealed.refresh, aad(record, 'refresh_token')),
     }),
     seal: (id, tokens) => ({
       keyId: cipher.currentKeyId,

@@ -111,7 +111,11 @@ export function createCredentialStore(db: Db, cipher: TokenCipher): CredentialSt
             // Google sent no refresh token (the account consented before): the stored grant goes on, dates included.
             const existing = await lockExact(tx, input);
             const kept = existing ? open(existing).refreshToken : null;
-            return write(tx, input, kept === null ? grantOf(null, input) : { refreshToken: kept, grantedAt: existing!.grantedAt, expiresAt: existing!.refreshTokenExpiresAt });
+            return write(
+              tx,
+              input,
+              kept === null ? grantOf(null, input) : { refreshToken: kept, grantedAt: existing!.grantedAt, expiresAt: existing!.refreshTokenExpiresAt },
+            );
           }),
 
     async resolve(customerId, userId, integration) {
@@ -153,10 +157,9 @@ export function createCredentialStore(db: Db, cipher: TokenCipher): CredentialSt
     },
 
     async listForCustomer(customerId) {
-      const rows = await db.query<Row>(
-        `SELECT ${COLUMNS} FROM integration_credentials WHERE customer_id = $1 ORDER BY integration, user_id NULLS FIRST`,
-        [customerId],
-      );
+      const rows = await db.query<Row>(`SELECT ${COLUMNS} FROM integration_credentials WHERE customer_id = $1 ORDER BY integration, user_id NULLS FIRST`, [
+        customerId,
+      ]);
       return rows.map(toRecord);
     },
 
@@ -181,7 +184,16 @@ export function createCredentialStore(db: Db, cipher: TokenCipher): CredentialSt
            last_error = NULL, last_error_at = NULL, expiry_reason = NULL, updated_at = now()
           WHERE id = $1 AND status = 'connected' AND token_version = $7
           RETURNING ${COLUMNS}`,
-        [record.id, sealed.keyId, sealed.access, sealed.refresh, tokens.expiresAt, tokens.scopes ? [...tokens.scopes] : null, record.tokenVersion, tokens.refreshTokenExpiresAt ?? null],
+        [
+          record.id,
+          sealed.keyId,
+          sealed.access,
+          sealed.refresh,
+          tokens.expiresAt,
+          tokens.scopes ? [...tokens.scopes] : null,
+          record.tokenVersion,
+          tokens.refreshTokenExpiresAt ?? null,
+        ],
       );
       return rows[0] ? toRecord(rows[0]) : null;
     },

@@ -23,7 +23,10 @@ export interface KeyRotation {
    * opens are left alone (attempts lapse within 10 minutes) — unless `replaceUnreadableSecrets`: then such a
    * secret gets fresh bytes (the calendar event ids of creates in flight change with it).
    */
-  resealOther(options?: { batchSize?: number; replaceUnreadableSecrets?: boolean }): Promise<{ pendingConnects: number; secrets: number; replacedSecrets: number }>;
+  resealOther(options?: {
+    batchSize?: number;
+    replaceUnreadableSecrets?: boolean;
+  }): Promise<{ pendingConnects: number; secrets: number; replacedSecrets: number }>;
 }
 
 /**
@@ -131,7 +134,8 @@ export function createKeyRotation(db: Db, cipher: TokenCipher, now: () => number
             [cipher.currentKeyId, new Date(now()), skip, limit],
           ),
         (row) => stateAad(Buffer.from(row.ref, 'hex')),
-        (tx, row, sealed) => tx.query('UPDATE oauth_states SET key_id = $2, code_verifier_enc = $3 WHERE state_hash = $1', [row.state_hash, cipher.currentKeyId, sealed]),
+        (tx, row, sealed) =>
+          tx.query('UPDATE oauth_states SET key_id = $2, code_verifier_enc = $3 WHERE state_hash = $1', [row.state_hash, cipher.currentKeyId, sealed]),
         batchSize,
       );
       const secrets = await reseal(
@@ -149,7 +153,11 @@ export function createKeyRotation(db: Db, cipher: TokenCipher, now: () => number
       if (replaceUnreadableSecrets) {
         const unreadable = await db.query<{ name: string }>('SELECT name FROM hub_secrets WHERE key_id <> $1', [cipher.currentKeyId]);
         for (const { name } of unreadable) {
-          await db.query('UPDATE hub_secrets SET key_id = $2, secret_enc = $3, created_at = now() WHERE name = $1', [name, cipher.currentKeyId, sealNew(cipher, name)]);
+          await db.query('UPDATE hub_secrets SET key_id = $2, secret_enc = $3, created_at = now() WHERE name = $1', [
+            name,
+            cipher.currentKeyId,
+            sealNew(cipher, name),
+          ]);
           replacedSecrets++;
         }
       }

@@ -21,11 +21,7 @@ export class MigrationError extends Error {
 
 const checksum = (sql: string) => createHash('sha256').update(sql).digest('hex');
 
-export async function migrate(
-  db: Db,
-  logger: Logger,
-  migrations: readonly { name: string; sql: string }[] = MIGRATIONS,
-): Promise<string[]> {
+export async function migrate(db: Db, logger: Logger, migrations: readonly { name: string; sql: string }[] = MIGRATIONS): Promise<string[]> {
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_ID]);
     await tx.exec(`CREATE TABLE IF NOT EXISTS hub_migrations (
@@ -56,8 +52,7 @@ export async function migrate(
       })),
       context: tx,
       storage: {
-        executed: async ({ context }) =>
-          (await context.query<{ name: string }>('SELECT name FROM hub_migrations ORDER BY name')).map((r) => r.name),
+        executed: async ({ context }) => (await context.query<{ name: string }>('SELECT name FROM hub_migrations ORDER BY name')).map((r) => r.name),
         // Recorded by the migration itself, in the same transaction as its DDL.
         logMigration: async () => {},
         unlogMigration: async () => {
@@ -83,7 +78,8 @@ export async function pendingMigrations(db: Db, migrations: readonly { name: str
   const byName = new Map(applied.map((r) => [r.name, r.checksum]));
   for (const m of migrations) {
     const sum = byName.get(m.name);
-    if (sum !== undefined && sum !== checksum(m.sql)) throw new MigrationError(`migration ${m.name} was changed after it was applied; add a new migration instead`);
+    if (sum !== undefined && sum !== checksum(m.sql))
+      throw new MigrationError(`migration ${m.name} was changed after it was applied; add a new migration instead`);
   }
   return migrations.filter((m) => !byName.has(m.name)).map((m) => m.name);
 }

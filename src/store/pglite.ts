@@ -8,8 +8,7 @@ import { type Db, type Queryable, withTimeout } from './db';
 export const IN_MEMORY = 'memory://';
 
 const txQueryable = (tx: Transaction): Queryable => ({
-  query: async <R extends object>(sql: string, params?: readonly unknown[]) =>
-    (await tx.query<R>(sql, params as unknown[] | undefined)).rows,
+  query: async <R extends object>(sql: string, params?: readonly unknown[]) => (await tx.query<R>(sql, params as unknown[] | undefined)).rows,
   exec: async (sql) => {
     await tx.exec(sql);
   },
@@ -73,8 +72,7 @@ export async function openPglite(dataDir: string): Promise<Db> {
 
   return {
     kind: 'pglite',
-    query: async <R extends object>(sql: string, params?: readonly unknown[]) =>
-      (await pg.query<R>(sql, params as unknown[] | undefined)).rows,
+    query: async <R extends object>(sql: string, params?: readonly unknown[]) => (await pg.query<R>(sql, params as unknown[] | undefined)).rows,
     exec: async (sql) => {
       await pg.exec(sql);
     },

@@ -9,8 +9,7 @@ export interface PostgresOptions {
 }
 
 const clientQueryable = (client: PoolClient): Queryable => ({
-  query: async <R extends object>(sql: string, params?: readonly unknown[]) =>
-    (await client.query(sql, params as unknown[] | undefined)).rows as R[],
+  query: async <R extends object>(sql: string, params?: readonly unknown[]) => (await client.query(sql, params as unknown[] | undefined)).rows as R[],
   exec: async (sql) => {
     await client.query(sql);
   },
@@ -32,8 +31,7 @@ export function openPostgres(options: PostgresOptions): Db {
 
   return {
     kind: 'postgres',
-    query: async <R extends object>(sql: string, params?: readonly unknown[]) =>
-      (await pool.query(sql, params as unknown[] | undefined)).rows as R[],
+    query: async <R extends object>(sql: string, params?: readonly unknown[]) => (await pool.query(sql, params as unknown[] | undefined)).rows as R[],
     exec: async (sql) => {
       await pool.query(sql);
     },

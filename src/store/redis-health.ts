@@ -57,7 +57,8 @@ export function createRedisHealth(client: Redis, options: { logger: Logger; prob
       state = 'closed';
       return;
     }
-    if (state !== 'open') logger.warn({ probe_timeout_ms: PROBE_TIMEOUT_MS }, 'redis stopped answering; dropping the connection, limits run in memory until it answers');
+    if (state !== 'open')
+      logger.warn({ probe_timeout_ms: PROBE_TIMEOUT_MS }, 'redis stopped answering; dropping the connection, limits run in memory until it answers');
     state = 'open';
     if (client.status === 'ready') client.disconnect(true); // reconnect: a fresh stream, not one that may have lost bytes
   };

@@ -16,10 +16,7 @@ export const executeRequestSchema = z.strictObject({
   customer_id: z.guid('must be a UUID'),
   user_id: userIdSchema.nullable().optional(),
   // Checked as a plain JSON object here (not copied key by key); the tool's own schema validates its content.
-  inputs: z.custom<Record<string, unknown>>(
-    (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
-    'must be a JSON object',
-  ),
+  inputs: z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'must be a JSON object'),
   context: z
     .strictObject({
       conversation_id: printable(255).nullable().optional(),
@@ -66,6 +63,7 @@ export function readChargeKey(body: unknown): ChargeKey | undefined {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
   const { customer_id: customerId, agent_id: agentId, tool } = body as Record<string, unknown>;
   const fields = executeRequestSchema.shape;
-  if (!fields.tool.safeParse(tool).success || !fields.customer_id.safeParse(customerId).success || !fields.agent_id.safeParse(agentId).success) return undefined;
+  if (!fields.tool.safeParse(tool).success || !fields.customer_id.safeParse(customerId).success || !fields.agent_id.safeParse(agentId).success)
+    return undefined;
   return { customerId: (customerId as string).toLowerCase(), agentId: (agentId as string).toLowerCase(), tool: tool as string };
 }

@@ -57,17 +57,22 @@ export interface Caller {
  * A finished call. A success always names its tool; a failure may not (the request named none readably).
  * `version`: the tool version that answered, once the `tool` string resolved to one.
  */
-export type Execution = { requestId: string; apiCalls: number; /** An earlier answer to the same request_id. */ replay?: true; version?: VersionInfo; caller?: Caller } & (
-  | { ok: true; tool: string; value: unknown }
-  | { ok: false; tool: string | null; error: HubError }
-);
+export type Execution = {
+  requestId: string;
+  apiCalls: number /** An earlier answer to the same request_id. */;
+  replay?: true;
+  version?: VersionInfo;
+  caller?: Caller;
+} & ({ ok: true; tool: string; value: unknown } | { ok: false; tool: string | null; error: HubError });
 
 /** Google refused the token or its scopes: say where a person fixes that (and what is missing), as the connection checks do. */
 function withSetupUrl(error: HubError, connection: Connection | null, requiredScopes: readonly string[]): HubError {
   if (!connection || (error.code !== 'INTEGRATION_EXPIRED' && error.code !== 'INTEGRATION_PERMISSION_DENIED')) return error;
   if (error.details?.setup_url !== undefined) return error; // the connection already said
   const scopes =
-    error.code === 'INTEGRATION_PERMISSION_DENIED' ? { required_scopes: requiredScopes.map(shortScope), granted_scopes: connection.scopes.map(shortScope) } : {};
+    error.code === 'INTEGRATION_PERMISSION_DENIED'
+      ? { required_scopes: requiredScopes.map(shortScope), granted_scopes: connection.scopes.map(shortScope) }
+      : {};
   return { ...error, details: { ...error.details, integration: connection.integration, ...scopes, setup_url: connection.setupUrl() } };
 }
 
@@ -191,11 +196,15 @@ export async function executeTool(
   if (tool.integration !== null && (tool.needsConnection?.(input.data) ?? true)) {
     const integration = tool.integration;
     const resolved = deps.tracing.enabled
-      ? await deps.tracing.inSpan('hub.credentials', async (span) => {
-          const r = await deps.connections.connect(tool, integration, caller);
-          spanOutcome(span, r);
-          return r;
-        }, { 'hub.integration': integration })
+      ? await deps.tracing.inSpan(
+          'hub.credentials',
+          async (span) => {
+            const r = await deps.connections.connect(tool, integration, caller);
+            spanOutcome(span, r);
+            return r;
+          },
+          { 'hub.integration': integration },
+        )
       : await deps.connections.connect(tool, integration, caller);
     if (!resolved.ok) return done(resolved);
     connection = resolved.value;
@@ -234,7 +243,11 @@ export async function executeTool(
       const tenant = { connectionId: connection.credentialId, account: connection.accountEmail, customerId: caller.customerId };
       const callOnce = (accessToken: string) => {
         const auth = deps.google.withAccessToken(accessToken);
-        return deps.upstream.call(op, (signal) => observeAttempt(ids.onGoogleAttempt, op.operation, fn(signal, auth)), { deadline: ctx.deadline, onAttempt: () => apiCalls++, tenant });
+        return deps.upstream.call(op, (signal) => observeAttempt(ids.onGoogleAttempt, op.operation, fn(signal, auth)), {
+          deadline: ctx.deadline,
+          onAttempt: () => apiCalls++,
+          tenant,
+        });
       };
       let answer = await callOnce(token.value);
       if (!answer.ok && tokenRejected(answer.error)) {

@@ -52,9 +52,9 @@ export const hubCurrentTime = defineTool({
   name: 'hub_current_time',
   version: '1.0.0',
   description:
-    'The current date and time in a time zone: ISO 8601 with offset, the local date, the weekday and the zone\'s current UTC offset. ' +
+    "The current date and time in a time zone: ISO 8601 with offset, the local date, the weekday and the zone's current UTC offset. " +
     'Call it before reasoning about "today", "tomorrow" or "next week". Pass timezone (IANA, e.g. "Europe/Madrid") when you know ' +
-    'where the person is; without it the connected Google Calendar\'s time zone is used.',
+    "where the person is; without it the connected Google Calendar's time zone is used.",
   integration: 'google_calendar',
   // Only without `timezone`: Calendar settings.get accepts calendar.settings.readonly (Discovery calendar-v3.json),
   // which the calendar.readonly every Hub grant holds implies.

@@ -45,7 +45,9 @@ export async function executeRecorded(
       }
     : undefined;
   const { principal, ...rest } = ids;
-  const execution = await call.run(() => executeTool(deps, body, { ...rest, ...(principal ? { principal } : {}), ...(onGoogleAttempt ? { onGoogleAttempt } : {}) }));
+  const execution = await call.run(() =>
+    executeTool(deps, body, { ...rest, ...(principal ? { principal } : {}), ...(onGoogleAttempt ? { onGoogleAttempt } : {}) }),
+  );
   const version = execution.version?.version ?? null;
   const callId = audit?.callId(body, execution.tool, version, execution.requestId);
   return {
@@ -61,13 +63,22 @@ export async function executeRecorded(
       if (replay) metrics.idempotentReplay(tool);
       if (tracing.enabled) {
         call.end(
-          { 'hub.tool': tool, ...(version ? { 'hub.tool.version': version } : {}), 'hub.outcome': outcome, 'hub.api_calls': execution.apiCalls, 'hub.idempotent_replay': replay },
+          {
+            'hub.tool': tool,
+            ...(version ? { 'hub.tool.version': version } : {}),
+            'hub.outcome': outcome,
+            'hub.api_calls': execution.apiCalls,
+            'hub.idempotent_replay': replay,
+          },
           !execution.ok,
         );
       }
       if (audit) {
         const endedAt = Date.now();
-        audit.recordCall({ body, execution, version, startedAt: endedAt - durationMs, endedAt, durationMs, ops, opsOmitted, traceId: call.traceId ?? null }, callId);
+        audit.recordCall(
+          { body, execution, version, startedAt: endedAt - durationMs, endedAt, durationMs, ops, opsOmitted, traceId: call.traceId ?? null },
+          callId,
+        );
       }
     },
   };

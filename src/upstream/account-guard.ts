@@ -64,11 +64,15 @@ function cooldownRefusal(op: GuardedOp, cooldown: Cooldown, now: number): HubErr
 }
 
 function quotaRefusal(op: GuardedOp, cost: number, refusal: { retryAfterMs: number; limit: number; windowS: number }): HubError {
-  return hubError('RATE_LIMITED', `This mailbox's Gmail quota (${refusal.limit} units per ${refusal.windowS} s) is spent; ${op.operation} was not sent to Google`, {
-    retryable: true,
-    retryAfterS: Math.max(1, Math.ceil(refusal.retryAfterMs / 1000)),
-    details: { scope: 'upstream_quota', reason: 'mailbox_quota', limit: refusal.limit, window_s: refusal.windowS, cost },
-  });
+  return hubError(
+    'RATE_LIMITED',
+    `This mailbox's Gmail quota (${refusal.limit} units per ${refusal.windowS} s) is spent; ${op.operation} was not sent to Google`,
+    {
+      retryable: true,
+      retryAfterS: Math.max(1, Math.ceil(refusal.retryAfterMs / 1000)),
+      details: { scope: 'upstream_quota', reason: 'mailbox_quota', limit: refusal.limit, window_s: refusal.windowS, cost },
+    },
+  );
 }
 
 export function createAccountGuard(config: UpstreamConfig, redis: SharedRedis | null, logger: Logger, now: () => number = Date.now): AccountGuard {
@@ -108,7 +112,12 @@ export function createAccountGuard(config: UpstreamConfig, redis: SharedRedis | 
     afterFailure(op, tenant, failure) {
       const at = now();
       if (failure.kind === 'quota_exceeded') {
-        cooldowns.start(accountKey(op, tenant), { until: at + config.calendarQuotaCooldownMs, scope: 'writes', reason: failure.reason ?? 'quotaExceeded', limit: 'upstream_quota' });
+        cooldowns.start(accountKey(op, tenant), {
+          until: at + config.calendarQuotaCooldownMs,
+          scope: 'writes',
+          reason: failure.reason ?? 'quotaExceeded',
+          limit: 'upstream_quota',
+        });
       } else if (failure.kind === 'rate_limited' && failure.retryAfterMs !== undefined && failure.retryAfterMs > 0) {
         const scope = failure.sendingLimit ? 'send' : 'all';
         cooldowns.start(accountKey(op, tenant), { until: at + failure.retryAfterMs, scope, reason: failure.reason ?? 'rateLimitExceeded', limit: 'upstream' });

@@ -156,7 +156,10 @@ export function createBreakers(settings: BreakerSettings, logger: Logger, now: (
     if (outcome !== 'failure') return;
     const totals = windowTotals(circuit);
     if (totals.calls >= settings.minCalls && totals.failures >= totals.calls * settings.failureRate && totals.connections >= settings.minConnections) {
-      logger.warn({ integration: ticket.integration, calls: totals.calls, failures: totals.failures, window_s: windowS }, 'Google-wide failure rate: opening the integration circuit');
+      logger.warn(
+        { integration: ticket.integration, calls: totals.calls, failures: totals.failures, window_s: windowS },
+        'Google-wide failure rate: opening the integration circuit',
+      );
       open(circuit, fields);
     }
   };

@@ -280,7 +280,7 @@ export function classifyGoogleError(err: unknown, options: ClassifyOptions = {})
       retryWhen: 'if_idempotent',
       upstreamFailure: false,
       ...(sendingLimit ? { sendingLimit } : {}),
-      error: hubError('RATE_LIMITED', `Google rate limited ${what}${sendingLimit ? ' (the mailbox\'s sending limit)' : ''}`, {
+      error: hubError('RATE_LIMITED', `Google rate limited ${what}${sendingLimit ? " (the mailbox's sending limit)" : ''}`, {
         retryable: true,
         retryAfterS: wait,
         details: { scope: 'upstream', reason },
@@ -329,9 +329,13 @@ export function classifyGoogleError(err: unknown, options: ClassifyOptions = {})
       kind: 'not_found',
       retryWhen: 'never',
       upstreamFailure: false,
-      error: hubError('RESOURCE_NOT_FOUND', status === 410 ? `Google says the resource of ${what} was deleted` : `Google does not know the resource of ${what}`, {
-        details: { upstream_status: status, ...(body.reason ? { reason: body.reason } : {}) },
-      }),
+      error: hubError(
+        'RESOURCE_NOT_FOUND',
+        status === 410 ? `Google says the resource of ${what} was deleted` : `Google does not know the resource of ${what}`,
+        {
+          details: { upstream_status: status, ...(body.reason ? { reason: body.reason } : {}) },
+        },
+      ),
     };
   }
   if (status === 409) {

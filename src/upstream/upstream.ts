@@ -115,12 +115,19 @@ export function createUpstream(config: UpstreamConfig, logger: Logger, deps: Ups
   // No abort on return: once an attempt has returned, googleapis has read the whole answer and nothing listens to
   // its signal any more — aborting it only cost a DOMException per call (the timeout and the deadline still abort).
   const attemptTimeout = timeout(config.attemptTimeoutMs, { strategy: TimeoutStrategy.Aggressive, abortOnReturn: false });
-  const breakers = createBreakers({ ...config.globalBreaker, failures: config.breakerFailures, halfOpenMs: config.breakerHalfOpenMs }, logger, () => clock.now());
+  const breakers = createBreakers({ ...config.globalBreaker, failures: config.breakerFailures, halfOpenMs: config.breakerHalfOpenMs }, logger, () =>
+    clock.now(),
+  );
   const guard: AccountGuard = createAccountGuard(config, deps.redis ?? null, logger, () => clock.now());
   const metrics = deps.metrics ?? noMetrics;
   const tracing = deps.tracing ?? tracingOff;
 
-  const runCall = async <T>(op: UpstreamOp, fn: (signal: AbortSignal) => Promise<T>, options: CallOptions, at: { start: number; deadline: AbortSignal; deadlineAt: number }): Promise<Result<T>> => {
+  const runCall = async <T>(
+    op: UpstreamOp,
+    fn: (signal: AbortSignal) => Promise<T>,
+    options: CallOptions,
+    at: { start: number; deadline: AbortSignal; deadlineAt: number },
+  ): Promise<Result<T>> => {
     const { start, deadline, deadlineAt } = at;
     const tenant = options.tenant;
     const admission = breakers.admit(op.integration, tenant?.connectionId ?? ANONYMOUS);
@@ -148,7 +155,8 @@ export function createUpstream(config: UpstreamConfig, logger: Logger, deps: Ups
       const memo = key ? waits.get(key) : undefined;
       if (memo !== undefined) return memo;
       const failure = classify(err);
-      const wait = failure?.kind === 'rate_limited' ? rateLimitWaitMs(retryIndex, failure.retryAfterMs, config) : retryWaitMs(retryIndex, failure?.retryAfterMs, config);
+      const wait =
+        failure?.kind === 'rate_limited' ? rateLimitWaitMs(retryIndex, failure.retryAfterMs, config) : retryWaitMs(retryIndex, failure?.retryAfterMs, config);
       if (key) waits.set(key, wait);
       return wait;
     };
@@ -160,12 +168,22 @@ export function createUpstream(config: UpstreamConfig, logger: Logger, deps: Ups
       if (!mayRetry(failure, op.idempotent) || tries > config.maxRetries) return false;
       const wait = waitAfter(err, tries - 1);
       if (deadline.aborted || clock.now() + wait >= deadlineAt) {
-        logger.debug({ integration: op.integration, operation: op.operation, attempt: tries, wait_ms: wait, kind: failure.kind }, 'upstream retry would pass the deadline');
+        logger.debug(
+          { integration: op.integration, operation: op.operation, attempt: tries, wait_ms: wait, kind: failure.kind },
+          'upstream retry would pass the deadline',
+        );
         return false;
       }
       metrics.googleRetry(op.operation);
       logger.debug(
-        { integration: op.integration, operation: op.operation, attempt: tries, wait_ms: wait, kind: failure.kind, ...(failure.status ? { status: failure.status } : {}) },
+        {
+          integration: op.integration,
+          operation: op.operation,
+          attempt: tries,
+          wait_ms: wait,
+          kind: failure.kind,
+          ...(failure.status ? { status: failure.status } : {}),
+        },
         'retrying upstream call',
       );
       return true;
@@ -184,32 +202,40 @@ export function createUpstream(config: UpstreamConfig, logger: Logger, deps: Ups
       const release = tenant ? await guard.beforeAttempt(op, tenant, deadline, deadlineAt) : undefined;
       const attemptNumber = tries;
       // One span per HTTP attempt (tracing on); its measured time is the request's alone, not the guard's wait.
-      return tracing.inSpan(op.operation, async (span) => {
-        let t0 = 0;
-        try {
-          const value = await attemptTimeout.execute((_context, signal) => {
-            attempts++;
-            options.onAttempt?.();
-            t0 = performance.now();
-            return fn(signal);
-          }, deadline);
-          lastAnswer = 'success';
-          metrics.googleRequest(op.operation, '2xx', (performance.now() - t0) / 1000);
-          span?.setAttributes({ 'hub.google.status_class': '2xx', 'hub.google.attempt': attemptNumber });
-          return value;
-        } catch (err) {
-          const failure = classify(err);
-          lastAnswer = outcomeOf(failure);
-          if (t0 > 0) {
-            const status = statusClass(failure?.status, failure?.kind);
-            metrics.googleRequest(op.operation, status, (performance.now() - t0) / 1000);
-            span?.setAttributes({ 'hub.google.status_class': status, 'hub.google.attempt': attemptNumber, ...(failure?.status ? { 'http.response.status_code': failure.status } : {}) });
+      return tracing.inSpan(
+        op.operation,
+        async (span) => {
+          let t0 = 0;
+          try {
+            const value = await attemptTimeout.execute((_context, signal) => {
+              attempts++;
+              options.onAttempt?.();
+              t0 = performance.now();
+              return fn(signal);
+            }, deadline);
+            lastAnswer = 'success';
+            metrics.googleRequest(op.operation, '2xx', (performance.now() - t0) / 1000);
+            span?.setAttributes({ 'hub.google.status_class': '2xx', 'hub.google.attempt': attemptNumber });
+            return value;
+          } catch (err) {
+            const failure = classify(err);
+            lastAnswer = outcomeOf(failure);
+            if (t0 > 0) {
+              const status = statusClass(failure?.status, failure?.kind);
+              metrics.googleRequest(op.operation, status, (performance.now() - t0) / 1000);
+              span?.setAttributes({
+                'hub.google.status_class': status,
+                'hub.google.attempt': attemptNumber,
+                ...(failure?.status ? { 'http.response.status_code': failure.status } : {}),
+              });
+            }
+            throw err;
+          } finally {
+            release?.();
           }
-          throw err;
-        } finally {
-          release?.();
-        }
-      }, tracing.enabled ? { 'hub.google.operation': op.operation, 'hub.integration': op.integration } : undefined);
+        },
+        tracing.enabled ? { 'hub.google.operation': op.operation, 'hub.integration': op.integration } : undefined,
+      );
     };
 
     const policy = retry(handleWhen(shouldRetry), { maxAttempts: config.maxRetries, backoff });

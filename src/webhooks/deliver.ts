@@ -15,9 +15,18 @@ const MAX_ERROR_CHARS = 300;
  * timeout, the answer's body read and thrown away, and the target checked again right here — the URL's form, and
  * every address its name resolves to in the lookup the connection itself uses (target.ts).
  */
-export function postWebhook(url: string, headers: Record<string, string>, body: string, options: { timeoutMs: number; allowPrivate: boolean }): Promise<DeliveryResult> {
+export function postWebhook(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  options: { timeoutMs: number; allowPrivate: boolean },
+): Promise<DeliveryResult> {
   const t0 = performance.now();
-  const done = (status: number | null, error: string | null): DeliveryResult => ({ status, error: error?.slice(0, MAX_ERROR_CHARS) ?? null, durationMs: Math.round(performance.now() - t0) });
+  const done = (status: number | null, error: string | null): DeliveryResult => ({
+    status,
+    error: error?.slice(0, MAX_ERROR_CHARS) ?? null,
+    durationMs: Math.round(performance.now() - t0),
+  });
   const problem = targetUrlProblem(url, options.allowPrivate);
   if (problem !== null) return Promise.resolve(done(null, `target refused: the URL ${problem}`));
   const target = new URL(url);
@@ -39,7 +48,12 @@ export function postWebhook(url: string, headers: Record<string, string>, body: 
       },
     );
     req.on('error', (err: NodeJS.ErrnoException) => {
-      const why = err.code === 'EHUB_FORBIDDEN_ADDRESS' ? `target refused: ${err.message}` : err.name === 'AbortError' || err.name === 'TimeoutError' ? `no answer within ${options.timeoutMs} ms` : `${err.code ?? err.name}: ${err.message}`;
+      const why =
+        err.code === 'EHUB_FORBIDDEN_ADDRESS'
+          ? `target refused: ${err.message}`
+          : err.name === 'AbortError' || err.name === 'TimeoutError'
+            ? `no answer within ${options.timeoutMs} ms`
+            : `${err.code ?? err.name}: ${err.message}`;
       resolve(done(null, why));
     });
     req.end(body);

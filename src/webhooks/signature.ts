@@ -21,7 +21,12 @@ export function signatureHeader(secrets: readonly string[], timestamp: number, b
 export type Verification = { ok: true; timestamp: number } | { ok: false; problem: 'malformed' | 'stale' | 'mismatch' };
 
 /** What a receiver does (exported for receivers written in TypeScript, and for the tests). */
-export function verifySignature(header: string | undefined, body: string, secrets: readonly string[], options: { nowS?: number; toleranceS?: number } = {}): Verification {
+export function verifySignature(
+  header: string | undefined,
+  body: string,
+  secrets: readonly string[],
+  options: { nowS?: number; toleranceS?: number } = {},
+): Verification {
   if (typeof header !== 'string' || header.length > 4096) return { ok: false, problem: 'malformed' };
   let timestamp: number | undefined;
   const given: Buffer[] = [];

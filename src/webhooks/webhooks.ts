@@ -29,7 +29,9 @@ export function webhookOf(event: ConnectionEvent): { type: WebhookEventType; sta
   switch (event.kind) {
     case 'connected':
     case 'reconnected':
-      return event.missingScopes && event.missingScopes.length > 0 ? { type: 'connection.insufficient_scopes', status: 'insufficient_scopes' } : { type: 'connection.connected', status: 'connected' };
+      return event.missingScopes && event.missingScopes.length > 0
+        ? { type: 'connection.insufficient_scopes', status: 'insufficient_scopes' }
+        : { type: 'connection.connected', status: 'connected' };
     case 'expired':
       return { type: 'connection.expired', status: 'expired' };
     case 'disconnected':
@@ -143,7 +145,12 @@ export function createWebhooks(deps: { db: Db; logger: Logger; config: WebhookCo
     const result =
       typeof target === 'string'
         ? { status: null, error: target, durationMs: 0 }
-        : await postWebhook(target.url, { 'X-Webhook-Id': row.event_id, 'X-Webhook-Timestamp': String(nowS), [SIGNATURE_HEADER]: signatureHeader(target.secrets, nowS, row.body) }, row.body, config);
+        : await postWebhook(
+            target.url,
+            { 'X-Webhook-Id': row.event_id, 'X-Webhook-Timestamp': String(nowS), [SIGNATURE_HEADER]: signatureHeader(target.secrets, nowS, row.body) },
+            row.body,
+            config,
+          );
     const ok = result.status !== null && result.status >= 200 && result.status < 300;
     const gaveUp = !ok && (row.attempts >= config.maxAttempts || typeof target === 'string');
     const waitMs = Math.min(MAX_BACKOFF_MS, config.retryBaseMs * 2 ** (row.attempts - 1));
@@ -164,7 +171,11 @@ export function createWebhooks(deps: { db: Db; logger: Logger; config: WebhookCo
         [row.id, ok ? 'delivered' : gaveUp ? 'failed' : 'pending', jittered / 1000],
       );
     });
-    if (!ok) logger.warn({ event_id: row.event_id, target: row.target, attempt: row.attempts, status: result.status, error: result.error, gave_up: gaveUp }, 'webhook delivery failed');
+    if (!ok)
+      logger.warn(
+        { event_id: row.event_id, target: row.target, attempt: row.attempts, status: result.status, error: result.error, gave_up: gaveUp },
+        'webhook delivery failed',
+      );
   }
 
   async function deliverDue(): Promise<number> {
@@ -176,7 +187,11 @@ export function createWebhooks(deps: { db: Db; logger: Logger; config: WebhookCo
        RETURNING id::text AS id, event_id::text AS event_id, customer_id::text AS customer_id, target, body, attempts`,
       [leaseS],
     );
-    await Promise.all(rows.map((row) => deliver(row).catch((err: unknown) => logger.warn({ err, event_id: row.event_id }, 'webhook delivery could not be recorded; retried after its lease'))));
+    await Promise.all(
+      rows.map((row) =>
+        deliver(row).catch((err: unknown) => logger.warn({ err, event_id: row.event_id }, 'webhook delivery could not be recorded; retried after its lease')),
+      ),
+    );
     return rows.length;
   }
 

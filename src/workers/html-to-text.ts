@@ -45,7 +45,27 @@ const OPTIONS = {
 
 // htmlparser2's rules for what never nests (void elements) and which open tags close the current one: a subset
 // of its table, so the depth measured here is never below the depth its parser builds.
-const VOID = new Set(['area', 'base', 'basefont', 'br', 'col', 'command', 'embed', 'frame', 'hr', 'img', 'input', 'isindex', 'keygen', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
+const VOID = new Set([
+  'area',
+  'base',
+  'basefont',
+  'br',
+  'col',
+  'command',
+  'embed',
+  'frame',
+  'hr',
+  'img',
+  'input',
+  'isindex',
+  'keygen',
+  'link',
+  'meta',
+  'param',
+  'source',
+  'track',
+  'wbr',
+]);
 const CLOSES_P = new Set(['p']);
 const IMPLIED_CLOSE = new Map<string, Set<string>>([
   ['tr', new Set(['tr', 'th', 'td'])],
@@ -99,9 +119,19 @@ export function nestingDepth(html: string, limit: number): number {
         const tag = html.slice(start, end).toLowerCase();
         if (!VOID.has(tag) && (openCount.get(tag) ?? 0) > 0) while (pop() !== tag);
       },
-      onattribdata: noop, onattribentity: noop, onattribend: noop, onattribname: noop, oncdata: noop, oncomment: noop,
-      ondeclaration: noop, onend: noop, onopentagend: noop, onprocessinginstruction: noop, onselfclosingtag: noop,
-      ontext: noop, ontextentity: noop,
+      onattribdata: noop,
+      onattribentity: noop,
+      onattribend: noop,
+      onattribname: noop,
+      oncdata: noop,
+      oncomment: noop,
+      ondeclaration: noop,
+      onend: noop,
+      onopentagend: noop,
+      onprocessinginstruction: noop,
+      onselfclosingtag: noop,
+      ontext: noop,
+      ontextentity: noop,
     },
   );
   try {
@@ -119,10 +149,57 @@ export function nestingDepth(html: string, limit: number): number {
 const HIDDEN = new Set(['script', 'style', 'head', 'title', 'template', 'noscript', 'xmp']);
 /** Elements that start a new line in the stripped text. */
 const BLOCK = new Set([
-  'p', 'div', 'br', 'li', 'ul', 'ol', 'tr', 'table', 'tbody', 'thead', 'tfoot', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
-  'blockquote', 'hr', 'section', 'article', 'header', 'footer', 'pre', 'dl', 'dt', 'dd', 'address', 'center', 'form',
+  'p',
+  'div',
+  'br',
+  'li',
+  'ul',
+  'ol',
+  'tr',
+  'table',
+  'tbody',
+  'thead',
+  'tfoot',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'blockquote',
+  'hr',
+  'section',
+  'article',
+  'header',
+  'footer',
+  'pre',
+  'dl',
+  'dt',
+  'dd',
+  'address',
+  'center',
+  'form',
 ]);
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', copy: '©', reg: '®', hellip: '…', mdash: '—', ndash: '–', lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', euro: '€', zwnj: '', zwj: '' };
+const ENTITIES: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: '\u00a0',
+  copy: '©',
+  reg: '®',
+  hellip: '…',
+  mdash: '—',
+  ndash: '–',
+  lsquo: '‘',
+  rsquo: '’',
+  ldquo: '“',
+  rdquo: '”',
+  euro: '€',
+  zwnj: '',
+  zwj: '',
+};
 const ENTITY = /&(#x[0-9a-f]{1,6}|#\d{1,7}|[a-z]{2,8});/gi;
 
 function decodeEntities(text: string): string {

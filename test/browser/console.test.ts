@@ -93,7 +93,10 @@ run('admin console in Chromium', () => {
     await page.goto(link!);
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, '01-sign-in-link');
-    const [response] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/admin/sign-in') && r.request().method() === 'POST'), page.getByRole('button', { name: 'Sign in' }).click()]);
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/admin/sign-in') && r.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Sign in' }).click(),
+    ]);
     const cookie = await response.headerValue('set-cookie');
     expect(cookie).toMatch(/^hub_admin_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Strict$/); // http demo: no Secure
     await pageReady(page);
@@ -140,7 +143,7 @@ run('admin console in Chromium', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
   }, 60_000);
 
-  test('when an admin makes a connect link and a person follows it through Google\'s consent, then the new connection shows up', async () => {
+  test("when an admin makes a connect link and a person follows it through Google's consent, then the new connection shows up", async () => {
     await page.goto(`${hubUrl}/admin/customers/${DEMO_CUSTOMER_ID}`);
     await pageReady(page);
     await page.getByLabel('Integration').selectOption('google_calendar');
@@ -226,7 +229,7 @@ run('admin console in Chromium', () => {
     return (await res.json()) as { success: boolean };
   };
 
-  test('when an agent has made tool calls, then Activity lists them newest first, filters by tool, shows a receipt\'s Google operations and downloads the conversation\'s replay bundle', async () => {
+  test("when an agent has made tool calls, then Activity lists them newest first, filters by tool, shows a receipt's Google operations and downloads the conversation's replay bundle", async () => {
     const availability = { start_date: '2026-11-23', end_date: '2026-11-24', timezone: 'Europe/Madrid', calendars: ['primary'] };
     expect((await execute('calendar_get_availability', availability, 'conv-console-1')).success).toBe(true);
     expect((await execute('calendar_get_availability', { ...availability, end_date: '2026-11-25' }, 'conv-console-1')).success).toBe(true);
@@ -242,7 +245,10 @@ run('admin console in Chromium', () => {
     expect(await rows.count()).toBe(3); // header + the two calls of that conversation
     for (const text of await rows.allTextContents()) if (!text.startsWith('Time')) expect(text).toContain('calendar_get_availability');
 
-    await rows.nth(1).getByRole('button', { name: /^Details of calendar_get_availability/ }).click();
+    await rows
+      .nth(1)
+      .getByRole('button', { name: /^Details of calendar_get_availability/ })
+      .click();
     const receipt = page.getByRole('article', { name: /^Receipt [0-9a-f]{32}$/ });
     await receipt.waitFor();
     const operations = receipt.getByRole('table', { name: 'Google operations, in order' });
@@ -324,7 +330,10 @@ run('admin console in Chromium', () => {
     await mine.getByLabel('Enabled tools').selectOption('list');
     await mine.getByLabel(/^Tools, one per line/).fill('calendar_get_availability\nno_such_tool');
     await mine.getByRole('button', { name: 'Save policy' }).click();
-    await page.locator('#customer-enabled_tools-error').getByText(/enabled_tools\[1\]/).waitFor();
+    await page
+      .locator('#customer-enabled_tools-error')
+      .getByText(/enabled_tools\[1\]/)
+      .waitFor();
     expect(await page.locator('#customer-max_side_effects-error').textContent()).toBe('');
 
     // an agent's own policy, by agent id
@@ -337,7 +346,10 @@ run('admin console in Chromium', () => {
     expect(await seriousViolations(page)).toEqual([]);
 
     // delete both, confirmed, so the calls of later tests run unrestricted
-    for (const [region, form] of [['Agent policy', agent], ['Customer policy', mine]] as const) {
+    for (const [region, form] of [
+      ['Agent policy', agent],
+      ['Customer policy', mine],
+    ] as const) {
       await form.getByRole('button', { name: 'Delete policy…' }).click();
       await page.getByRole('dialog').getByRole('button', { name: 'Delete', exact: true }).click();
       await page.getByRole('region', { name: region }).getByText('Policy deleted.').waitFor();
@@ -345,7 +357,7 @@ run('admin console in Chromium', () => {
     expect((await page.request.get(`${hubUrl}/api/admin/customers/${DEMO_CUSTOMER_ID}/policy`)).status()).toBe(403); // no CSRF header: refused
   }, 90_000);
 
-  test('when an admin sets the customer\'s webhook endpoint, then its secret shows once, rotates, and the delivery log is listed', async () => {
+  test("when an admin sets the customer's webhook endpoint, then its secret shows once, rotates, and the delivery log is listed", async () => {
     await page.goto(`${hubUrl}/admin/customers/${DEMO_CUSTOMER_ID}`);
     await pageReady(page);
     const webhooks = page.getByRole('region', { name: 'Webhooks' });
@@ -388,7 +400,11 @@ run('admin console in Chromium', () => {
   }, 90_000);
 
   test('when a customer-scoped session opens another customer by URL, then the API refuses and the page says so', async () => {
-    const cli = spawnSync(process.execPath, ['dist/src/cli/admin-login.js', '--customer', DEMO_CUSTOMER_ID], { cwd: project, env: { ...env, HUB_PUBLIC_URL: hubUrl }, encoding: 'utf8' });
+    const cli = spawnSync(process.execPath, ['dist/src/cli/admin-login.js', '--customer', DEMO_CUSTOMER_ID], {
+      cwd: project,
+      env: { ...env, HUB_PUBLIC_URL: hubUrl },
+      encoding: 'utf8',
+    });
     expect(cli.status).toBe(0);
     const link = cli.stdout.trim();
     const customer = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -426,7 +442,7 @@ run('admin console in Chromium', () => {
     expect(new URL(page.url()).pathname).toBe('/admin/sign-in');
   }, 60_000);
 
-  test('then every console page loaded within the ceiling (median of seven loads, to the page\'s ready mark), each printed against the 300 ms target', () => {
+  test("then every console page loaded within the ceiling (median of seven loads, to the page's ready mark), each printed against the 300 ms target", () => {
     const medians = Object.fromEntries(Object.entries(loads).map(([name, times]) => [name, Math.round(median(times))]));
     process.stdout.write(`console page loads, median ms (target < ${LOAD_TARGET_MS}): ${JSON.stringify(medians)}\n`);
     for (const [name, ms] of Object.entries(medians)) expect({ name, median: ms < LOAD_CEILING_MS ? 'within' : ms }).toEqual({ name, median: 'within' });

@@ -76,9 +76,16 @@ describe('a Hub with default limits', () => {
   test('when the inputs, the tool or the event are wrong, then VALIDATION_ERROR, TOOL_NOT_FOUND and RESOURCE_NOT_FOUND come back unretried', async () => {
     const ids = { customerId: randomUUID(), agentId: randomUUID() };
     const invalid = await h.client.execute('hub_echo', { message: 42 } as unknown as { message: string }, ids);
-    expect(invalid).toMatchObject({ ok: false, attempts: 1, error: { code: 'VALIDATION_ERROR', status: 400, details: { issues: [expect.objectContaining({ path: 'inputs.message' })] } } });
+    expect(invalid).toMatchObject({
+      ok: false,
+      attempts: 1,
+      error: { code: 'VALIDATION_ERROR', status: 400, details: { issues: [expect.objectContaining({ path: 'inputs.message' })] } },
+    });
     const unknown = await h.client.execute('calendar_teleport' as 'hub_echo', { message: 'x' }, ids);
-    expect(unknown).toMatchObject({ ok: false, error: { code: 'TOOL_NOT_FOUND', status: 404, details: { available_tools: expect.arrayContaining(['hub_echo']) } } });
+    expect(unknown).toMatchObject({
+      ok: false,
+      error: { code: 'TOOL_NOT_FOUND', status: 404, details: { available_tools: expect.arrayContaining(['hub_echo']) } },
+    });
     const customerId = randomUUID();
     await sb.createAccount({ email: PERSON });
     await connectToSandbox(h.hub, sb, { email: PERSON, integration: 'google_calendar', customerId });
@@ -92,13 +99,21 @@ describe('a Hub with default limits', () => {
     await connectToSandbox(h.hub, sb, { email: PERSON, integration: 'google_calendar', customerId });
     await sb.control('POST', '/faults', { operation: 'calendar.freebusy.query', preset: 'backendError' });
     const client = createHubClient({ baseUrl: h.url, serviceSecret: SECRET_A, maxRetries: 1 });
-    const answer = await client.execute('calendar_get_availability', { start_date: '2027-01-18', end_date: '2027-01-19' }, { customerId, agentId: randomUUID(), requestId: 'avail-1' });
+    const answer = await client.execute(
+      'calendar_get_availability',
+      { start_date: '2027-01-18', end_date: '2027-01-19' },
+      { customerId, agentId: randomUUID(), requestId: 'avail-1' },
+    );
     expect(answer).toMatchObject({ ok: false, attempts: 2, requestId: 'avail-1', error: { code: 'EXTERNAL_API_ERROR', status: 502, retryable: true } });
   });
 
   test('when the secret is wrong, then UNAUTHORIZED; status and catalog answer typed values', async () => {
     const wrong = createHubClient({ baseUrl: h.url, serviceSecret: 'not-the-secret-0123456789abcdef0123456789' });
-    expect(await wrong.execute('hub_echo', { message: 'hi' }, { customerId: randomUUID(), agentId: randomUUID() })).toMatchObject({ ok: false, attempts: 1, error: { code: 'UNAUTHORIZED', status: 401 } });
+    expect(await wrong.execute('hub_echo', { message: 'hi' }, { customerId: randomUUID(), agentId: randomUUID() })).toMatchObject({
+      ok: false,
+      attempts: 1,
+      error: { code: 'UNAUTHORIZED', status: 401 },
+    });
     expect(await wrong.catalog()).toMatchObject({ ok: false, error: { code: 'UNAUTHORIZED' } });
     const catalog = await h.client.catalog();
     if (!catalog.ok) throw new Error(JSON.stringify(catalog.error));
@@ -140,8 +155,17 @@ describe('a Hub whose agents may make one write per second', () => {
     if (!second.ok) throw new Error(JSON.stringify(second.error));
     expect(second.attempts).toBe(2);
     expect(second.metadata.request_id).toBe(`second-${agentId}`);
-    expect(storedEvents(sb, PERSON).filter((e) => e.fields.summary === 'Second').map((e) => e.id)).toEqual([second.result.event_id]);
-    expect(h.hub.logs.entries().filter((e) => (e.msg === 'request completed' || e.msg === 'request failed') && e.request_id === `second-${agentId}`).map((e) => e.status)).toEqual([429, 200]);
+    expect(
+      storedEvents(sb, PERSON)
+        .filter((e) => e.fields.summary === 'Second')
+        .map((e) => e.id),
+    ).toEqual([second.result.event_id]);
+    expect(
+      h.hub.logs
+        .entries()
+        .filter((e) => (e.msg === 'request completed' || e.msg === 'request failed') && e.request_id === `second-${agentId}`)
+        .map((e) => e.status),
+    ).toEqual([429, 200]);
   });
 });
 
@@ -169,12 +193,23 @@ const { redisUrl } = services();
     proxy.blackhole();
     setTimeout(() => proxy.resume(), 2_500);
     const requestId = `outage-${customerId}`;
-    const answer = await client.execute('calendar_create_event', { title: 'Through the outage', start: '2027-01-21T10:00:00Z', end: '2027-01-21T11:00:00Z' }, { customerId, agentId: randomUUID(), requestId });
+    const answer = await client.execute(
+      'calendar_create_event',
+      { title: 'Through the outage', start: '2027-01-21T10:00:00Z', end: '2027-01-21T11:00:00Z' },
+      { customerId, agentId: randomUUID(), requestId },
+    );
     if (!answer.ok) throw new Error(JSON.stringify(answer.error));
     expect(answer.attempts).toBeGreaterThan(1);
-    const statuses = h.hub.logs.entries().filter((e) => (e.msg === 'request completed' || e.msg === 'request failed') && e.request_id === requestId).map((e) => e.status);
+    const statuses = h.hub.logs
+      .entries()
+      .filter((e) => (e.msg === 'request completed' || e.msg === 'request failed') && e.request_id === requestId)
+      .map((e) => e.status);
     expect(statuses.slice(0, -1).every((s) => s === 503)).toBe(true);
     expect(statuses.at(-1)).toBe(200);
-    expect(storedEvents(sb, PERSON).filter((e) => e.fields.summary === 'Through the outage').map((e) => e.id)).toEqual([answer.result.event_id]);
+    expect(
+      storedEvents(sb, PERSON)
+        .filter((e) => e.fields.summary === 'Through the outage')
+        .map((e) => e.id),
+    ).toEqual([answer.result.event_id]);
   });
 });

@@ -28,9 +28,16 @@ describe('admin console sign-in and sessions', () => {
 
   /** Signs in with a fresh link; the session cookie (name=value) and the page's CSRF token. */
   async function signIn(principal: { kind: 'admin' } | { kind: 'customer'; customerId: string }) {
-    const res = await client(hub.app).post('/admin/sign-in').type('form').send({ token: tokenOf(links().create(principal, 600).url) }).expect(303);
+    const res = await client(hub.app)
+      .post('/admin/sign-in')
+      .type('form')
+      .send({ token: tokenOf(links().create(principal, 600).url) })
+      .expect(303);
     const cookie = cookieOf(res).split(';')[0]!;
-    const page = await client(hub.app).get(res.headers.location as string).set('Cookie', cookie).expect(200);
+    const page = await client(hub.app)
+      .get(res.headers.location as string)
+      .set('Cookie', cookie)
+      .expect(200);
     return { cookie, csrf: csrfOf(page.text), location: res.headers.location as string };
   }
 
@@ -43,11 +50,17 @@ describe('admin console sign-in and sessions', () => {
 
   test('when a sign-in link is opened, then the page only offers to redeem it; the POST sets an HttpOnly, Secure, SameSite=Strict cookie', async () => {
     const url = links().create({ kind: 'admin' }, 600).url;
-    const page = await client(hub.app).get(new URL(url).pathname + new URL(url).search).expect(200);
+    const page = await client(hub.app)
+      .get(new URL(url).pathname + new URL(url).search)
+      .expect(200);
     expect(page.headers['set-cookie']).toBeUndefined();
     expect(page.headers['content-security-policy']).toMatch(/default-src 'none'.*script-src 'self'.*frame-ancestors 'none'/);
     expect(page.headers['referrer-policy']).toBe('no-referrer');
-    const res = await client(hub.app).post('/admin/sign-in').type('form').send({ token: tokenOf(url) }).expect(303);
+    const res = await client(hub.app)
+      .post('/admin/sign-in')
+      .type('form')
+      .send({ token: tokenOf(url) })
+      .expect(303);
     expect(res.headers.location).toBe('/admin');
     expect(cookieOf(res)).toMatch(/^hub_admin_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=43200; HttpOnly; SameSite=Strict; Secure$/);
   });
@@ -61,10 +74,22 @@ describe('admin console sign-in and sessions', () => {
   });
 
   test('when a sign-in link is expired, forged, or posted from another site, then no session starts', async () => {
-    const old = createSignInLinks({ publicUrl: PUBLIC_URL, encryptionKeys: [{ id: 'k1', key: Buffer.from(KEY_1, 'base64') }], now: () => Date.now() - 601_000 });
-    await client(hub.app).post('/admin/sign-in').type('form').send({ token: tokenOf(old.create({ kind: 'admin' }, 600).url) }).expect(410);
+    const old = createSignInLinks({
+      publicUrl: PUBLIC_URL,
+      encryptionKeys: [{ id: 'k1', key: Buffer.from(KEY_1, 'base64') }],
+      now: () => Date.now() - 601_000,
+    });
+    await client(hub.app)
+      .post('/admin/sign-in')
+      .type('form')
+      .send({ token: tokenOf(old.create({ kind: 'admin' }, 600).url) })
+      .expect(410);
     const forged = createSignInLinks({ publicUrl: PUBLIC_URL, encryptionKeys: [{ id: 'k1', key: Buffer.alloc(32, 7) }] });
-    await client(hub.app).post('/admin/sign-in').type('form').send({ token: tokenOf(forged.create({ kind: 'admin' }, 600).url) }).expect(400);
+    await client(hub.app)
+      .post('/admin/sign-in')
+      .type('form')
+      .send({ token: tokenOf(forged.create({ kind: 'admin' }, 600).url) })
+      .expect(400);
     const good = tokenOf(links().create({ kind: 'admin' }, 600).url);
     await client(hub.app).post('/admin/sign-in').set('Sec-Fetch-Site', 'cross-site').type('form').send({ token: good }).expect(403);
     expect(() => links().create({ kind: 'admin' }, 601)).toThrow(); // never longer than ten minutes
@@ -75,7 +100,11 @@ describe('admin console sign-in and sessions', () => {
     expect(csrf).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const noCsrf = await client(hub.app).get('/api/admin/customers').set('Cookie', cookie).expect(403);
     expect(noCsrf.body.error.code).toBe('FORBIDDEN');
-    await client(hub.app).delete(`/api/admin/customers/${customerA}/integrations/google_gmail`).set('Cookie', cookie).set('X-CSRF-Token', 'x'.repeat(43)).expect(403);
+    await client(hub.app)
+      .delete(`/api/admin/customers/${customerA}/integrations/google_gmail`)
+      .set('Cookie', cookie)
+      .set('X-CSRF-Token', 'x'.repeat(43))
+      .expect(403);
     const listed = await client(hub.app).get('/api/admin/customers').set('Cookie', cookie).set('X-CSRF-Token', csrf).expect(200);
     expect(listed.body.customers.map((c: { customer_id: string }) => c.customer_id)).toEqual(expect.arrayContaining([customerA, customerB]));
   });
@@ -103,18 +132,36 @@ describe('admin console sign-in and sessions', () => {
   });
 
   test('when an admin JWT (HS256) is posted to the JWT sign-in, then it starts a session for whoever it speaks for', async () => {
-    const res = await client(hub.app).post('/admin/sign-in/jwt').type('form').send({ jwt: adminToken({ customer_id: customerB }) }).expect(303);
+    const res = await client(hub.app)
+      .post('/admin/sign-in/jwt')
+      .type('form')
+      .send({ jwt: adminToken({ customer_id: customerB }) })
+      .expect(303);
     expect(res.headers.location).toBe(`/admin/customers/${customerB}`);
-    await client(hub.app).post('/admin/sign-in/jwt').type('form').send({ jwt: adminToken({ role: 'hub_admin', exp: Math.floor(Date.now() / 1000) - 60, iat: Math.floor(Date.now() / 1000) - 120 }) }).expect(401);
+    await client(hub.app)
+      .post('/admin/sign-in/jwt')
+      .type('form')
+      .send({ jwt: adminToken({ role: 'hub_admin', exp: Math.floor(Date.now() / 1000) - 60, iat: Math.floor(Date.now() / 1000) - 120 }) })
+      .expect(401);
   });
 
   test('when the Hub verifies RS256 admin JWTs (an identity provider), then a token signed with its private key signs in', async () => {
     const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const rs = await buildTestHub({ env: { HUB_ADMIN_JWT_SECRET: undefined, HUB_ADMIN_JWT_PUBLIC_KEY: publicKey.export({ type: 'spki', format: 'pem' }).toString() } });
+    const rs = await buildTestHub({
+      env: { HUB_ADMIN_JWT_SECRET: undefined, HUB_ADMIN_JWT_PUBLIC_KEY: publicKey.export({ type: 'spki', format: 'pem' }).toString() },
+    });
     try {
-      const res = await client(rs.app).post('/admin/sign-in/jwt').type('form').send({ jwt: adminToken({ role: 'hub_admin', alg: 'RS256', key: privateKey }) }).expect(303);
+      const res = await client(rs.app)
+        .post('/admin/sign-in/jwt')
+        .type('form')
+        .send({ jwt: adminToken({ role: 'hub_admin', alg: 'RS256', key: privateKey }) })
+        .expect(303);
       expect(res.headers.location).toBe('/admin');
-      await client(rs.app).post('/admin/sign-in/jwt').type('form').send({ jwt: adminToken({ role: 'hub_admin' }) }).expect(401); // HS256 refused
+      await client(rs.app)
+        .post('/admin/sign-in/jwt')
+        .type('form')
+        .send({ jwt: adminToken({ role: 'hub_admin' }) })
+        .expect(401); // HS256 refused
     } finally {
       await rs.close();
     }
@@ -124,21 +171,30 @@ describe('admin console sign-in and sessions', () => {
     const seen: string[] = [];
     let after: string | null = null;
     do {
-      const res: request.Response = await client(hub.app).get(`/api/admin/customers?limit=1${after ? `&after=${after}` : ''}`).set('Authorization', asAdmin()).expect(200);
+      const res: request.Response = await client(hub.app)
+        .get(`/api/admin/customers?limit=1${after ? `&after=${after}` : ''}`)
+        .set('Authorization', asAdmin())
+        .expect(200);
       seen.push(...res.body.customers.map((c: { customer_id: string }) => c.customer_id));
       after = res.body.next_after;
     } while (after !== null);
     expect(seen).toEqual([customerA, customerB].sort());
     const b = await client(hub.app).get('/api/admin/customers').set('Authorization', asCustomer(customerB)).expect(200);
-    expect(b.body.customers[0].connections).toEqual([{ integration: 'google_gmail', user_id: null, account_email: 'b@example.com', health: 'insufficient_scopes' }]);
+    expect(b.body.customers[0].connections).toEqual([
+      { integration: 'google_gmail', user_id: null, account_email: 'b@example.com', health: 'insufficient_scopes' },
+    ]);
     await client(hub.app).get('/api/admin/customers?limit=101').set('Authorization', asAdmin()).expect(400);
   });
 
-  test('when `npm run admin-login` runs with the Hub\'s configuration, then it prints a link this Hub redeems', async () => {
+  test("when `npm run admin-login` runs with the Hub's configuration, then it prints a link this Hub redeems", async () => {
     let out = '';
     const status = runAdminLoginCli(['--customer', customerA], testEnv(), { out: (s) => (out += s), err: () => {} });
     expect(status).toBe(0);
-    const res = await client(hub.app).post('/admin/sign-in').type('form').send({ token: tokenOf(out.trim()) }).expect(303);
+    const res = await client(hub.app)
+      .post('/admin/sign-in')
+      .type('form')
+      .send({ token: tokenOf(out.trim()) })
+      .expect(303);
     expect(res.headers.location).toBe(`/admin/customers/${customerA}`);
     expect(runAdminLoginCli(['--admin', '--customer', customerA], testEnv(), { out: () => {}, err: () => {} })).toBe(2);
   });

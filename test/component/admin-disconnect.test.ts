@@ -56,7 +56,12 @@ describe('admin API: disconnecting an integration', () => {
     (
       await fetch(`${sb.url}/token`, {
         method: 'POST',
-        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: TEST_CLIENT.clientId, client_secret: TEST_CLIENT.clientSecret }),
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: refreshToken,
+          client_id: TEST_CLIENT.clientId,
+          client_secret: TEST_CLIENT.clientSecret,
+        }),
       })
     ).status === 200;
   const stored = (c: { customerId: string; userId: string | null; integration: 'google_calendar' | 'google_gmail' }) =>
@@ -107,7 +112,7 @@ describe('admin API: disconnecting an integration', () => {
     expect(await tokenWorks(gmail.grant.accessToken)).toBe(false);
   });
 
-  it('when user_id is given, then only that end user\'s connection goes, and without it only the customer-wide one', async () => {
+  it("when user_id is given, then only that end user's connection goes, and without it only the customer-wide one", async () => {
     const customerId = randomUUID();
     const wide = await connectReal({ customerId, integration: 'google_gmail' });
     const user = await connectReal({ customerId, userId: 'user-9', integration: 'google_gmail' });
@@ -124,7 +129,7 @@ describe('admin API: disconnecting an integration', () => {
     expect(await stored(wide)).not.toBeNull();
   });
 
-  it('when the grant was already revoked at Google, then Google\'s invalid_token counts as revoked and the row is deleted', async () => {
+  it("when the grant was already revoked at Google, then Google's invalid_token counts as revoked and the row is deleted", async () => {
     const c = await connectReal();
     await sb.control('POST', `/accounts/${c.accountEmail}/revoke`);
     const res = await disconnect(c.customerId, 'google_calendar').expect(200);
@@ -185,7 +190,7 @@ describe('admin API: disconnecting an integration', () => {
     expect(hub.logs.text()).toContain('disconnecting a credential that cannot be decrypted');
   });
 
-  it('when a customer token disconnects its own customer, then 200; another customer\'s, then 403 and nothing happens', async () => {
+  it("when a customer token disconnects its own customer, then 200; another customer's, then 403 and nothing happens", async () => {
     const c = await connectReal();
     const other = await disconnect(c.customerId, 'google_calendar', '', asCustomer(randomUUID())).expect(403);
     expect(other.body.error.code).toBe('FORBIDDEN');

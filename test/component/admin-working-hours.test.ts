@@ -17,14 +17,18 @@ const path = (customerId: string, userId?: string) =>
 let hub: TestHub;
 const api = () => client(hub.app);
 const put = (customerId: string, body: unknown, options: { userId?: string; auth?: string } = {}) =>
-  api().put(path(customerId, options.userId)).set('Authorization', options.auth ?? asAdmin()).send(body as object);
+  api()
+    .put(path(customerId, options.userId))
+    .set('Authorization', options.auth ?? asAdmin())
+    .send(body as object);
 
 beforeAll(async () => {
   hub = await buildTestHub();
 });
 afterAll(() => hub.close());
 
-const aCalendarConnection = async (overrides: Parameters<typeof aCredential>[0] = {}) => hub.store.save(aCredential({ integration: 'google_calendar', ...overrides }));
+const aCalendarConnection = async (overrides: Parameters<typeof aCredential>[0] = {}) =>
+  hub.store.save(aCredential({ integration: 'google_calendar', ...overrides }));
 /** What a tool call would see now (through the same per-process credential cache tool calls use). */
 const seenByTools = async (customerId: string, userId: string | null = null) => {
   const resolved = await hub.connections.connect({ name: 'test', requiredScopes: [] }, 'google_calendar', { customerId, userId });

@@ -24,8 +24,7 @@ const envelope = (code: string, message: string | object, retryable = false) => 
 describe('admin API', () => {
   let hub: TestHub;
   const api = () => client(hub.app);
-  const createLink = (body: object, authorization = asAdmin()) =>
-    api().post('/api/admin/connect-links').set('Authorization', authorization).send(body);
+  const createLink = (body: object, authorization = asAdmin()) => api().post('/api/admin/connect-links').set('Authorization', authorization).send(body);
   const list = (customerId: string, authorization = asAdmin()) =>
     api().get(`/api/admin/customers/${customerId}/integrations`).set('Authorization', authorization);
 
@@ -43,7 +42,12 @@ describe('admin API', () => {
       ['get', '/api/admin/no-such-route'],
     ];
     const call = (method: string, path: string, authorization?: string) => {
-      const test = method === 'post' ? api().post(path).send({ customer_id: someCustomer, integration: 'google_calendar' }) : method === 'delete' ? api().delete(path) : api().get(path);
+      const test =
+        method === 'post'
+          ? api().post(path).send({ customer_id: someCustomer, integration: 'google_calendar' })
+          : method === 'delete'
+            ? api().delete(path)
+            : api().get(path);
       return authorization === undefined ? test : test.set('Authorization', authorization);
     };
     const INVALID = 'The admin token is invalid';
@@ -102,9 +106,17 @@ describe('admin API', () => {
     it('when HUB_ADMIN_JWT_MAX_TTL_S is lowered, then longer-lived tokens are refused and shorter ones still work', async () => {
       const strict = await buildTestHub({ env: { HUB_ADMIN_JWT_MAX_TTL_S: '600' } });
       try {
-        const res = await client(strict.app).get(`/api/admin/customers/${randomUUID()}/integrations`).set('Authorization', asAdmin({ exp: nowS + 3600 })).expect(401);
-        expect(res.body.error.message).toBe('The admin token must carry iat (not in the future) and exp at most 600 seconds after it (HUB_ADMIN_JWT_MAX_TTL_S)');
-        await client(strict.app).get(`/api/admin/customers/${randomUUID()}/integrations`).set('Authorization', asAdmin({ exp: nowS + 600 })).expect(200);
+        const res = await client(strict.app)
+          .get(`/api/admin/customers/${randomUUID()}/integrations`)
+          .set('Authorization', asAdmin({ exp: nowS + 3600 }))
+          .expect(401);
+        expect(res.body.error.message).toBe(
+          'The admin token must carry iat (not in the future) and exp at most 600 seconds after it (HUB_ADMIN_JWT_MAX_TTL_S)',
+        );
+        await client(strict.app)
+          .get(`/api/admin/customers/${randomUUID()}/integrations`)
+          .set('Authorization', asAdmin({ exp: nowS + 600 }))
+          .expect(200);
       } finally {
         await strict.close();
       }
@@ -142,7 +154,14 @@ describe('admin API', () => {
       const before = Date.now();
       const res = await createLink({ customer_id: customerId.toUpperCase(), user_id: 'user-42', integration: 'google_gmail' }).expect(201);
       expect(res.body).toEqual({ url: expect.any(String), expires_at: expect.any(String), intent: 'connect' });
-      expect(readConnectLink(res.body.url)).toMatchObject({ customerId, userId: 'user-42', integration: 'google_gmail', returnUrl: null, origin: 'admin', replace: false });
+      expect(readConnectLink(res.body.url)).toMatchObject({
+        customerId,
+        userId: 'user-42',
+        integration: 'google_gmail',
+        returnUrl: null,
+        origin: 'admin',
+        replace: false,
+      });
       const ttlMs = Date.parse(res.body.expires_at) - before;
       expect(ttlMs).toBeGreaterThan(3590_000);
       expect(ttlMs).toBeLessThanOrEqual(3601_000);
@@ -235,7 +254,18 @@ describe('admin API', () => {
           last_error_at: null,
           created_at: saved.createdAt.toISOString(),
           updated_at: saved.updatedAt.toISOString(),
-          tools_available: ['calendar_create_event', 'calendar_delete_event', 'calendar_find_optimal_times', 'calendar_get_availability', 'calendar_list_calendars', 'calendar_update_event', 'hub_current_time', 'test_calendar_probe', 'test_calendar_timezone', 'test_leaky'],
+          tools_available: [
+            'calendar_create_event',
+            'calendar_delete_event',
+            'calendar_find_optimal_times',
+            'calendar_get_availability',
+            'calendar_list_calendars',
+            'calendar_update_event',
+            'hub_current_time',
+            'test_calendar_probe',
+            'test_calendar_timezone',
+            'test_leaky',
+          ],
           working_hours: { start: '09:00', end: '17:00', days: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'] },
           working_hours_source: 'default',
         },
@@ -247,7 +277,14 @@ describe('admin API', () => {
           connected: true,
           scopes: ['calendar.readonly'],
           missing_scopes: ['calendar.events'],
-          tools_available: ['calendar_find_optimal_times', 'calendar_get_availability', 'calendar_list_calendars', 'hub_current_time', 'test_calendar_timezone', 'test_leaky'],
+          tools_available: [
+            'calendar_find_optimal_times',
+            'calendar_get_availability',
+            'calendar_list_calendars',
+            'hub_current_time',
+            'test_calendar_timezone',
+            'test_leaky',
+          ],
           setup_url: aSetupUrl(customerId, 'google_calendar', 'user-7'),
         }),
         expect.objectContaining({
@@ -327,7 +364,11 @@ describe('admin API', () => {
     });
 
     it('when HUB_ADMIN_JWT_MAX_TTL_S is lowered or raised, then --ttl is bounded by it, so no minted token is one the Hub refuses', () => {
-      expect(run(['--admin', '--ttl', '7200'], { ...testEnv(), HUB_ADMIN_JWT_MAX_TTL_S: '3600' })).toMatchObject({ status: 2, out: '', err: expect.stringContaining('between 1 and 3600 (HUB_ADMIN_JWT_MAX_TTL_S)') });
+      expect(run(['--admin', '--ttl', '7200'], { ...testEnv(), HUB_ADMIN_JWT_MAX_TTL_S: '3600' })).toMatchObject({
+        status: 2,
+        out: '',
+        err: expect.stringContaining('between 1 and 3600 (HUB_ADMIN_JWT_MAX_TTL_S)'),
+      });
       const long = run(['--admin', '--ttl', String(60 * 86_400)], { ...testEnv(), HUB_ADMIN_JWT_MAX_TTL_S: String(90 * 86_400) });
       expect(long.status).toBe(0);
       const claims = jwt.decode(long.out.trim()) as Record<string, number>;
@@ -335,7 +376,13 @@ describe('admin API', () => {
     });
 
     it('when mintAdminToken is used directly, then its token is accepted', async () => {
-      const token = mintAdminToken({ key: { algorithm: 'HS256', secret: ADMIN_JWT_SECRET }, issuer: 'hub-admin', audience: 'hub-admin-api', subject: { kind: 'admin' }, ttlS: 60 });
+      const token = mintAdminToken({
+        key: { algorithm: 'HS256', secret: ADMIN_JWT_SECRET },
+        issuer: 'hub-admin',
+        audience: 'hub-admin-api',
+        subject: { kind: 'admin' },
+        ttlS: 60,
+      });
       await list(randomUUID(), bearer(token)).expect(200);
     });
 
@@ -344,7 +391,11 @@ describe('admin API', () => {
       ['both', ['--admin', '--customer', randomUUID()], 'give exactly one of --customer <uuid> or --admin'],
       ['a customer that is not a UUID', ['--customer', 'acme'], '--customer must be a UUID'],
       ['a zero ttl', ['--admin', '--ttl', '0'], '--ttl must be whole seconds between 1 and'],
-      ['a ttl over 30 days (the default HUB_ADMIN_JWT_MAX_TTL_S)', ['--admin', '--ttl', '2592001'], '--ttl must be whole seconds between 1 and 2592000 (HUB_ADMIN_JWT_MAX_TTL_S)'],
+      [
+        'a ttl over 30 days (the default HUB_ADMIN_JWT_MAX_TTL_S)',
+        ['--admin', '--ttl', '2592001'],
+        '--ttl must be whole seconds between 1 and 2592000 (HUB_ADMIN_JWT_MAX_TTL_S)',
+      ],
       ['a fractional ttl', ['--admin', '--ttl', '1.5'], '--ttl must be whole seconds'],
       ['an unknown option', ['--admin', '--forever'], "Unknown option '--forever'"],
       ['a private key on an HS256 Hub', ['--admin', '--private-key-file', '/nonexistent'], '--private-key-file is for RS256'],
@@ -449,7 +500,14 @@ describe('admin API with RS256 (HUB_ADMIN_JWT_PUBLIC_KEY)', () => {
     expect(out).toBe('');
 
     const other = join(keyDir, 'other.pem');
-    writeFileSync(other, generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey);
+    writeFileSync(
+      other,
+      generateKeyPairSync('rsa', {
+        modulusLength: 2048,
+        privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+        publicKeyEncoding: { type: 'spki', format: 'pem' },
+      }).privateKey,
+    );
     expect(runAdminTokenCli(['--admin', '--private-key-file', other], env, io)).toBe(2);
     expect(err).toContain('does not match HUB_ADMIN_JWT_PUBLIC_KEY');
     expect(out).toBe('');

@@ -39,7 +39,10 @@ async function hubWithCuttableDatabase(env: Record<string, string>): Promise<Out
   } else {
     db = cuttableDb(base.testDb.db);
   }
-  const hub = await buildTestHub({ db, env: { HUB_AUDIT_FLUSH_MS: '50', HUB_RATE_LIMIT_CUSTOMER_POINTS: '1000000', HUB_RATE_LIMIT_AGENT_POINTS: '1000000', ...env } });
+  const hub = await buildTestHub({
+    db,
+    env: { HUB_AUDIT_FLUSH_MS: '50', HUB_RATE_LIMIT_CUSTOMER_POINTS: '1000000', HUB_RATE_LIMIT_AGENT_POINTS: '1000000', ...env },
+  });
   return {
     hub,
     cut: () => (proxy ? proxy.cut() : (db as ReturnType<typeof cuttableDb>).cut()),
@@ -60,7 +63,10 @@ async function load(hub: TestHub, customerId: string, ms: number) {
     const agentId = randomUUID();
     while (Date.now() < until) {
       const t0 = performance.now();
-      const res = await request(hub.app).post('/api/internal/tools/execute/').set('Authorization', serviceAuth()).send(anExecuteBody({ customer_id: customerId, agent_id: agentId }));
+      const res = await request(hub.app)
+        .post('/api/internal/tools/execute/')
+        .set('Authorization', serviceAuth())
+        .send(anExecuteBody({ customer_id: customerId, agent_id: agentId }));
       results.push({ status: res.status, ms: performance.now() - t0 });
     }
   };
@@ -106,7 +112,7 @@ test('when the outage outlasts HUB_AUDIT_RETRY_S, then calls still answer and th
     const { dropped, written } = o.hub.audit.stats();
     expect(dropped).toBeGreaterThan(0);
     expect(dropped + written).toBe(during.length);
-    expect(o.hub.logs.entries().some((l) => l.msg === 'audit receipts: rows dropped' && (l.reason === 'database unavailable'))).toBe(true);
+    expect(o.hub.logs.entries().some((l) => l.msg === 'audit receipts: rows dropped' && l.reason === 'database unavailable')).toBe(true);
   } finally {
     await o.close();
   }

@@ -25,14 +25,19 @@ const execute = (body: object) => api().post('/api/internal/tools/execute/').set
 /** The admin API's receipts of a customer, once everything queued is written; `status` is checked. */
 const receipts = async (customerId: string, query = '', options: { auth?: string; status?: number } = {}) => {
   await hub.audit.drain();
-  return (await api().get(`/api/admin/customers/${customerId}/receipts${query}`).set('Authorization', options.auth ?? asAdmin()).expect(options.status ?? 200)).body;
+  return (
+    await api()
+      .get(`/api/admin/customers/${customerId}/receipts${query}`)
+      .set('Authorization', options.auth ?? asAdmin())
+      .expect(options.status ?? 200)
+  ).body;
 };
 
 describe('a receipt for every call', () => {
   test('when a call succeeds, then its receipt names caller, tool, version, times, outcome and call_id, and the access line carries the call_id', async () => {
     const body = anExecuteBody({ inputs: { message: 'hello audit' }, context: { conversation_id: 'conv-1', request_id: 'req-ok-1' } });
     const res = await execute(body).expect(200);
-    const page = (await receipts(body.customer_id));
+    const page = await receipts(body.customer_id);
     expect(page.receipts).toHaveLength(1);
     const r = page.receipts[0];
     expect(r).toMatchObject({
@@ -63,7 +68,8 @@ describe('a receipt for every call', () => {
   test('when the same call is made again with the same request_id and inputs, then it gets the same call_id; other inputs get another', async () => {
     const customerId = randomUUID();
     const agentId = randomUUID();
-    const call = (message: string) => execute(anExecuteBody({ customer_id: customerId, agent_id: agentId, inputs: { message }, context: { request_id: 'same-req' } })).expect(200);
+    const call = (message: string) =>
+      execute(anExecuteBody({ customer_id: customerId, agent_id: agentId, inputs: { message }, context: { request_id: 'same-req' } })).expect(200);
     await call('a');
     await call('a');
     await call('b');
@@ -116,8 +122,15 @@ describe('a receipt for every call', () => {
       await send().expect(200);
       await send().expect(429);
       await limited.audit.drain();
-      const rows = await limited.testDb.db.query<{ outcome: string; retryable: boolean }>('SELECT outcome, retryable FROM audit_receipts WHERE customer_id = $1 ORDER BY id', [body.customer_id]);
-      expect(rows).toEqual([{ outcome: 'ok', retryable: null }, { outcome: 'ok', retryable: null }, { outcome: 'RATE_LIMITED', retryable: true }]);
+      const rows = await limited.testDb.db.query<{ outcome: string; retryable: boolean }>(
+        'SELECT outcome, retryable FROM audit_receipts WHERE customer_id = $1 ORDER BY id',
+        [body.customer_id],
+      );
+      expect(rows).toEqual([
+        { outcome: 'ok', retryable: null },
+        { outcome: 'ok', retryable: null },
+        { outcome: 'RATE_LIMITED', retryable: true },
+      ]);
     } finally {
       await limited.close();
     }
@@ -145,7 +158,10 @@ describe('a Hub without the audit trail, and hostile bodies', () => {
     expect(res.body.error.code).toBe('VALIDATION_ERROR');
     expect(res.body.error.details.issues).toHaveLength(20);
     await hub.audit.drain();
-    const [row] = await hub.testDb.db.query<{ call_id: string; input: Record<string, unknown> }>('SELECT call_id, input FROM audit_receipts WHERE customer_id = $1', [body.customer_id]);
+    const [row] = await hub.testDb.db.query<{ call_id: string; input: Record<string, unknown> }>(
+      'SELECT call_id, input FROM audit_receipts WHERE customer_id = $1',
+      [body.customer_id],
+    );
     expect(row!.call_id).toMatch(/^[0-9a-f]{32}$/);
     expect(Object.keys(row!.input).length).toBeLessThanOrEqual(1_001);
     expect(JSON.stringify(row!.input)).not.toContain('value 1');
@@ -171,7 +187,11 @@ describe('Google operations and redaction', () => {
     const dump = JSON.stringify(await hub.testDb.db.query('SELECT * FROM audit_receipts'));
     for (const needle of [subject, bodyText, 'ben.audit@acme.example', tokens.accessToken!, tokens.refreshToken!]) expect(dump).not.toContain(needle);
     const [input] = await hub.testDb.db.query<{ input: Record<string, unknown> }>('SELECT input FROM audit_receipts WHERE customer_id = $1', [ana.customerId]);
-    expect(input!.input).toEqual({ to: [expect.stringMatching(/^‹redacted len=22 hmac=/)], subject: `‹redacted len=${subject.length}›`, body: `‹redacted len=${bodyText.length}›` });
+    expect(input!.input).toEqual({
+      to: [expect.stringMatching(/^‹redacted len=22 hmac=/)],
+      subject: `‹redacted len=${subject.length}›`,
+      body: `‹redacted len=${bodyText.length}›`,
+    });
   });
 
   test('when a connection is missing, then the error receipt keeps its setup_url without the link token', async () => {
@@ -191,7 +211,9 @@ describe('reading receipts', () => {
     const call = (i: number) => execute(anExecuteBody({ customer_id: customerId, agent_id: agentId, inputs: { message: `m${i}` } })).expect(200);
     for (let i = 0; i < 25; i++) await call(i);
     await hub.audit.drain();
-    const before = (await hub.testDb.db.query<{ call_id: string }>('SELECT call_id FROM audit_receipts WHERE customer_id = $1', [customerId])).map((r) => r.call_id);
+    const before = (await hub.testDb.db.query<{ call_id: string }>('SELECT call_id FROM audit_receipts WHERE customer_id = $1', [customerId])).map(
+      (r) => r.call_id,
+    );
     const seen: string[] = [];
     let cursor: string | null = null;
     let n = 25;
@@ -229,14 +251,19 @@ describe('reading receipts', () => {
     expect((await receipts(body.customer_id, '', { auth: asCustomer(body.customer_id) })).receipts).toHaveLength(1);
     const other = await receipts(body.customer_id, '', { auth: asCustomer(randomUUID()), status: 403 });
     expect(other.error.code).toBe('FORBIDDEN');
-    await api().get(`/api/admin/customers/${body.customer_id}/receipts/${'0'.repeat(32)}`).set('Authorization', asAdmin()).expect(404);
+    await api()
+      .get(`/api/admin/customers/${body.customer_id}/receipts/${'0'.repeat(32)}`)
+      .set('Authorization', asAdmin())
+      .expect(404);
   });
 
   test('when a conversation’s replay bundle is asked for, then its receipts come in order with the schemas of the tool versions used', async () => {
     const customerId = randomUUID();
     const conversation = `conv-${randomUUID()}`;
     await execute(anExecuteBody({ customer_id: customerId, inputs: { message: 'first' }, context: { conversation_id: conversation } })).expect(200);
-    await execute(anExecuteBody({ customer_id: customerId, tool: 'test_write', inputs: { tag: randomUUID() }, context: { conversation_id: conversation } })).expect(200);
+    await execute(
+      anExecuteBody({ customer_id: customerId, tool: 'test_write', inputs: { tag: randomUUID() }, context: { conversation_id: conversation } }),
+    ).expect(200);
     await execute(anExecuteBody({ customer_id: customerId, inputs: { message: 'elsewhere' }, context: { conversation_id: 'another' } })).expect(200);
     await hub.audit.drain();
     const res = await api().get(`/api/admin/customers/${customerId}/conversations/${conversation}/replay-bundle`).set('Authorization', asAdmin()).expect(200);
@@ -253,10 +280,19 @@ describe('connection events and retention', () => {
     await sb.createAccount({ email: 'ana.events@acme.example' });
     const ana = await connectToSandbox(hub, sb, { email: 'ana.events@acme.example', integration: 'google_calendar' });
     const path = `/api/admin/customers/${ana.customerId}/integrations/google_calendar`;
-    await api().put(`${path}/working-hours`).set('Authorization', asAdmin({ claims: { sub: 'alice@ops.example' } })).send({ start: '08:00', end: '16:00', days: ['monday'] }).expect(200);
-    await api().delete(path).set('Authorization', asCustomer(ana.customerId, { claims: { sub: 'bob@customer.example' } })).expect(200);
+    await api()
+      .put(`${path}/working-hours`)
+      .set('Authorization', asAdmin({ claims: { sub: 'alice@ops.example' } }))
+      .send({ start: '08:00', end: '16:00', days: ['monday'] })
+      .expect(200);
+    await api()
+      .delete(path)
+      .set('Authorization', asCustomer(ana.customerId, { claims: { sub: 'bob@customer.example' } }))
+      .expect(200);
     await hub.audit.drain();
-    const rows = await hub.testDb.db.query('SELECT event, actor, account_email, integration FROM audit_connection_events WHERE customer_id = $1 ORDER BY id', [ana.customerId]);
+    const rows = await hub.testDb.db.query('SELECT event, actor, account_email, integration FROM audit_connection_events WHERE customer_id = $1 ORDER BY id', [
+      ana.customerId,
+    ]);
     expect(rows).toEqual([
       { event: 'working_hours_changed', actor: 'alice@ops.example', account_email: 'ana.events@acme.example', integration: 'google_calendar' },
       { event: 'disconnected', actor: 'bob@customer.example', account_email: 'ana.events@acme.example', integration: 'google_calendar' },
@@ -273,7 +309,10 @@ describe('connection events and retention', () => {
        SELECT md5(g::text), 'old', $1, now() - interval '31 days', now() - interval '31 days', 1, 'ok', 0, 'none' FROM generate_series(1, 1200) g`,
       [body.customer_id],
     );
-    await db.query(`INSERT INTO audit_connection_events (at, customer_id, integration, event) VALUES (now() - interval '40 days', $1, 'google_gmail', 'connected')`, [body.customer_id]);
+    await db.query(
+      `INSERT INTO audit_connection_events (at, customer_id, integration, event) VALUES (now() - interval '40 days', $1, 'google_gmail', 'connected')`,
+      [body.customer_id],
+    );
     const deleted = await hub.audit.purge();
     expect(deleted.audit_receipts).toBeGreaterThanOrEqual(1200);
     expect(deleted.audit_connection_events).toBeGreaterThanOrEqual(1);

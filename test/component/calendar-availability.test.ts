@@ -7,7 +7,8 @@ import { ANA, JANE, JOHN, calendarRequestsSince, calendarTool, connectPerson, re
 const suite = useCalendarSuite();
 const { sb } = suite;
 const NY = 'America/New_York';
-const availability = (who: Parameters<typeof calendarTool>[1], inputs: Record<string, unknown>) => calendarTool(suite, who, 'calendar_get_availability', inputs);
+const availability = (who: Parameters<typeof calendarTool>[1], inputs: Record<string, unknown>) =>
+  calendarTool(suite, who, 'calendar_get_availability', inputs);
 
 describe('the contract example', () => {
   test('when asked for the contract inputs, then busy periods with -05:00 offsets, the calendar, and the default working hours come back', async () => {
@@ -53,9 +54,19 @@ describe('the contract example', () => {
 
 describe('several calendars, one request', () => {
   test('when three calendars are asked, then one freeBusy answers all, sorted by start with the calendar named; an unreadable one is listed under errors', async () => {
-    await sb.createAccount(sharing({ email: JOHN, time_zone: NY, events: [{ summary: 'j', start: '2027-01-18T11:00:00-05:00', end: '2027-01-18T12:00:00-05:00' }] }));
-    await sb.createAccount({ email: JANE, time_zone: NY, events: [{ summary: 'private', start: '2027-01-18T08:00:00-05:00', end: '2027-01-18T09:00:00-05:00' }] });
-    const ana = await connectPerson(suite, { email: ANA, time_zone: NY, events: [{ summary: 'a', start: '2027-01-18T10:00:00-05:00', end: '2027-01-18T11:30:00-05:00' }] });
+    await sb.createAccount(
+      sharing({ email: JOHN, time_zone: NY, events: [{ summary: 'j', start: '2027-01-18T11:00:00-05:00', end: '2027-01-18T12:00:00-05:00' }] }),
+    );
+    await sb.createAccount({
+      email: JANE,
+      time_zone: NY,
+      events: [{ summary: 'private', start: '2027-01-18T08:00:00-05:00', end: '2027-01-18T09:00:00-05:00' }],
+    });
+    const ana = await connectPerson(suite, {
+      email: ANA,
+      time_zone: NY,
+      events: [{ summary: 'a', start: '2027-01-18T10:00:00-05:00', end: '2027-01-18T11:30:00-05:00' }],
+    });
     const since = await requestLogPosition(sb);
     const res = await availability(ana, { start_date: '2027-01-18', end_date: '2027-01-18', timezone: NY, calendars: [JOHN, 'primary', JANE] });
     expect(res.body.result).toEqual({

@@ -113,7 +113,12 @@ test('when the access token is about to expire, then the refresh before the call
 test('when the grant was revoked, then INTEGRATION_EXPIRED', async () => {
   const who = await ana();
   await sb.control('POST', `/accounts/${ANA}/revoke`);
-  const res = await run(who, 'calendar_find_optimal_times', { duration_minutes: 30, attendees: [], date_range: { start: '2027-01-18', end: '2027-01-19' }, timezone: NY });
+  const res = await run(who, 'calendar_find_optimal_times', {
+    duration_minutes: 30,
+    attendees: [],
+    date_range: { start: '2027-01-18', end: '2027-01-19' },
+    timezone: NY,
+  });
   expect(res.status).toBe(401);
   expect(res.body.error.code).toBe('INTEGRATION_EXPIRED');
 });

@@ -21,7 +21,8 @@ const CONTRACT_CREATE = {
 
 const ana = () => connectPerson(suite, { email: ANA, time_zone: NY });
 type Who = Awaited<ReturnType<typeof ana>>;
-const create = (who: Who, inputs: Record<string, unknown> = CONTRACT_CREATE, requestId?: string) => calendarTool(suite, who, 'calendar_create_event', inputs, requestId);
+const create = (who: Who, inputs: Record<string, unknown> = CONTRACT_CREATE, requestId?: string) =>
+  calendarTool(suite, who, 'calendar_create_event', inputs, requestId);
 const update = (who: Who, inputs: Record<string, unknown>, requestId?: string) => calendarTool(suite, who, 'calendar_update_event', inputs, requestId);
 const remove = (who: Who, inputs: Record<string, unknown>, requestId?: string) => calendarTool(suite, who, 'calendar_delete_event', inputs, requestId);
 const liveEvents = () => storedEvents(sb, ANA).filter((r) => r.fields.status !== 'cancelled');
@@ -43,7 +44,10 @@ describe('create', () => {
     const [insert] = await calendarRequestsSince(sb, since);
     expect(insert).toMatchObject({ operation: 'calendar.events.insert', status: 200, query: { sendUpdates: 'all' } });
     const [stored] = liveEvents();
-    expect(stored).toMatchObject({ id: res.body.result.event_id, fields: { summary: 'Meeting with John', description: 'Discuss Q1 planning', location: 'Zoom' } });
+    expect(stored).toMatchObject({
+      id: res.body.result.event_id,
+      fields: { summary: 'Meeting with John', description: 'Discuss Q1 planning', location: 'Zoom' },
+    });
     expect(stored!.timing).toMatchObject({ startMs: Date.parse('2027-01-18T19:00:00Z'), endMs: Date.parse('2027-01-18T20:00:00Z') });
   });
 
@@ -159,7 +163,10 @@ describe('update', () => {
     const who = await ana();
     const res = await update(who, { event_id: 'doesnotexist123', updates: { title: 'x' } });
     expect(res.status).toBe(404);
-    expect(res.body.error).toMatchObject({ code: 'RESOURCE_NOT_FOUND', details: { event_id: 'doesnotexist123', calendar_id: 'primary', upstream_status: 404 } });
+    expect(res.body.error).toMatchObject({
+      code: 'RESOURCE_NOT_FOUND',
+      details: { event_id: 'doesnotexist123', calendar_id: 'primary', upstream_status: 404 },
+    });
   });
 
   test('when only a start after the stored end is given, then VALIDATION_ERROR (Google refused the empty range)', async () => {

@@ -17,10 +17,20 @@ const CONTRACT_FIND = {
 
 /** Ana's week: an unanswered invitation Wed 10-11, her own meeting Fri 9-11:30; John busy Thu 10-12; Jane free. */
 async function week() {
-  await sb.createAccount(sharing({ email: JOHN, time_zone: NY, events: [{ summary: 'j', start: '2027-01-21T10:00:00-05:00', end: '2027-01-21T12:00:00-05:00' }] }));
+  await sb.createAccount(
+    sharing({ email: JOHN, time_zone: NY, events: [{ summary: 'j', start: '2027-01-21T10:00:00-05:00', end: '2027-01-21T12:00:00-05:00' }] }),
+  );
   await sb.createAccount(sharing({ email: JANE, time_zone: NY }));
-  const ana = await connectPerson(suite, { email: ANA, time_zone: NY, events: [{ summary: 'own', start: '2027-01-22T09:00:00-05:00', end: '2027-01-22T11:30:00-05:00' }] });
-  await sb.createAccount({ email: BOSS, time_zone: NY, events: [{ summary: 'invite', start: '2027-01-20T10:00:00-05:00', end: '2027-01-20T11:00:00-05:00', attendees: [{ email: ANA }] }] });
+  const ana = await connectPerson(suite, {
+    email: ANA,
+    time_zone: NY,
+    events: [{ summary: 'own', start: '2027-01-22T09:00:00-05:00', end: '2027-01-22T11:30:00-05:00' }],
+  });
+  await sb.createAccount({
+    email: BOSS,
+    time_zone: NY,
+    events: [{ summary: 'invite', start: '2027-01-20T10:00:00-05:00', end: '2027-01-20T11:00:00-05:00', attendees: [{ email: ANA }] }],
+  });
   return ana;
 }
 const find = (who: Parameters<typeof calendarTool>[1], inputs: Record<string, unknown>) => calendarTool(suite, who, 'calendar_find_optimal_times', inputs);
@@ -85,7 +95,12 @@ describe('fail closed', () => {
     );
     const ana = await connectPerson(suite, { email: ANA, time_zone: NY });
     const res = await find(ana, { duration_minutes: 60, attendees: [JOHN], date_range: { start: '2027-01-18', end: '2027-01-22' }, max_results: 3 });
-    expect(res.body.result.suggestions[0]).toEqual({ start: '2027-01-22T16:00:00-05:00', end: '2027-01-22T17:00:00-05:00', score: expect.any(Number), conflicts: [] });
+    expect(res.body.result.suggestions[0]).toEqual({
+      start: '2027-01-22T16:00:00-05:00',
+      end: '2027-01-22T17:00:00-05:00',
+      score: expect.any(Number),
+      conflicts: [],
+    });
     expect(res.body.result.suggestions.slice(1).map((s: { conflicts: unknown }) => s.conflicts)).toEqual([
       [{ attendee: JOHN, type: 'busy' }],
       [{ attendee: JOHN, type: 'busy' }],
@@ -112,10 +127,18 @@ describe('invalid inputs', () => {
     ['a range ending before it starts', { ...CONTRACT_FIND, date_range: { start: '2027-01-23', end: '2027-01-18' }, timezone: NY }, 'inputs.date_range.end'],
     ['a range over 90 days', { ...CONTRACT_FIND, date_range: { start: '2027-01-01', end: '2027-05-01' } }, 'inputs.date_range.end'],
     ['an unknown zone', { ...CONTRACT_FIND, timezone: 'Europe/Nowhere' }, 'inputs.timezone'],
-    ['preferred hours ending before they start', { ...CONTRACT_FIND, preferences: { preferred_hours: { start: '16:00', end: '10:00' } } }, 'inputs.preferences.preferred_hours.end'],
+    [
+      'preferred hours ending before they start',
+      { ...CONTRACT_FIND, preferences: { preferred_hours: { start: '16:00', end: '10:00' } } },
+      'inputs.preferences.preferred_hours.end',
+    ],
     ['max_results over 20', { ...CONTRACT_FIND, max_results: 21 }, 'inputs.max_results'],
     ['a zero duration', { ...CONTRACT_FIND, duration_minutes: 0 }, 'inputs.duration_minutes'],
-    ['a range that has passed (the contract’s own 2024 dates)', { ...CONTRACT_FIND, date_range: { start: '2024-01-15', end: '2024-01-20' } }, 'inputs.date_range.end'],
+    [
+      'a range that has passed (the contract’s own 2024 dates)',
+      { ...CONTRACT_FIND, date_range: { start: '2024-01-15', end: '2024-01-20' } },
+      'inputs.date_range.end',
+    ],
   ])('when the inputs have %s, then VALIDATION_ERROR names the field', async (_label, inputs, path) => {
     const ana = await connectPerson(suite, { email: ANA, time_zone: NY });
     const res = await find(ana, inputs);

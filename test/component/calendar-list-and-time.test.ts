@@ -27,7 +27,11 @@ describe('calendar_list_calendars', () => {
       primary_shared_with: [{ email: ANA, role: 'freeBusyReader' }],
       calendars: [{ id: 'team@group.calendar.example', summary: 'Team', time_zone: 'Europe/London', shared_with: [{ email: ANA, role: 'writer' }] }],
     });
-    const ana = await connectPerson(suite, { email: ANA, time_zone: 'Europe/Madrid', calendars: [{ id: 'ana-side@group.calendar.example', summary: 'Side project' }] });
+    const ana = await connectPerson(suite, {
+      email: ANA,
+      time_zone: 'Europe/Madrid',
+      calendars: [{ id: 'ana-side@group.calendar.example', summary: 'Side project' }],
+    });
     const requests = await sandboxRequestsFrom(suite.sb);
     const res = await expectOk(ana, 'calendar_list_calendars', {});
     expect(calendarListCalendars.output.safeParse(res.body.result).success).toBe(true);
@@ -45,7 +49,9 @@ describe('calendar_list_calendars', () => {
     expect((await requests()).map((r) => r.operation)).toEqual(['calendar.calendarList.list']);
 
     const writable = await expectOk(ana, 'calendar_list_calendars', { min_access_role: 'writer' });
-    expect(writable.body.result.calendars.map((c: { id: string }) => c.id).sort()).toEqual([ANA, 'ana-side@group.calendar.example', 'team@group.calendar.example'].sort());
+    expect(writable.body.result.calendars.map((c: { id: string }) => c.id).sort()).toEqual(
+      [ANA, 'ana-side@group.calendar.example', 'team@group.calendar.example'].sort(),
+    );
   });
 
   it('when the list is longer than one of Google’s pages (250), then the tool follows nextPageToken and returns them all', async () => {
@@ -92,7 +98,13 @@ describe('hub_current_time', () => {
   it('when no timezone is given, then the connected calendar’s zone is used (read once, then remembered)', async () => {
     const ana = await connectPerson(suite, { email: ANA, time_zone: 'Asia/Tokyo' });
     const first = await expectOk(ana, 'hub_current_time', {});
-    expect(first.body.result).toMatchObject({ now: '2026-12-01T21:00:00+09:00', weekday: 'tuesday', timezone: 'Asia/Tokyo', utc_offset: '+09:00', source: 'calendar' });
+    expect(first.body.result).toMatchObject({
+      now: '2026-12-01T21:00:00+09:00',
+      weekday: 'tuesday',
+      timezone: 'Asia/Tokyo',
+      utc_offset: '+09:00',
+      source: 'calendar',
+    });
     expect(first.body.metadata.api_calls).toBe(1);
     const again = await expectOk(ana, 'hub_current_time', {});
     expect(again.body.metadata.api_calls).toBe(0);

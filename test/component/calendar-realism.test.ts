@@ -18,7 +18,12 @@ const CARLA = 'carla@partner.example';
 const ana = () => connectPerson(suite, { email: ANA, time_zone: NY });
 type Who = Awaited<ReturnType<typeof ana>>;
 const tool = (who: Who, name: string, inputs: Record<string, unknown>, requestId?: string) => calendarTool(suite, who, name, inputs, requestId);
-const meeting = (extra: Record<string, unknown> = {}) => ({ title: 'Planning', start: '2027-01-18T14:00:00-05:00', end: '2027-01-18T15:00:00-05:00', ...extra });
+const meeting = (extra: Record<string, unknown> = {}) => ({
+  title: 'Planning',
+  start: '2027-01-18T14:00:00-05:00',
+  end: '2027-01-18T15:00:00-05:00',
+  ...extra,
+});
 const steps = async (since: number) => (await calendarRequestsSince(sb, since)).map((r) => `${r.operation!.replace('calendar.', '')} ${r.status}`);
 
 /** Ben answers the invitation on his own calendar, as Google Calendar does for him. */
@@ -29,7 +34,10 @@ async function benAnswers(eventId: string, responseStatus: string, extra: Record
   await ben.events.patch({ calendarId: 'primary', eventId, requestBody: { attendees } });
 }
 
-const guestAtGoogle = (eventId: string, email: string) => storedEvents(sb, ANA).find((r) => r.id === eventId)!.fields.attendees!.find((a) => a.email === email);
+const guestAtGoogle = (eventId: string, email: string) =>
+  storedEvents(sb, ANA)
+    .find((r) => r.id === eventId)!
+    .fields.attendees!.find((a) => a.email === email);
 
 describe('updates.attendees keeps the replies of the guests who stay', () => {
   async function acceptedByBen(who: Who) {
@@ -58,7 +66,7 @@ describe('updates.attendees keeps the replies of the guests who stay', () => {
     ]);
   });
 
-  test('when Ben declines between the Hub\'s read and its write, then Google refuses the stale write (412) and the Hub rebuilds the list from the fresh event', async () => {
+  test("when Ben declines between the Hub's read and its write, then Google refuses the stale write (412) and the Hub rebuilds the list from the fresh event", async () => {
     const who = await ana();
     const eventId = await acceptedByBen(who);
     // Hold the Hub's first patch at Google's door long enough for Ben to answer in between.
@@ -81,13 +89,23 @@ describe('updates.attendees keeps the replies of the guests who stay', () => {
   test('when the event keeps changing at every try, then CONFLICT (retryable) after three rounds and the guest list is untouched', async () => {
     const who = await ana();
     const eventId = await acceptedByBen(who);
-    const body = { error: { code: 412, message: 'Precondition Failed', errors: [{ domain: 'global', reason: 'conditionNotMet', message: 'Precondition Failed', locationType: 'header', location: 'If-Match' }] } };
+    const body = {
+      error: {
+        code: 412,
+        message: 'Precondition Failed',
+        errors: [{ domain: 'global', reason: 'conditionNotMet', message: 'Precondition Failed', locationType: 'header', location: 'If-Match' }],
+      },
+    };
     await sb.control('POST', '/faults', { operation: 'calendar.events.patch', status: 412, body, times: 3 });
     const res = await tool(who, 'calendar_update_event', { event_id: eventId, updates: { attendees: [BEN, CARLA] } });
     expect(res.status).toBe(409);
     expect(res.body.error).toMatchObject({ code: 'CONFLICT', retryable: true, details: { reason: 'concurrent_change', event_id: eventId } });
     expect(res.body.metadata.api_calls).toBe(6);
-    expect(storedEvents(sb, ANA).find((r) => r.id === eventId)!.fields.attendees!.map((a) => a.email)).toEqual([BEN]);
+    expect(
+      storedEvents(sb, ANA)
+        .find((r) => r.id === eventId)!
+        .fields.attendees!.map((a) => a.email),
+    ).toEqual([BEN]);
   });
 
   test('when a guest is left out, then they are removed while the others keep their replies', async () => {
@@ -123,7 +141,7 @@ describe('freeBusy never gets a range Google refuses', () => {
   });
 });
 
-describe('a read right after the Hub\'s own create (Google is eventually consistent)', () => {
+describe("a read right after the Hub's own create (Google is eventually consistent)", () => {
   const lag = (ms: number) => sb.control('PUT', '/settings', { calendar_propagation_delay_ms: ms });
 
   test('when a retried create meets 409 but the event is not readable yet, then the Hub reads again until it is and answers the first result', async () => {
@@ -144,7 +162,7 @@ describe('a read right after the Hub\'s own create (Google is eventually consist
   test.each([
     ['calendar_update_event', { updates: { title: 'Renamed' } }, 'events.patch'],
     ['calendar_delete_event', {}, 'events.delete'],
-  ])('when %s runs right after the create, then Google\'s 404 is retried until the event shows', async (name, inputs, operation) => {
+  ])("when %s runs right after the create, then Google's 404 is retried until the event shows", async (name, inputs, operation) => {
     const who = await ana();
     await lag(2000); // long enough that the first try misses it even on a slow machine
     const { event_id } = (await tool(who, 'calendar_create_event', meeting())).body.result;
@@ -166,7 +184,7 @@ describe('a read right after the Hub\'s own create (Google is eventually consist
     expect(res.body.metadata.api_calls).toBe(5);
   });
 
-  test('when the Hub did not just create the event, then Google\'s 404 is RESOURCE_NOT_FOUND at once', async () => {
+  test("when the Hub did not just create the event, then Google's 404 is RESOURCE_NOT_FOUND at once", async () => {
     const who = await ana();
     await lag(800);
     const res = await tool(who, 'calendar_update_event', { event_id: 'neverexisted1', updates: { title: 'x' } });
@@ -183,7 +201,7 @@ describe('quiet creates (send_notifications: false)', () => {
     expect(create.input_schema.properties.send_notifications.description).toMatch(/never learn of it.*only if their settings add invitations/s);
   });
 
-  test('when guests are invited quietly, then one who adds invitations from everyone has it, one who adds only known senders does not and gets Google\'s own email', async () => {
+  test("when guests are invited quietly, then one who adds invitations from everyone has it, one who adds only known senders does not and gets Google's own email", async () => {
     const who = await ana();
     await sb.createAccount({ email: BEN, time_zone: NY });
     await sb.createAccount({ email: CARLA, add_invitations: 'known_senders' });

@@ -150,14 +150,19 @@ describe('connecting Google through a setup_url', () => {
   test("when the person uses Google's consent page and clicks Allow, then the account they chose is connected", async () => {
     await sandbox.control('PUT', '/consent', { mode: 'page' });
     const customerId = randomUUID();
-    const start = await client(hub.app).get(onHub(await setupUrlFor(customerId))).expect(302);
+    const start = await client(hub.app)
+      .get(onHub(await setupUrlFor(customerId)))
+      .expect(302);
     const html = await (await fetch(start.headers.location as string)).text();
     const request = /name="request" value="([^"]+)"/.exec(html)![1]!;
     const form = new URLSearchParams({ request, decision: 'allow', account: ALICE });
     for (const s of [SCOPES.calendarReadonly, SCOPES.calendarEvents]) form.append('scope', s);
     const decided = await fetch(`${sandbox.url}/o/oauth2/v2/auth/decision`, { method: 'POST', body: form, redirect: 'manual' });
     expect(decided.status).toBe(302);
-    await client(hub.app).get(onHub(decided.headers.get('location')!)).set('Cookie', cookieOf(start.headers['set-cookie'])).expect(200);
+    await client(hub.app)
+      .get(onHub(decided.headers.get('location')!))
+      .set('Cookie', cookieOf(start.headers['set-cookie']))
+      .expect(200);
     expect((await status(customerId)).body.integrations.google_calendar).toMatchObject({ status: 'connected', email: ALICE });
   });
 
@@ -236,7 +241,10 @@ describe('refusing what does not belong to the flow', () => {
     const journey = await throughGoogle(await setupUrlFor(customerId));
     const url = new URL(journey.callbackUrl);
     url.searchParams.set('code', 'not-a-real-code');
-    const res = await client(hub.app).get(url.pathname + url.search).set('Cookie', journey.start.cookie).expect(400);
+    const res = await client(hub.app)
+      .get(url.pathname + url.search)
+      .set('Cookie', journey.start.cookie)
+      .expect(400);
     expect(res.text).toContain('Google did not accept this sign-in');
     expect(await hub.store.listForCustomer(customerId)).toEqual([]);
   });

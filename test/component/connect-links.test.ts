@@ -43,10 +43,14 @@ afterAll(async () => {
 const { throughGoogle, finish } = connectBrowser(() => hub);
 const consentAs = (account: string) => sandbox.control('PUT', '/consent', { mode: 'auto', account });
 const status = async (customerId: string) =>
-  (await client(hub.app).get(`/api/internal/integrations/status/${customerId}/`).set('Authorization', serviceAuth()).expect(200)).body.integrations.google_calendar;
+  (await client(hub.app).get(`/api/internal/integrations/status/${customerId}/`).set('Authorization', serviceAuth()).expect(200)).body.integrations
+    .google_calendar;
 const setupUrl = async (customerId: string): Promise<string> => (await status(customerId)).setup_url;
 const timezone = (customerId: string) =>
-  client(hub.app).post('/api/internal/tools/execute/').set('Authorization', serviceAuth()).send(anExecuteBody({ tool: 'test_calendar_timezone', customer_id: customerId, inputs: {} }));
+  client(hub.app)
+    .post('/api/internal/tools/execute/')
+    .set('Authorization', serviceAuth())
+    .send(anExecuteBody({ tool: 'test_calendar_timezone', customer_id: customerId, inputs: {} }));
 const connectedEmail = async (customerId: string) => (await hub.store.findExact(customerId, null, 'google_calendar'))?.accountEmail;
 const logged = (msg: string) => hub.logs.entries().filter((e) => e.msg === msg);
 
@@ -131,7 +135,11 @@ describe('a link never silently re-points a connection to another Google account
     await consentAs(ben);
     const link = connectLinkFor({ customerId, integration: 'google_calendar', returnUrl: `${RETURN_PREFIX}?tab=2` });
     const back = await finish(await throughGoogle(link)).expect(302);
-    expect(Object.fromEntries(new URL(back.headers.location as string).searchParams)).toEqual({ tab: '2', hub_connect: 'account_mismatch', integration: 'google_calendar' });
+    expect(Object.fromEntries(new URL(back.headers.location as string).searchParams)).toEqual({
+      tab: '2',
+      hub_connect: 'account_mismatch',
+      integration: 'google_calendar',
+    });
     expect(await connectedEmail(customerId)).toBe(ana);
   });
 
@@ -195,7 +203,10 @@ describe('opening links costs a bounded number of attempts', () => {
 
   test('when one client address starts more attempts than HUB_CONNECT_ATTEMPTS_PER_ADDRESS across links, then it gets 429 while other addresses go on', async () => {
     const strict = await buildTestHub({ db: hub.testDb.db, env: { ...sandboxEnv(), HUB_TRUST_PROXY: 'true', HUB_CONNECT_ATTEMPTS_PER_ADDRESS: '3' } });
-    const open = (from: string) => client(strict.app).get(onHub(connectLinkFor({ customerId: randomUUID(), integration: 'google_gmail' }))).set('X-Forwarded-For', from);
+    const open = (from: string) =>
+      client(strict.app)
+        .get(onHub(connectLinkFor({ customerId: randomUUID(), integration: 'google_gmail' })))
+        .set('X-Forwarded-For', from);
     for (let i = 0; i < 3; i++) await open('203.0.113.7').expect(302);
     const refused = await open('203.0.113.7').expect(429);
     expect(refused.text).toContain('Too many sign-ins were started from your network');

@@ -50,7 +50,11 @@ const { databaseUrl } = services();
     const { app, store } = createApp({ config, logger: captureLogs().logger, db, tools: [...BUILT_IN_TOOLS, ...TEST_TOOLS] });
     const customerId = randomUUID();
     await store.save(aCredential({ customerId }));
-    const probe = () => client(app).post('/api/internal/tools/execute/').set('Authorization', serviceAuth()).send(anExecuteBody({ tool: 'test_calendar_probe', customer_id: customerId, inputs: {} }));
+    const probe = () =>
+      client(app)
+        .post('/api/internal/tools/execute/')
+        .set('Authorization', serviceAuth())
+        .send(anExecuteBody({ tool: 'test_calendar_probe', customer_id: customerId, inputs: {} }));
     await probe().expect(200);
 
     await proxy.cut();
@@ -185,7 +189,7 @@ const { redisUrl } = services();
     let recovered = false;
     for (let i = 0; i < 30 && !recovered; i++) {
       await sleep(500);
-      recovered = (await fetch(`${url}/readyz`).then((r) => r.json()) as { status: string }).status === 'ready';
+      recovered = ((await fetch(`${url}/readyz`).then((r) => r.json())) as { status: string }).status === 'ready';
     }
     expect(recovered).toBe(true);
     expect((await aWrite()).status).toBe(200); // records are kept in Redis again

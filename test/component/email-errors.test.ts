@@ -79,7 +79,14 @@ describe('errors', () => {
     await sb.control('POST', '/faults', {
       operation: 'gmail.users.threads.get',
       status: 403,
-      body: { error: { code: 403, message: 'Request had insufficient authentication scopes.', errors: [{ message: 'Insufficient Permission', domain: 'global', reason: 'insufficientPermissions' }], status: 'PERMISSION_DENIED' } },
+      body: {
+        error: {
+          code: 403,
+          message: 'Request had insufficient authentication scopes.',
+          errors: [{ message: 'Insufficient Permission', domain: 'global', reason: 'insufficientPermissions' }],
+          status: 'PERMISSION_DENIED',
+        },
+      },
     });
     const res = await expectTool(hub, ana, 'email_check_replies', { thread_id: '18c0ffee00000000', since: '2024-01-10T09:30:00Z' }, 403);
     expect(res.body.error).toMatchObject({ code: 'INTEGRATION_PERMISSION_DENIED', details: { integration: 'google_gmail', setup_url: expect.any(String) } });

@@ -20,7 +20,13 @@ beforeAll(async () => {
 afterAll(() => hub.close());
 
 const JOHN = 'john@example.com';
-const fromJohn = (i: number) => ({ from: JOHN, to: [ANA.email], subject: `Update ${i}`, text: `Update number ${i}`, date: `2027-01-${String(10 + i).padStart(2, '0')}T09:00:00Z` });
+const fromJohn = (i: number) => ({
+  from: JOHN,
+  to: [ANA.email],
+  subject: `Update ${i}`,
+  text: `Update number ${i}`,
+  date: `2027-01-${String(10 + i).padStart(2, '0')}T09:00:00Z`,
+});
 const FIVE = [1, 2, 3, 4, 5].map(fromJohn);
 const other = { from: 'jane@example.com', to: [ANA.email], subject: 'Lunch', text: 'no', date: '2027-01-20T09:00:00Z' };
 

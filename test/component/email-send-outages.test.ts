@@ -101,47 +101,55 @@ describe.each([
   };
   const maybe = kind === 'redis' && !redisUrl ? test.skip : test;
 
-  maybe('and a retry reaches another replica after the lease, then it finds the mail in Sent: one copy, the same answer', async () => {
-    const { a, b, outage, close } = await setup();
-    try {
-      const { ana } = await twoConnectedMailboxes(hub, sb);
-      const { requestId, messageId, started } = await sendThroughOutage(a, outage, ana);
-      expect((await send(b, ana, requestId)).status).toBe(409); // the lease still holds: request_in_progress
-      await sleep(Math.max(0, started + LEASE_MS + 200 - Date.now()));
-      const requests = await sandboxRequestsFrom(sb);
-      const retry = await send(b, ana, requestId).expect(200);
-      expect(retry.body.result.message_id).toBe(messageId);
-      expect((await requests()).map((r) => r.operation)).toEqual(['gmail.users.messages.list', 'gmail.users.messages.get']);
-      expect(sentBy(ANA.email)).toHaveLength(1);
-      expect(mailboxAt(sb, BEN.email)).toHaveLength(1);
+  maybe(
+    'and a retry reaches another replica after the lease, then it finds the mail in Sent: one copy, the same answer',
+    async () => {
+      const { a, b, outage, close } = await setup();
+      try {
+        const { ana } = await twoConnectedMailboxes(hub, sb);
+        const { requestId, messageId, started } = await sendThroughOutage(a, outage, ana);
+        expect((await send(b, ana, requestId)).status).toBe(409); // the lease still holds: request_in_progress
+        await sleep(Math.max(0, started + LEASE_MS + 200 - Date.now()));
+        const requests = await sandboxRequestsFrom(sb);
+        const retry = await send(b, ana, requestId).expect(200);
+        expect(retry.body.result.message_id).toBe(messageId);
+        expect((await requests()).map((r) => r.operation)).toEqual(['gmail.users.messages.list', 'gmail.users.messages.get']);
+        expect(sentBy(ANA.email)).toHaveLength(1);
+        expect(mailboxAt(sb, BEN.email)).toHaveLength(1);
 
-      outage.restore(); // A's kept outcome meets B's record: it does not overwrite it
-      const late = await until('the kept outcome to be retried', () => recordedLate(a));
-      expect(late).toMatchObject({ result: 'superseded' });
-      expect((await send(b, ana, requestId).expect(200)).body.metadata).toMatchObject({ idempotent_replay: true, api_calls: 0 });
-    } finally {
-      outage.restore();
-      await close();
-    }
-  }, 20_000);
+        outage.restore(); // A's kept outcome meets B's record: it does not overwrite it
+        const late = await until('the kept outcome to be retried', () => recordedLate(a));
+        expect(late).toMatchObject({ result: 'superseded' });
+        expect((await send(b, ana, requestId).expect(200)).body.metadata).toMatchObject({ idempotent_replay: true, api_calls: 0 });
+      } finally {
+        outage.restore();
+        await close();
+      }
+    },
+    20_000,
+  );
 
-  maybe('and the store comes back before the lease passes, then the kept outcome is stored and every replica replays it', async () => {
-    const { a, b, outage, close } = await setup();
-    try {
-      const { ana } = await twoConnectedMailboxes(hub, sb);
-      const { requestId, messageId } = await sendThroughOutage(a, outage, ana);
-      outage.restore();
-      expect(await until('the kept outcome to be stored', () => recordedLate(a))).toMatchObject({ result: 'stored' });
-      const requests = await sandboxRequestsFrom(sb);
-      const replayed = await send(b, ana, requestId).expect(200);
-      expect(replayed.body).toMatchObject({ result: { message_id: messageId }, metadata: { idempotent_replay: true, api_calls: 0 } });
-      expect(await requests()).toEqual([]);
-      expect(sentBy(ANA.email)).toHaveLength(1);
-    } finally {
-      outage.restore();
-      await close();
-    }
-  }, 20_000);
+  maybe(
+    'and the store comes back before the lease passes, then the kept outcome is stored and every replica replays it',
+    async () => {
+      const { a, b, outage, close } = await setup();
+      try {
+        const { ana } = await twoConnectedMailboxes(hub, sb);
+        const { requestId, messageId } = await sendThroughOutage(a, outage, ana);
+        outage.restore();
+        expect(await until('the kept outcome to be stored', () => recordedLate(a))).toMatchObject({ result: 'stored' });
+        const requests = await sandboxRequestsFrom(sb);
+        const replayed = await send(b, ana, requestId).expect(200);
+        expect(replayed.body).toMatchObject({ result: { message_id: messageId }, metadata: { idempotent_replay: true, api_calls: 0 } });
+        expect(await requests()).toEqual([]);
+        expect(sentBy(ANA.email)).toHaveLength(1);
+      } finally {
+        outage.restore();
+        await close();
+      }
+    },
+    20_000,
+  );
 });
 
 describe('when Redis loses its records (restart without persistence)', () => {
@@ -159,33 +167,41 @@ describe('when Redis loses its records (restart without persistence)', () => {
     }
   };
 
-  maybe('and it restarts while a send runs, then the send re-creates its record and a retry replays it', () =>
-    onPrivateRedis(async (a, ana, server, client) => {
-      await slowSend();
-      const requestId = `send-${randomUUID()}`;
-      const first = send(a, ana, requestId).then((r) => r);
-      await sleep(200);
-      await server.restartEmpty();
-      await until('the client to reconnect', () => (client.status === 'ready' ? true : undefined));
-      const answered = await first;
-      expect(answered.status).toBe(200);
-      const retry = await until('a replayed answer', async () => {
-        const r = await send(a, ana, requestId);
-        return r.status === 200 ? r : undefined;
-      });
-      expect(retry.body).toMatchObject({ result: answered.body.result, metadata: { idempotent_replay: true } });
-      expect(sentBy(ANA.email)).toHaveLength(1);
-    }), 20_000);
+  maybe(
+    'and it restarts while a send runs, then the send re-creates its record and a retry replays it',
+    () =>
+      onPrivateRedis(async (a, ana, server, client) => {
+        await slowSend();
+        const requestId = `send-${randomUUID()}`;
+        const first = send(a, ana, requestId).then((r) => r);
+        await sleep(200);
+        await server.restartEmpty();
+        await until('the client to reconnect', () => (client.status === 'ready' ? true : undefined));
+        const answered = await first;
+        expect(answered.status).toBe(200);
+        const retry = await until('a replayed answer', async () => {
+          const r = await send(a, ana, requestId);
+          return r.status === 200 ? r : undefined;
+        });
+        expect(retry.body).toMatchObject({ result: answered.body.result, metadata: { idempotent_replay: true } });
+        expect(sentBy(ANA.email)).toHaveLength(1);
+      }),
+    20_000,
+  );
 
-  maybe('and the record is gone by the time the retry comes, then the retry is told the store was reset and finds the mail in Sent', () =>
-    onPrivateRedis(async (a, ana, _server, client) => {
-      const requestId = `send-${randomUUID()}`;
-      const first = await send(a, ana, requestId).expect(200);
-      await client.flushall(); // this test's own server: every record and the epoch are gone
-      const requests = await sandboxRequestsFrom(sb);
-      const retry = await send(a, ana, requestId).expect(200);
-      expect(retry.body.result).toEqual(first.body.result);
-      expect((await requests()).map((r) => r.operation)).toEqual(['gmail.users.messages.list', 'gmail.users.messages.get']);
-      expect(sentBy(ANA.email)).toHaveLength(1);
-    }), 20_000);
+  maybe(
+    'and the record is gone by the time the retry comes, then the retry is told the store was reset and finds the mail in Sent',
+    () =>
+      onPrivateRedis(async (a, ana, _server, client) => {
+        const requestId = `send-${randomUUID()}`;
+        const first = await send(a, ana, requestId).expect(200);
+        await client.flushall(); // this test's own server: every record and the epoch are gone
+        const requests = await sandboxRequestsFrom(sb);
+        const retry = await send(a, ana, requestId).expect(200);
+        expect(retry.body.result).toEqual(first.body.result);
+        expect((await requests()).map((r) => r.operation)).toEqual(['gmail.users.messages.list', 'gmail.users.messages.get']);
+        expect(sentBy(ANA.email)).toHaveLength(1);
+      }),
+    20_000,
+  );
 });

@@ -42,7 +42,11 @@ describe('validation and header injection', () => {
     ['two addresses in one entry', { ...mail, bcc: ['a@x.example, b@x.example'] }, 'inputs.bcc[0]'],
     ['not an address', { ...mail, to: ['ben at acme'] }, 'inputs.to[0]'],
     ['no recipient at all', { ...mail, to: [], cc: [], bcc: null }, 'inputs.to'],
-    ['more than 100 recipients in all', { ...mail, to: Array.from({ length: 60 }, (_, i) => `t${i}@x.example`), cc: Array.from({ length: 41 }, (_, i) => `c${i}@x.example`) }, 'inputs.to'],
+    [
+      'more than 100 recipients in all',
+      { ...mail, to: Array.from({ length: 60 }, (_, i) => `t${i}@x.example`), cc: Array.from({ length: 41 }, (_, i) => `c${i}@x.example`) },
+      'inputs.to',
+    ],
     ['no subject on a new message', { to: [BEN.email], body: 'x' }, 'inputs.subject'],
     ['an unknown body_type', { ...mail, body_type: 'markdown' }, 'inputs.body_type'],
     ['an unknown field', { ...mail, from: 'ceo@acme.example' }, 'inputs.from'],
@@ -143,7 +147,12 @@ describe('at most once with a request_id', () => {
     await sb.control('POST', '/faults', { operation: SEND, drop: true, times: 1 });
     const requestId = `send-${randomUUID()}`;
     const failed = await expectTool(hub, ana, 'email_send', mail, 502, requestId);
-    expect(failed.body.error).toMatchObject({ code: 'EXTERNAL_API_ERROR', retryable: true, retry_after_s: 5, details: { outcome: 'unknown', verification: 'not_found_yet' } });
+    expect(failed.body.error).toMatchObject({
+      code: 'EXTERNAL_API_ERROR',
+      retryable: true,
+      retry_after_s: 5,
+      details: { outcome: 'unknown', verification: 'not_found_yet' },
+    });
     await expectTool(hub, ana, 'email_send', mail, 200, requestId);
     expect(sentBy(ANA.email)).toHaveLength(1);
   });
@@ -231,7 +240,10 @@ describe('at most once with a request_id', () => {
     await sb.control('POST', '/faults', { operation: 'gmail.users.messages.send', latency_ms: 100 });
     const [redisA, redisB]: Redis[] = [await openRedis(redisUrl!, captureLogs().logger), await openRedis(redisUrl!, captureLogs().logger)];
     try {
-      const replica = (redis: Redis) => ({ ...hub, app: createApp({ config: testConfig(sandboxHubEnv(sb)), logger: captureLogs().logger, db: hub.testDb.db, redis, tools: BUILT_IN_TOOLS }).app });
+      const replica = (redis: Redis) => ({
+        ...hub,
+        app: createApp({ config: testConfig(sandboxHubEnv(sb)), logger: captureLogs().logger, db: hub.testDb.db, redis, tools: BUILT_IN_TOOLS }).app,
+      });
       const [a, b] = [replica(redisA!), replica(redisB!)];
       const requestId = `send-${randomUUID()}`;
       const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => runTool(i % 2 ? a : b, ana, 'email_send', mail, { requestId })));
@@ -253,7 +265,13 @@ describe('scopes', () => {
     const res = await expectTool(hub, ana, 'email_send', { to: [BEN.email], body: 'Yes.', reply_to_message_id: mailboxAt(sb, ANA.email)[0]!.id }, 403);
     expect(res.body.error).toMatchObject({
       code: 'INTEGRATION_PERMISSION_DENIED',
-      details: { integration: 'google_gmail', required_scopes: ['gmail.send', 'gmail.metadata'], granted_scopes: ['gmail.send'], missing_scopes: ['gmail.metadata'], setup_url: expect.any(String) },
+      details: {
+        integration: 'google_gmail',
+        required_scopes: ['gmail.send', 'gmail.metadata'],
+        granted_scopes: ['gmail.send'],
+        missing_scopes: ['gmail.metadata'],
+        setup_url: expect.any(String),
+      },
     });
     expect(await requests()).toEqual([]);
     const search = await expectTool(hub, ana, 'email_search', { query: '' }, 403);

@@ -96,7 +96,9 @@ describe('the contract examples', () => {
     expect(emailSend.output.safeParse(res.body.result).success).toBe(true);
     expect(res.body.result).toEqual({ message_id: expect.any(String), thread_id: expect.any(String), status: 'sent' });
     expect(res.body.metadata.api_calls).toBe(1);
-    expect(sb.world.gmail.outbound).toEqual([expect.objectContaining({ recipients: ['recipient@example.com'], subject: 'Meeting Follow-up', messageId: res.body.result.message_id })]);
+    expect(sb.world.gmail.outbound).toEqual([
+      expect.objectContaining({ recipients: ['recipient@example.com'], subject: 'Meeting Follow-up', messageId: res.body.result.message_id }),
+    ]);
     const raw = await rawAtSandbox(sb, ANA.email, res.body.result.message_id);
     // No From was sent: Gmail names the connected account, display name included.
     expect(rawHeader(raw, 'From')).toMatch(new RegExp(`^\\S.* <${ANA.email}>$`));
@@ -107,8 +109,23 @@ describe('the contract examples', () => {
   it('when email_check_replies runs with the contract inputs on a thread with a reply, then the reply comes back in the contract shape', async () => {
     const { ana } = await twoConnectedMailboxes(hub, sb, {
       ana: [
-        { from: ANA.email, to: [JOHN], subject: 'Q1 Proposal', text: 'Attached.', date: '2024-01-10T09:30:00Z', labels: ['SENT'], message_id: 'q1@acme.example' },
-        { from: JOHN, to: [ANA.email], subject: 'Re: Q1 Proposal', text: "Thanks, I've reviewed and have notes.", date: '2024-01-11T14:22:00Z', thread_with: 'q1@acme.example' },
+        {
+          from: ANA.email,
+          to: [JOHN],
+          subject: 'Q1 Proposal',
+          text: 'Attached.',
+          date: '2024-01-10T09:30:00Z',
+          labels: ['SENT'],
+          message_id: 'q1@acme.example',
+        },
+        {
+          from: JOHN,
+          to: [ANA.email],
+          subject: 'Re: Q1 Proposal',
+          text: "Thanks, I've reviewed and have notes.",
+          date: '2024-01-11T14:22:00Z',
+          thread_with: 'q1@acme.example',
+        },
       ],
     });
     const threadId = mailboxAt(sb, ANA.email)[0]!.threadId;
@@ -116,7 +133,9 @@ describe('the contract examples', () => {
     expect(emailCheckReplies.output.safeParse(res.body.result).success).toBe(true);
     expect(res.body.result).toEqual({
       has_new_replies: true,
-      replies: [{ message_id: mailboxAt(sb, ANA.email)[1]!.id, from: JOHN, snippet: expect.stringContaining("Thanks, I've reviewed"), date: '2024-01-11T14:22:00Z' }],
+      replies: [
+        { message_id: mailboxAt(sb, ANA.email)[1]!.id, from: JOHN, snippet: expect.stringContaining("Thanks, I've reviewed"), date: '2024-01-11T14:22:00Z' },
+      ],
     });
     expect(res.body.metadata.api_calls).toBe(2); // threads.get + getProfile (then cached)
     const later = await expectTool(hub, ana, 'email_check_replies', { thread_id: threadId, since: '2024-01-11T14:22:00Z' });
@@ -153,12 +172,19 @@ describe('threading', () => {
     // Ana's copy of the reply landed in her original thread, and check_replies sees exactly it.
     const check = await expectTool(hub, ana, 'email_check_replies', { thread_id: anaThread, since: sentAt });
     expect(check.body.result.has_new_replies).toBe(true);
-    expect(check.body.result.replies).toEqual([{ message_id: expect.any(String), from: BEN.email, snippet: expect.stringContaining('Friday works'), date: expect.stringMatching(/Z$/) }]);
+    expect(check.body.result.replies).toEqual([
+      { message_id: expect.any(String), from: BEN.email, snippet: expect.stringContaining('Friday works'), date: expect.stringMatching(/Z$/) },
+    ]);
     const read = await expectTool(hub, ana, 'email_read', { message_id: check.body.result.replies[0].message_id });
     expect(read.body.result).toMatchObject({ thread_id: anaThread, subject: 'Re: Café plan ☕', body: 'Friday works. — Ben' });
 
     // A second round: Ana answers Ben's reply; References now holds the whole chain.
-    const second = await expectTool(hub, ana, 'email_send', { to: [BEN.email], subject: 'RE: café plan ☕', body: 'See you.', reply_to_message_id: read.body.result.message_id });
+    const second = await expectTool(hub, ana, 'email_send', {
+      to: [BEN.email],
+      subject: 'RE: café plan ☕',
+      body: 'See you.',
+      reply_to_message_id: read.body.result.message_id,
+    });
     expect(second.body.result.thread_id).toBe(anaThread);
     const secondRaw = await rawAtSandbox(sb, ANA.email, second.body.result.message_id);
     expect(rawHeader(secondRaw, 'References')).toBe(`${originalId} ${rawHeader(replyRaw, 'Message-ID')}`);
@@ -186,7 +212,12 @@ describe('content', () => {
   it('when mail has non-ASCII names, subject and body, then it goes out RFC 2047/UTF-8 encoded and reads back intact', async () => {
     const { ana, ben } = await twoConnectedMailboxes(hub, sb);
     const body = 'Grüße aus Köln — 你好, ¿qué tal? 🎉\nZeile zwei.';
-    const sent = await expectTool(hub, ana, 'email_send', { to: ['Bén Økafor <ben@acme.example>'], cc: ['Zoë <zoe@else.example>'], subject: 'Über das Treffen — 会议', body });
+    const sent = await expectTool(hub, ana, 'email_send', {
+      to: ['Bén Økafor <ben@acme.example>'],
+      cc: ['Zoë <zoe@else.example>'],
+      subject: 'Über das Treffen — 会议',
+      body,
+    });
     const raw = await rawAtSandbox(sb, ANA.email, sent.body.result.message_id);
     expect(raw).toMatch(/^[\x00-\x7f]*$/);
     expect(rawHeader(raw, 'To')).toMatch(/^=\?UTF-8\?[QB]\?.+\?= <ben@acme\.example>$/i);
@@ -197,7 +228,12 @@ describe('content', () => {
 
   it('when HTML is sent, then the recipient gets multipart/alternative and reads text derived from the HTML', async () => {
     const { ana, ben } = await twoConnectedMailboxes(hub, sb);
-    await expectTool(hub, ana, 'email_send', { to: [BEN.email], subject: 'Agenda', body: '<h2>Agenda</h2><ol><li>Budget</li><li>Hiring</li></ol><p>See <a href="https://docs.example/q1">the doc</a>.</p>', body_type: 'html' });
+    await expectTool(hub, ana, 'email_send', {
+      to: [BEN.email],
+      subject: 'Agenda',
+      body: '<h2>Agenda</h2><ol><li>Budget</li><li>Hiring</li></ol><p>See <a href="https://docs.example/q1">the doc</a>.</p>',
+      body_type: 'html',
+    });
     const [copy] = mailboxAt(sb, BEN.email);
     expect(copy!.mime.mimeType).toBe('multipart/alternative');
     const read = await expectTool(hub, ben, 'email_read', { message_id: copy!.id });
@@ -205,27 +241,77 @@ describe('content', () => {
   });
 
   it('when mail is HTML only (ISO-8859-1, quoted-printable), then email_read returns its text', async () => {
-    const raw = rfc822('From: Zoé <zoe@else.example>', `To: ${ANA.email}`, 'Subject: =?ISO-8859-1?Q?R=E9union?=', 'Date: Wed, 10 Jan 2024 09:30:00 +0000', 'Message-ID: <h1@else.example>', 'MIME-Version: 1.0', 'Content-Type: text/html; charset=ISO-8859-1', 'Content-Transfer-Encoding: quoted-printable', '', '<html><body><p>R=E9union =E0 midi.</p><p>Caf=E9 cr=E8me</p></body></html>');
+    const raw = rfc822(
+      'From: Zoé <zoe@else.example>',
+      `To: ${ANA.email}`,
+      'Subject: =?ISO-8859-1?Q?R=E9union?=',
+      'Date: Wed, 10 Jan 2024 09:30:00 +0000',
+      'Message-ID: <h1@else.example>',
+      'MIME-Version: 1.0',
+      'Content-Type: text/html; charset=ISO-8859-1',
+      'Content-Transfer-Encoding: quoted-printable',
+      '',
+      '<html><body><p>R=E9union =E0 midi.</p><p>Caf=E9 cr=E8me</p></body></html>',
+    );
     const { ana } = await twoConnectedMailboxes(hub, sb, { ana: [seedRaw(raw)] });
     const [stored] = mailboxAt(sb, ANA.email);
     const read = await expectTool(hub, ana, 'email_read', { message_id: stored!.id });
-    expect(read.body.result).toMatchObject({ from: 'zoe@else.example', subject: 'Réunion', body: 'Réunion à midi.\n\nCafé crème', date: '2024-01-10T09:30:00Z', attachments: [] });
+    expect(read.body.result).toMatchObject({
+      from: 'zoe@else.example',
+      subject: 'Réunion',
+      body: 'Réunion à midi.\n\nCafé crème',
+      date: '2024-01-10T09:30:00Z',
+      attachments: [],
+    });
   });
 
   it('when mail nests alternative inside mixed with attachments (base64, UTF-8), then body, attachments and has_attachments are exact', async () => {
     const raw = rfc822(
-      'From: john@example.com', `To: ${ANA.email}, Ben <${BEN.email}>`, 'Subject: Deck', 'Date: Wed, 10 Jan 2024 10:00:00 +0000', 'MIME-Version: 1.0', 'Content-Type: multipart/mixed; boundary="m"', '',
-      '--m', 'Content-Type: multipart/alternative; boundary="a"', '',
-      '--a', 'Content-Type: text/plain; charset=utf-8', 'Content-Transfer-Encoding: base64', '', Buffer.from('Deck attached — ünïcode.').toString('base64'),
-      '--a', 'Content-Type: text/html; charset=utf-8', '', '<p>Deck attached</p>', '--a--',
-      '--m', 'Content-Type: application/pdf; name="deck.pdf"', 'Content-Disposition: attachment; filename="deck.pdf"', 'Content-Transfer-Encoding: base64', '', Buffer.alloc(300, 1).toString('base64'),
-      '--m', 'Content-Type: image/png', 'Content-Disposition: attachment; filename="chart.png"', 'Content-Transfer-Encoding: base64', '', Buffer.alloc(50, 2).toString('base64'),
+      'From: john@example.com',
+      `To: ${ANA.email}, Ben <${BEN.email}>`,
+      'Subject: Deck',
+      'Date: Wed, 10 Jan 2024 10:00:00 +0000',
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/mixed; boundary="m"',
+      '',
+      '--m',
+      'Content-Type: multipart/alternative; boundary="a"',
+      '',
+      '--a',
+      'Content-Type: text/plain; charset=utf-8',
+      'Content-Transfer-Encoding: base64',
+      '',
+      Buffer.from('Deck attached — ünïcode.').toString('base64'),
+      '--a',
+      'Content-Type: text/html; charset=utf-8',
+      '',
+      '<p>Deck attached</p>',
+      '--a--',
+      '--m',
+      'Content-Type: application/pdf; name="deck.pdf"',
+      'Content-Disposition: attachment; filename="deck.pdf"',
+      'Content-Transfer-Encoding: base64',
+      '',
+      Buffer.alloc(300, 1).toString('base64'),
+      '--m',
+      'Content-Type: image/png',
+      'Content-Disposition: attachment; filename="chart.png"',
+      'Content-Transfer-Encoding: base64',
+      '',
+      Buffer.alloc(50, 2).toString('base64'),
       '--m--',
     );
     const plain = { from: JOHN, to: [ANA.email], subject: 'No files', text: 'nothing attached', date: '2024-01-09T10:00:00Z' };
     const { ana } = await twoConnectedMailboxes(hub, sb, { ana: [seedRaw(raw), plain] });
     const search = await expectTool(hub, ana, 'email_search', { query: 'from:john@example.com', include_body: true });
-    expect(search.body.result.messages.map((m: { subject: string; has_attachments: boolean; body: string; to: string[] }) => [m.subject, m.has_attachments, m.body, m.to])).toEqual([
+    expect(
+      search.body.result.messages.map((m: { subject: string; has_attachments: boolean; body: string; to: string[] }) => [
+        m.subject,
+        m.has_attachments,
+        m.body,
+        m.to,
+      ]),
+    ).toEqual([
       ['Deck', true, 'Deck attached — ünïcode.', [ANA.email, BEN.email]],
       ['No files', false, 'nothing attached', [ANA.email]],
     ]);
@@ -244,7 +330,13 @@ describe('content', () => {
   });
 
   it('when a search matches more than max_results, then the newest max_results come back, fetched concurrently', async () => {
-    const many = Array.from({ length: 12 }, (_, i) => ({ from: JOHN, to: [ANA.email], subject: `Update ${i}`, text: `n${i}`, date: new Date(Date.UTC(2024, 0, 1 + i)).toISOString() }));
+    const many = Array.from({ length: 12 }, (_, i) => ({
+      from: JOHN,
+      to: [ANA.email],
+      subject: `Update ${i}`,
+      text: `n${i}`,
+      date: new Date(Date.UTC(2024, 0, 1 + i)).toISOString(),
+    }));
     const { ana } = await twoConnectedMailboxes(hub, sb, { ana: many });
     await sb.control('POST', '/faults', { operation: 'gmail.users.messages.get', latency_ms: 150 });
     const started = Date.now();

@@ -1,6 +1,16 @@
 import { createKeyRotation } from '../../src/store/key-rotation';
 import { createTokenCipher } from '../../src/store/token-cipher';
-import { ANA, JOHN, SUITE_NOW, calendarRequestsSince, calendarTool, connectPerson, requestLogPosition, storedEvents, useCalendarSuite } from '../helpers/calendar';
+import {
+  ANA,
+  JOHN,
+  SUITE_NOW,
+  calendarRequestsSince,
+  calendarTool,
+  connectPerson,
+  requestLogPosition,
+  storedEvents,
+  useCalendarSuite,
+} from '../helpers/calendar';
 import { runTool, sandboxHubEnv } from '../helpers/connected';
 import { KEY_1, KEY_2 } from '../helpers/env';
 import { buildTestHub } from '../helpers/hub';
@@ -46,7 +56,11 @@ test('when the encryption keys rotate between a create and its retry after a cra
 
 test('when the id a create will use is derived, then it is the keyed one the Hub sends to Google, the same on every replica', async () => {
   const who = await connectPerson(suite, { email: ANA, time_zone: 'America/New_York' });
-  const other = await buildTestHub({ db: suite.hub().testDb.db, env: sandboxHubEnv(sb, { HUB_ENCRYPTION_KEYS: `k2:${KEY_2},k1:${KEY_1}` }), now: () => SUITE_NOW });
+  const other = await buildTestHub({
+    db: suite.hub().testDb.db,
+    env: sandboxHubEnv(sb, { HUB_ENCRYPTION_KEYS: `k2:${KEY_2},k1:${KEY_1}` }),
+    now: () => SUITE_NOW,
+  });
   const source = { customerId: who.customerId, userId: null, calendarId: 'primary', requestId: 'req-keyed-1' };
   const [here, there] = await Promise.all([suite.hub().eventIds.derive(source), other.eventIds.derive(source)]);
   expect(here).toEqual(there);

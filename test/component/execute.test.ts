@@ -9,7 +9,11 @@ describe('POST /api/internal/tools/execute/', () => {
   let hub: TestHub;
   const api = () => client(hub.app);
   const execute = (body: unknown) =>
-    api().post(EXECUTE).set('Authorization', serviceAuth()).set('Content-Type', 'application/json').send(body as object);
+    api()
+      .post(EXECUTE)
+      .set('Authorization', serviceAuth())
+      .set('Content-Type', 'application/json')
+      .send(body as object);
 
   beforeAll(async () => {
     hub = await buildTestHub();
@@ -31,11 +35,7 @@ describe('POST /api/internal/tools/execute/', () => {
     });
 
     it('when the path has no trailing slash, then it is the same endpoint', async () => {
-      const res = await api()
-        .post('/api/internal/tools/execute')
-        .set('Authorization', serviceAuth())
-        .send(anExecuteBody())
-        .expect(200);
+      const res = await api().post('/api/internal/tools/execute').set('Authorization', serviceAuth()).send(anExecuteBody()).expect(200);
       expect(res.body.success).toBe(true);
     });
 

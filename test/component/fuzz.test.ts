@@ -33,7 +33,10 @@ describe('seeded fuzz run', () => {
       const res = await fire(spawned.hubUrl, spawned.secret, shot);
       const entry = cpu.get(shot.kind) ?? { count: 0, ms: 0 };
       cpu.set(shot.kind, { count: entry.count + 1, ms: entry.ms + spawned.hubCpuMs() - before });
-      if (res.status >= 500) failures.push(`request ${i} (${shot.kind}) answered ${res.status}: ${shot.path.slice(0, 100)} ${shot.body?.slice(0, 200) ?? ''} -> ${res.text.slice(0, 200)}`);
+      if (res.status >= 500)
+        failures.push(
+          `request ${i} (${shot.kind}) answered ${res.status}: ${shot.path.slice(0, 100)} ${shot.body?.slice(0, 200) ?? ''} -> ${res.text.slice(0, 200)}`,
+        );
     }
     expect(failures).toEqual([]);
     const perKind = Object.fromEntries([...cpu].map(([kind, { count, ms }]) => [kind, Math.round((ms / count) * 100) / 100]));

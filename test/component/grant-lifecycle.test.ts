@@ -34,9 +34,13 @@ beforeEach(async () => {
 /** A connect link as an admin makes one: valid whatever the connection's state. */
 const linkFor = (customerId: string, integration: IntegrationId = 'google_calendar') => connectLinkFor({ customerId, integration });
 const calendarStatus = async (customerId: string, on: TestHub = hub) =>
-  (await client(on.app).get(`/api/internal/integrations/status/${customerId}/`).set('Authorization', serviceAuth()).expect(200)).body.integrations.google_calendar;
+  (await client(on.app).get(`/api/internal/integrations/status/${customerId}/`).set('Authorization', serviceAuth()).expect(200)).body.integrations
+    .google_calendar;
 const adminView = async (customerId: string, on: TestHub = hub) => {
-  const res = await client(on.app).get(`/api/admin/customers/${customerId}/integrations`).set('Authorization', `Bearer ${adminToken({ role: 'hub_admin' })}`).expect(200);
+  const res = await client(on.app)
+    .get(`/api/admin/customers/${customerId}/integrations`)
+    .set('Authorization', `Bearer ${adminToken({ role: 'hub_admin' })}`)
+    .expect(200);
   return res.body.integrations[0];
 };
 const timezone = (customerId: string, on: TestHub = hub) => runTool(on, { customerId, userId: null }, 'test_calendar_timezone', {});
@@ -62,17 +66,27 @@ test('when the person granted time-based access, then the grant shows expiring w
   const [row] = await hub.store.listForCustomer(customerId);
   expect(near(row!.refreshTokenExpiresAt!.toISOString(), Date.now() + 2000, 5000)).toBe(true);
   const before = await calendarStatus(customerId);
-  expect(before).toMatchObject({ connected: true, status: 'connected', grant: { health: 'expiring', reason: 'time_limited_access', expires_at: row!.refreshTokenExpiresAt!.toISOString() }, setup_url: aSetupUrl(customerId, 'google_calendar') });
+  expect(before).toMatchObject({
+    connected: true,
+    status: 'connected',
+    grant: { health: 'expiring', reason: 'time_limited_access', expires_at: row!.refreshTokenExpiresAt!.toISOString() },
+    setup_url: aSetupUrl(customerId, 'google_calendar'),
+  });
   expect((await adminView(customerId)).grant).toEqual(before.grant);
 
   // Google reports whole seconds left (rounded down), so its real end can be up to a second after the Hub's
   // estimate: wait for the later of the two before expecting the refresh to be refused.
-  const googleEnd = Math.max(...[...sb.world.oauth.refreshTokens.values()].filter((r) => sb.world.oauth.grants.get(r.grantId)?.email === ANA).map((r) => r.expiresAt ?? 0));
+  const googleEnd = Math.max(
+    ...[...sb.world.oauth.refreshTokens.values()].filter((r) => sb.world.oauth.grants.get(r.grantId)?.email === ANA).map((r) => r.expiresAt ?? 0),
+  );
   await sleep(Math.max(0, row!.refreshTokenExpiresAt!.getTime() - Date.now(), googleEnd - sb.world.clock.now()) + 50);
   expect((await calendarStatus(customerId)).grant).toMatchObject({ health: 'expired', reason: 'time_limited_access' });
   await expireAccessTokens();
   const res = await timezone(customerId).expect(401);
-  expect(res.body.error).toMatchObject({ code: 'INTEGRATION_EXPIRED', details: { reason: 'time_limited_access', setup_url: aSetupUrl(customerId, 'google_calendar') } });
+  expect(res.body.error).toMatchObject({
+    code: 'INTEGRATION_EXPIRED',
+    details: { reason: 'time_limited_access', setup_url: aSetupUrl(customerId, 'google_calendar') },
+  });
   expect(await calendarStatus(customerId)).toMatchObject({ connected: false, status: 'expired', grant: { health: 'expired', reason: 'time_limited_access' } });
 });
 
@@ -95,7 +109,11 @@ describe('an app in Testing publishing status', () => {
     expect((await connectThroughGoogle(testing, linkFor(customerId))).consentUrl.searchParams.get('prompt')).toBe('consent');
 
     await testing.testDb.db.query(`UPDATE integration_credentials SET granted_at = now() - interval '5 days' WHERE customer_id = $1`, [customerId]);
-    expect(await calendarStatus(customerId, testing)).toMatchObject({ connected: true, grant: { health: 'expiring', reason: 'testing_mode' }, setup_url: aSetupUrl(customerId, 'google_calendar') });
+    expect(await calendarStatus(customerId, testing)).toMatchObject({
+      connected: true,
+      grant: { health: 'expiring', reason: 'testing_mode' },
+      setup_url: aSetupUrl(customerId, 'google_calendar'),
+    });
 
     await testing.testDb.db.query(`UPDATE integration_credentials SET granted_at = now() - interval '7 days' WHERE customer_id = $1`, [customerId]);
     await sb.control('POST', '/clock', { advance_s: 7 * 86_400 });
@@ -113,7 +131,10 @@ test('when the Workspace requires re-authentication, then INTEGRATION_EXPIRED sa
   await sleep(1000);
   await expireAccessTokens();
   const res = await timezone(customerId).expect(401);
-  expect(res.body.error).toMatchObject({ code: 'INTEGRATION_EXPIRED', details: { reason: 'reauth_required', integration: 'google_calendar', setup_url: aSetupUrl(customerId, 'google_calendar') } });
+  expect(res.body.error).toMatchObject({
+    code: 'INTEGRATION_EXPIRED',
+    details: { reason: 'reauth_required', integration: 'google_calendar', setup_url: aSetupUrl(customerId, 'google_calendar') },
+  });
   const again = await timezone(customerId).expect(401); // from the stored row, without asking Google
   expect(again.body.error.details.reason).toBe('reauth_required');
   expect(again.body.metadata.api_calls).toBe(0);
@@ -130,10 +151,18 @@ test('when the customer’s Workspace admin blocks the app, then the connection 
   await sb.control('PUT', `/accounts/${ANA}/oauth`, { admin_blocked: true });
   await expireAccessTokens();
   const res = await timezone(customerId).expect(401);
-  expect(res.body.error).toMatchObject({ code: 'INTEGRATION_EXPIRED', retryable: false, details: { reason: 'admin_policy_enforced', setup_url: aSetupUrl(customerId, 'google_calendar') } });
+  expect(res.body.error).toMatchObject({
+    code: 'INTEGRATION_EXPIRED',
+    retryable: false,
+    details: { reason: 'admin_policy_enforced', setup_url: aSetupUrl(customerId, 'google_calendar') },
+  });
   expect(res.body.error.message).toContain('Workspace administrator');
   expect(hub.logs.entries().some((e) => String(e.msg).includes('OAuth client'))).toBe(false);
-  expect(await adminView(customerId)).toMatchObject({ status: 'expired', grant: { health: 'expired', reason: 'admin_policy_enforced' }, last_error: expect.stringMatching(/^admin_policy_enforced/) });
+  expect(await adminView(customerId)).toMatchObject({
+    status: 'expired',
+    grant: { health: 'expired', reason: 'admin_policy_enforced' },
+    last_error: expect.stringMatching(/^admin_policy_enforced/),
+  });
 
   const journey = await openConnectLink(hub, (await calendarStatus(customerId)).setup_url);
   expect(journey.atGoogle.status).toBe(400);
@@ -170,7 +199,12 @@ describe('reconnecting and Google’s limit of refresh tokens per account and cl
     await sb.control('PUT', '/oauth', { refresh_token_limit: 1 });
     const x = randomUUID();
     await connectThroughGoogle(hub, linkFor(x));
-    await sb.control('POST', '/tokens', { email: ANA, scopes: ['https://www.googleapis.com/auth/calendar.readonly'], client_id: TEST_CLIENT.clientId, offline: true }); // retires x's token
+    await sb.control('POST', '/tokens', {
+      email: ANA,
+      scopes: ['https://www.googleapis.com/auth/calendar.readonly'],
+      client_id: TEST_CLIENT.clientId,
+      offline: true,
+    }); // retires x's token
     expect((await calendarStatus(x)).connected).toBe(true); // nobody has told the Hub yet
 
     const reuse = await openConnectLink(hub, linkFor(x));

@@ -64,7 +64,12 @@ describe('hostile HTML and everyone else', () => {
             calls.push({ tool: `email_read ${subject}`, status: res.status, ms: res.ms, degraded: res.body.result?.body_degraded });
           }
           const res = await execute(spawned.customerId, 'email_search', { query: '', include_body: true, max_results: 10 });
-          calls.push({ tool: 'email_search', status: res.status, ms: res.ms, degraded: res.body.result?.messages?.map((m: { body_degraded?: boolean }) => m.body_degraded ?? false) });
+          calls.push({
+            tool: 'email_search',
+            status: res.status,
+            ms: res.ms,
+            degraded: res.body.result?.messages?.map((m: { body_degraded?: boolean }) => m.body_degraded ?? false),
+          });
         }
       } finally {
         hostileDone = true;

@@ -35,23 +35,26 @@ const ID_FIELDS: [tool: string, inputs: (id: string) => Record<string, unknown>,
 const HOSTILE_IDS = ['.', '..', '../x', 'a/b', '%2e%2e', ' ', '', 'a b', '\u0000', 'é'];
 
 describe('id inputs', () => {
-  it.each(ID_FIELDS)('when %s gets an id that cannot be one ("." , "..", path syntax), then VALIDATION_ERROR, no call made or counted', async (tool, inputs, path) => {
-    const customerId = randomUUID();
-    await sb.createAccount({ email: EMAIL });
-    await connectToSandbox(hub, sb, { email: EMAIL, integration: 'google_gmail', customerId });
-    await connectToSandbox(hub, sb, { email: EMAIL, integration: 'google_calendar', customerId });
-    const requests = await sandboxRequestsFrom(sb);
-    const errorsBefore = hub.logs.entries().filter((e) => (e.level as number) >= 50).length;
-    for (const id of HOSTILE_IDS) {
-      const res = await runTool(hub, { customerId, userId: null }, tool, inputs(id));
-      expect({ id, status: res.status }).toEqual({ id, status: 400 });
-      expect(res.body.error.code).toBe('VALIDATION_ERROR');
-      expect(res.body.error.details.issues.map((i: { path: string }) => i.path)).toContain(path);
-      expect(res.body.metadata.api_calls).toBe(0);
-    }
-    expect(await requests()).toEqual([]);
-    expect(hub.logs.entries().filter((e) => (e.level as number) >= 50)).toHaveLength(errorsBefore);
-  });
+  it.each(ID_FIELDS)(
+    'when %s gets an id that cannot be one ("." , "..", path syntax), then VALIDATION_ERROR, no call made or counted',
+    async (tool, inputs, path) => {
+      const customerId = randomUUID();
+      await sb.createAccount({ email: EMAIL });
+      await connectToSandbox(hub, sb, { email: EMAIL, integration: 'google_gmail', customerId });
+      await connectToSandbox(hub, sb, { email: EMAIL, integration: 'google_calendar', customerId });
+      const requests = await sandboxRequestsFrom(sb);
+      const errorsBefore = hub.logs.entries().filter((e) => (e.level as number) >= 50).length;
+      for (const id of HOSTILE_IDS) {
+        const res = await runTool(hub, { customerId, userId: null }, tool, inputs(id));
+        expect({ id, status: res.status }).toEqual({ id, status: 400 });
+        expect(res.body.error.code).toBe('VALIDATION_ERROR');
+        expect(res.body.error.details.issues.map((i: { path: string }) => i.path)).toContain(path);
+        expect(res.body.metadata.api_calls).toBe(0);
+      }
+      expect(await requests()).toEqual([]);
+      expect(hub.logs.entries().filter((e) => (e.level as number) >= 50)).toHaveLength(errorsBefore);
+    },
+  );
 
   it('when ids have the shapes Google hands out, then they pass validation and reach Google', async () => {
     const customerId = randomUUID();

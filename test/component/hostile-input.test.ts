@@ -17,18 +17,23 @@ const STRINGS = ['', 'hub_echo', '__proto__', 'constructor', '\u0000', '\r\nX-Ev
 function randomValue(rand: () => number, depth: number): unknown {
   const pick = Math.floor(rand() * (depth > 3 ? 6 : 8));
   switch (pick) {
-    case 0: return null;
-    case 1: return rand() < 0.5;
-    case 2: return [0, -1, 1e308, -0, 3.5, Number.MAX_SAFE_INTEGER + 2][Math.floor(rand() * 6)];
-    case 3: return STRINGS[Math.floor(rand() * STRINGS.length)];
-    case 4: return randomUUID();
-    case 5: return 'x'.repeat(Math.floor(rand() * 50));
-    case 6: return Array.from({ length: Math.floor(rand() * 4) }, () => randomValue(rand, depth + 1));
+    case 0:
+      return null;
+    case 1:
+      return rand() < 0.5;
+    case 2:
+      return [0, -1, 1e308, -0, 3.5, Number.MAX_SAFE_INTEGER + 2][Math.floor(rand() * 6)];
+    case 3:
+      return STRINGS[Math.floor(rand() * STRINGS.length)];
+    case 4:
+      return randomUUID();
+    case 5:
+      return 'x'.repeat(Math.floor(rand() * 50));
+    case 6:
+      return Array.from({ length: Math.floor(rand() * 4) }, () => randomValue(rand, depth + 1));
     default: {
       const keys = ['tool', 'agent_id', 'customer_id', 'user_id', 'inputs', 'context', 'message', 'request_id', ...STRINGS];
-      return Object.fromEntries(
-        Array.from({ length: Math.floor(rand() * 5) }, () => [keys[Math.floor(rand() * keys.length)], randomValue(rand, depth + 1)]),
-      );
+      return Object.fromEntries(Array.from({ length: Math.floor(rand() * 5) }, () => [keys[Math.floor(rand() * keys.length)], randomValue(rand, depth + 1)]));
     }
   }
 }

@@ -61,7 +61,18 @@ describe('integrations', () => {
         last_refreshed_at: '2030-02-14T23:00:00.000Z',
         // The access token expires in an hour and is refreshed by the Hub; the grant ends after 180 days unused.
         grant: { expires_at: '2030-08-13T23:00:00.000Z', health: 'ok', reason: null },
-        tools_available: ['calendar_create_event', 'calendar_delete_event', 'calendar_find_optimal_times', 'calendar_get_availability', 'calendar_list_calendars', 'calendar_update_event', 'hub_current_time', 'test_calendar_probe', 'test_calendar_timezone', 'test_leaky'],
+        tools_available: [
+          'calendar_create_event',
+          'calendar_delete_event',
+          'calendar_find_optimal_times',
+          'calendar_get_availability',
+          'calendar_list_calendars',
+          'calendar_update_event',
+          'hub_current_time',
+          'test_calendar_probe',
+          'test_calendar_timezone',
+          'test_leaky',
+        ],
       });
       expect(res.body.integrations.google_gmail.status).toBe('not_connected');
     });
@@ -74,7 +85,14 @@ describe('integrations', () => {
         connected: true,
         status: 'insufficient_scopes',
         scopes: ['calendar.readonly'],
-        tools_available: ['calendar_find_optimal_times', 'calendar_get_availability', 'calendar_list_calendars', 'hub_current_time', 'test_calendar_timezone', 'test_leaky'],
+        tools_available: [
+          'calendar_find_optimal_times',
+          'calendar_get_availability',
+          'calendar_list_calendars',
+          'hub_current_time',
+          'test_calendar_timezone',
+          'test_leaky',
+        ],
         setup_url: setupUrl(input.customerId, 'google_calendar'),
       });
     });
@@ -83,7 +101,21 @@ describe('integrations', () => {
       const input = aCredential({ scopes: [googleScope('calendar')] });
       await hub.store.save(input);
       const res = await status(input.customerId).expect(200);
-      expect(res.body.integrations.google_calendar).toMatchObject({ status: 'connected', tools_available: ['calendar_create_event', 'calendar_delete_event', 'calendar_find_optimal_times', 'calendar_get_availability', 'calendar_list_calendars', 'calendar_update_event', 'hub_current_time', 'test_calendar_probe', 'test_calendar_timezone', 'test_leaky'] });
+      expect(res.body.integrations.google_calendar).toMatchObject({
+        status: 'connected',
+        tools_available: [
+          'calendar_create_event',
+          'calendar_delete_event',
+          'calendar_find_optimal_times',
+          'calendar_get_availability',
+          'calendar_list_calendars',
+          'calendar_update_event',
+          'hub_current_time',
+          'test_calendar_probe',
+          'test_calendar_timezone',
+          'test_leaky',
+        ],
+      });
     });
 
     it('when the grant expired, then connected is false, status expired, and a setup_url to reconnect', async () => {
@@ -135,10 +167,7 @@ describe('integrations', () => {
       ['an unknown query parameter', `${randomUUID()}/?userId=a`, [{ path: 'query.userId', message: 'unknown field' }]],
       ['an undecodable %-escape', '%E0%A4%A/', [{ path: '(root)', message: 'malformed request (for example an invalid %-escape in the URL)' }]],
     ])('when given %s, then 400 VALIDATION_ERROR', async (_case, suffix, issues) => {
-      const res = await client(hub.app)
-        .get(`/api/internal/integrations/status/${suffix}`)
-        .set('Authorization', serviceAuth())
-        .expect(400);
+      const res = await client(hub.app).get(`/api/internal/integrations/status/${suffix}`).set('Authorization', serviceAuth()).expect(400);
       expect(res.body).toMatchObject({ success: false, tool: null, error: { code: 'VALIDATION_ERROR', details: { issues } } });
     });
 
@@ -227,7 +256,14 @@ describe('integrations', () => {
   describe('when the credential store fails with a bug (not an outage)', () => {
     it('then 500 INTERNAL_ERROR without internals, logged with the request id', async () => {
       const bug = Object.assign(new Error('column "secret_sauce" does not exist'), { code: '42703' });
-      const broken = { kind: 'postgres' as const, query: () => Promise.reject(bug), exec: () => Promise.reject(bug), transaction: () => Promise.reject(bug), ping: async () => {}, close: async () => {} };
+      const broken = {
+        kind: 'postgres' as const,
+        query: () => Promise.reject(bug),
+        exec: () => Promise.reject(bug),
+        transaction: () => Promise.reject(bug),
+        ping: async () => {},
+        close: async () => {},
+      };
       const hubWithBug = await buildTestHub({ db: broken });
       const res = await client(hubWithBug.app)
         .get(`/api/internal/integrations/status/${randomUUID()}/`)

@@ -66,7 +66,10 @@ describe('a running Hub (real server)', () => {
 
   it('when a call outlives the shutdown deadline, then it is cut off and shutdown still completes on time', async () => {
     const logs = captureLogs();
-    const hub = await startHub(testConfig({ HUB_TOOL_DEADLINE_MS: '300', HUB_SHUTDOWN_TIMEOUT_MS: '300' }), { logger: logs.logger, tools: [...BUILT_IN_TOOLS, slowTool] });
+    const hub = await startHub(testConfig({ HUB_TOOL_DEADLINE_MS: '300', HUB_SHUTDOWN_TIMEOUT_MS: '300' }), {
+      logger: logs.logger,
+      tools: [...BUILT_IN_TOOLS, slowTool],
+    });
     const inFlight = post(hub.url, slowCall(5_000)).catch((err: Error) => err);
     await new Promise((r) => setTimeout(r, 100));
     const t0 = Date.now();
@@ -122,9 +125,7 @@ describe('a running Hub (real server)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hub-lock-'));
     const first = await startHub(testConfig({ HUB_DATA_DIR: dir }), { logger: captureLogs().logger });
     try {
-      await expect(startHub(testConfig({ HUB_DATA_DIR: dir }), { logger: captureLogs().logger })).rejects.toThrow(
-        /is in use by process/,
-      );
+      await expect(startHub(testConfig({ HUB_DATA_DIR: dir }), { logger: captureLogs().logger })).rejects.toThrow(/is in use by process/);
     } finally {
       await first.close();
       rmSync(dir, { recursive: true, force: true });

@@ -32,11 +32,7 @@ describe('logs', () => {
 
   it('when a request completes, then one access line records ids (request, customer, agent, end user), tool, status and duration — no headers, no body', async () => {
     const body = anExecuteBody({ inputs: { message: 'body text that must not be logged' }, context: { request_id: 'line-1' } });
-    await client(hub.app)
-      .post('/api/internal/tools/execute/')
-      .set('Authorization', serviceAuth())
-      .send(body)
-      .expect(200);
+    await client(hub.app).post('/api/internal/tools/execute/').set('Authorization', serviceAuth()).send(body).expect(200);
     const line = hub.logs.entries().find((e) => e.request_id === 'line-1' && e.msg === 'request completed');
     expect(line).toEqual({
       level: 30,
@@ -61,7 +57,7 @@ describe('logs', () => {
     expect(hub.logs.text()).not.toMatch(/"headers"/);
   });
 
-  it('when an agent sends a W3C traceparent (tracing off), then the access line and metadata.trace_id carry its trace id, and the end user\'s id is logged', async () => {
+  it("when an agent sends a W3C traceparent (tracing off), then the access line and metadata.trace_id carry its trace id, and the end user's id is logged", async () => {
     const traceId = '0af7651916cd43dd8448eb211c80319c';
     const res = await client(hub.app)
       .post('/api/internal/tools/execute/')

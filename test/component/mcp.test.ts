@@ -86,7 +86,11 @@ test('when a tool call repeats its _meta request_id, then the write runs once an
   const customerId = randomUUID();
   await connectBoth(hub, sb, customerId);
   const client = await connect(identity(customerId));
-  const args = { name: 'email_send', arguments: { to: ['once@example.com'], subject: 'Once', body: 'Only once.' }, _meta: { request_id: `mcp-send-${Date.now()}` } };
+  const args = {
+    name: 'email_send',
+    arguments: { to: ['once@example.com'], subject: 'Once', body: 'Only once.' },
+    _meta: { request_id: `mcp-send-${Date.now()}` },
+  };
   const first = await client.callTool(args);
   const second = await client.callTool(args);
   expect(second.structuredContent).toEqual(first.structuredContent);
@@ -100,7 +104,11 @@ test('when the customer has not connected Gmail, then the call is an isError res
   const answer = await client.callTool({ name: 'email_search', arguments: { query: 'from:john@example.com' } });
   expect(answer.isError).toBe(true);
   const error = (answer.structuredContent as any).error;
-  expect(error).toMatchObject({ code: 'INTEGRATION_NOT_CONNECTED', retryable: false, setup_url: expect.stringMatching(/^https:\/\/hub\.test\.example\/integrations\/google\/connect\?/) });
+  expect(error).toMatchObject({
+    code: 'INTEGRATION_NOT_CONNECTED',
+    retryable: false,
+    setup_url: expect.stringMatching(/^https:\/\/hub\.test\.example\/integrations\/google\/connect\?/),
+  });
   const text = (answer.content as { text: string }[])[0]!.text;
   expect(text).toContain('INTEGRATION_NOT_CONNECTED');
   expect(text).toContain(error.setup_url);
@@ -140,8 +148,14 @@ test('when the identity headers are missing, then the call is an isError VALIDAT
 });
 
 test('when the service secret is wrong or missing, then the MCP client gets 401 before any tool is listed', async () => {
-  await expect(connect({ ...identity(randomUUID()), Authorization: 'ServiceSecret wrong-secret-0123456789abcdef0123456789' })).rejects.toMatchObject({ code: 401 });
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+  await expect(connect({ ...identity(randomUUID()), Authorization: 'ServiceSecret wrong-secret-0123456789abcdef0123456789' })).rejects.toMatchObject({
+    code: 401,
+  });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
   expect(res.status).toBe(401);
   expect(res.headers.get('www-authenticate')).toBe('ServiceSecret realm="hub"');
 });
@@ -161,7 +175,11 @@ test('when a browser page from another origin posts to /mcp, then it is refused 
 
 test('when the body is not JSON or not JSON-RPC, then the answer is a JSON-RPC protocol error', async () => {
   const post = (body: string) =>
-    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...identity(randomUUID()) }, body });
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...identity(randomUUID()) },
+      body,
+    });
   const broken = await post('{"jsonrpc": "2.0", "id": 1,');
   expect(broken.status).toBe(400);
   expect(await broken.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
@@ -177,11 +195,24 @@ test('when a tool call carries a request_id, then the MCP answer has the Hub hea
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...identity(randomUUID()) },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'hub_echo', arguments: { message: 'hi' }, _meta: { request_id: requestId } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'hub_echo', arguments: { message: 'hi' }, _meta: { request_id: requestId } },
+    }),
   });
   expect(res.status).toBe(200);
-  expect(await res.json()).toMatchObject({ jsonrpc: '2.0', id: 7, result: { structuredContent: { message: 'hi' }, _meta: { 'hub/request_id': requestId, 'hub/api_calls': 0 } } });
-  expect({ nosniff: res.headers.get('x-content-type-options'), cache: res.headers.get('cache-control'), id: res.headers.get('x-request-id') }).toEqual({ nosniff: 'nosniff', cache: 'no-store', id: requestId });
+  expect(await res.json()).toMatchObject({
+    jsonrpc: '2.0',
+    id: 7,
+    result: { structuredContent: { message: 'hi' }, _meta: { 'hub/request_id': requestId, 'hub/api_calls': 0 } },
+  });
+  expect({ nosniff: res.headers.get('x-content-type-options'), cache: res.headers.get('cache-control'), id: res.headers.get('x-request-id') }).toEqual({
+    nosniff: 'nosniff',
+    cache: 'no-store',
+    id: requestId,
+  });
   const lines = hub.logs.entries().filter((e) => e.msg === 'request completed' && e.request_id === requestId);
   expect(lines).toEqual([expect.objectContaining({ method: 'POST', url: '/mcp', status: 200, tool: 'hub_echo' })]);
 });

@@ -45,11 +45,18 @@ afterEach(() => sb.control('DELETE', '/faults'));
 test('when a known sequence of calls has run, then /metrics counts exactly those calls, attempts, retries, rejections, refreshes and replays', async () => {
   const echo = (agentId = randomUUID(), customerId = randomUUID()) => {
     ids.push(agentId, customerId);
-    return client(hub.app).post('/api/internal/tools/execute/').set('Authorization', serviceAuth()).send(anExecuteBody({ agent_id: agentId, customer_id: customerId, user_id: 'user-7781' }));
+    return client(hub.app)
+      .post('/api/internal/tools/execute/')
+      .set('Authorization', serviceAuth())
+      .send(anExecuteBody({ agent_id: agentId, customer_id: customerId, user_id: 'user-7781' }));
   };
   await echo().expect(200);
   await echo().expect(200);
-  await client(hub.app).post('/api/internal/tools/execute/').set('Authorization', serviceAuth()).send(anExecuteBody({ tool: 'no_such_tool' })).expect(404);
+  await client(hub.app)
+    .post('/api/internal/tools/execute/')
+    .set('Authorization', serviceAuth())
+    .send(anExecuteBody({ tool: 'no_such_tool' }))
+    .expect(404);
 
   // One agent over its limit (10 points, an echo costs 1): the eleventh call is refused.
   const busyAgent = randomUUID();
@@ -141,7 +148,7 @@ test('when HUB_METRICS=off, then nothing is recorded and /metrics does not exist
   }
 });
 
-test('when HUB_METRICS_PORT is set, then /metrics is served on that listener only, counting the API port\'s calls', async () => {
+test("when HUB_METRICS_PORT is set, then /metrics is served on that listener only, counting the API port's calls", async () => {
   const running = await startHub(testConfig({ HUB_METRICS_PORT: '0' }), { logger: captureLogs().logger });
   try {
     expect(running.metricsServer).toBeDefined();

@@ -37,7 +37,10 @@ describe('overview of a customer', () => {
     expect(o.buckets).toHaveLength(60);
     const sum = (k: 'calls' | 'errors') => o.buckets.reduce((a: number, b: { calls: number; errors: number }) => a + b[k], 0);
     expect({ calls: sum('calls'), errors: sum('errors') }).toEqual({ calls: 5, errors: 2 });
-    expect(o.errors_by_code.map((c: { code: string; total: number }) => [c.code, c.total]).sort()).toEqual([['RATE_LIMITED', 1], ['TOOL_NOT_FOUND', 1]]);
+    expect(o.errors_by_code.map((c: { code: string; total: number }) => [c.code, c.total]).sort()).toEqual([
+      ['RATE_LIMITED', 1],
+      ['TOOL_NOT_FOUND', 1],
+    ]);
     const echo = o.latency_by_tool.find((t: { tool: string }) => t.tool === 'hub_echo');
     expect(echo).toMatchObject({ calls: 4 });
     expect(echo.p95_ms).toBeGreaterThanOrEqual(echo.p50_ms);

@@ -63,7 +63,11 @@ describe('the admin API', () => {
     expect(replaced.body.etag).not.toBe(created.body.etag);
     expect(replaced.body.rules).toEqual({ max_side_effects: 'reads' });
 
-    await api().delete(customerPath(customerId)).set('Authorization', asAdmin()).set('If-Match', replaced.headers.etag!).expect(200, { customer_id: customerId, agent_id: null, deleted: true });
+    await api()
+      .delete(customerPath(customerId))
+      .set('Authorization', asAdmin())
+      .set('If-Match', replaced.headers.etag!)
+      .expect(200, { customer_id: customerId, agent_id: null, deleted: true });
     const gone = await api().get(customerPath(customerId)).set('Authorization', asAdmin()).expect(404);
     expect(gone.body.error.code).toBe('RESOURCE_NOT_FOUND');
   });
@@ -109,7 +113,7 @@ describe('the admin API', () => {
     expect(refused.body.error).toMatchObject({ code: 'POLICY_DENIED', retryable: false, details: { rule: 'enabled_tools', policy: 'customer' } });
   });
 
-  test('when a customer token manages its own policy, then it may; another customer\'s, then 403 FORBIDDEN', async () => {
+  test("when a customer token manages its own policy, then it may; another customer's, then 403 FORBIDDEN", async () => {
     const customerId = randomUUID();
     await putPolicy(customerPath(customerId), {}).expect(201);
     await api().get(customerPath(customerId)).set('Authorization', asCustomer(customerId)).expect(200);
@@ -124,7 +128,11 @@ describe('each rule, allowed and refused, before any credential lookup', () => {
     await putPolicy(customerPath(customerId), { enabled_tools: ['hub_echo@1', 'test_write'] }).expect(201);
     await echo(customerId).expect(200);
     const refused = await call(customerId, 'test_calendar_probe').expect(403);
-    expect(refused.body).toMatchObject({ success: false, tool: 'test_calendar_probe', error: { code: 'POLICY_DENIED', details: { rule: 'enabled_tools', policy: 'customer' } } });
+    expect(refused.body).toMatchObject({
+      success: false,
+      tool: 'test_calendar_probe',
+      error: { code: 'POLICY_DENIED', details: { rule: 'enabled_tools', policy: 'customer' } },
+    });
     expect(refused.body.metadata.api_calls).toBe(0);
   });
 
@@ -153,12 +161,16 @@ describe('each rule, allowed and refused, before any credential lookup', () => {
     await putPolicy(customerPath(customerId), { max_tool_calls_per_conversation: 3 }).expect(201);
     for (let i = 0; i < 3; i++) await echo(customerId, { agentId, conversationId: 'c-1' }).expect(200);
     const refused = await echo(customerId, { agentId, conversationId: 'c-1' }).expect(403);
-    expect(refused.body.error).toMatchObject({ code: 'POLICY_DENIED', retryable: false, details: { rule: 'max_tool_calls_per_conversation', policy: 'customer', limit: 3 } });
+    expect(refused.body.error).toMatchObject({
+      code: 'POLICY_DENIED',
+      retryable: false,
+      details: { rule: 'max_tool_calls_per_conversation', policy: 'customer', limit: 3 },
+    });
     await echo(customerId, { agentId, conversationId: 'c-2' }).expect(200);
     for (let i = 0; i < 5; i++) await echo(customerId, { agentId }).expect(200);
   });
 
-  test('when a policy leaves the budget out, then seed 003\'s 25 applies; with no policy at all, nothing is counted', async () => {
+  test("when a policy leaves the budget out, then seed 003's 25 applies; with no policy at all, nothing is counted", async () => {
     const withPolicy = randomUUID();
     const without = randomUUID();
     const agentId = randomUUID();
@@ -180,7 +192,7 @@ describe('each rule, allowed and refused, before any credential lookup', () => {
 });
 
 describe('customer and agent precedence', () => {
-  test('when an agent has its own policy, then its fields override the customer\'s and the rest are inherited', async () => {
+  test("when an agent has its own policy, then its fields override the customer's and the rest are inherited", async () => {
     const customerId = randomUUID();
     const [freed, readOnly, plain] = [randomUUID(), randomUUID(), randomUUID()];
     await putPolicy(customerPath(customerId), { enabled_tools: ['hub_echo', 'test_write'], max_tool_calls_per_conversation: 2 }).expect(201);
@@ -189,17 +201,31 @@ describe('customer and agent precedence', () => {
     await putPolicy(agentPath(customerId, readOnly), { max_side_effects: 'reads' }).expect(201);
 
     // The customer's list binds `plain`; `freed` lifted it (null), so its call goes on to the connection lookup.
-    expect((await call(customerId, 'test_calendar_probe', {}, { agentId: plain }).expect(403)).body.error.details).toEqual({ rule: 'enabled_tools', policy: 'customer' });
+    expect((await call(customerId, 'test_calendar_probe', {}, { agentId: plain }).expect(403)).body.error.details).toEqual({
+      rule: 'enabled_tools',
+      policy: 'customer',
+    });
     expect((await call(customerId, 'test_calendar_probe', {}, { agentId: freed }).expect(400)).body.error.code).toBe('INTEGRATION_NOT_CONNECTED');
     // `readOnly` inherits the customer's list and adds its own ceiling.
     expect((await call(customerId, 'test_calendar_probe', {}, { agentId: readOnly }).expect(403)).body.error.details.policy).toBe('customer');
-    expect((await call(customerId, 'test_write', { tag: 'x' }, { agentId: readOnly }).expect(403)).body.error.details).toEqual({ rule: 'max_side_effects', policy: 'agent' });
+    expect((await call(customerId, 'test_write', { tag: 'x' }, { agentId: readOnly }).expect(403)).body.error.details).toEqual({
+      rule: 'max_side_effects',
+      policy: 'agent',
+    });
     await call(customerId, 'test_write', { tag: 'x' }, { agentId: plain }).expect(200);
     // Budgets: the customer's 2 for `plain`, the agent's own 4 for `freed`.
     for (let i = 0; i < 2; i++) await echo(customerId, { agentId: plain, conversationId: 'c' }).expect(200);
-    expect((await echo(customerId, { agentId: plain, conversationId: 'c' }).expect(403)).body.error.details).toEqual({ rule: 'max_tool_calls_per_conversation', policy: 'customer', limit: 2 });
+    expect((await echo(customerId, { agentId: plain, conversationId: 'c' }).expect(403)).body.error.details).toEqual({
+      rule: 'max_tool_calls_per_conversation',
+      policy: 'customer',
+      limit: 2,
+    });
     for (let i = 0; i < 4; i++) await echo(customerId, { agentId: freed, conversationId: 'c' }).expect(200);
-    expect((await echo(customerId, { agentId: freed, conversationId: 'c' }).expect(403)).body.error.details).toEqual({ rule: 'max_tool_calls_per_conversation', policy: 'agent', limit: 4 });
+    expect((await echo(customerId, { agentId: freed, conversationId: 'c' }).expect(403)).body.error.details).toEqual({
+      rule: 'max_tool_calls_per_conversation',
+      policy: 'agent',
+      limit: 4,
+    });
   });
 
   test('when only an agent has a policy, then other agents of the customer are not limited', async () => {

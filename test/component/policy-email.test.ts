@@ -20,7 +20,11 @@ afterAll(() => hub.close());
 
 const sentBy = (email: string) => mailboxAt(sb, email).filter((m) => m.labelIds.includes('SENT'));
 const allowOnly = (customerId: string, domains: string[]) =>
-  client(hub.app).put(`/api/admin/customers/${customerId}/policy`).set('Authorization', asAdmin()).send({ email_allowed_recipient_domains: domains }).expect(201);
+  client(hub.app)
+    .put(`/api/admin/customers/${customerId}/policy`)
+    .set('Authorization', asAdmin())
+    .send({ email_allowed_recipient_domains: domains })
+    .expect(201);
 
 test.each([
   ['to', { to: ['mallory@evil.example'] }],

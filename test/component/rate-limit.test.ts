@@ -37,7 +37,7 @@ describe('in memory (no Redis)', () => {
     await call(app, anExecuteBody({ customer_id: customer, agent_id: randomUUID() })).expect(200);
   });
 
-  test('when the customer\'s agents together exceed its limit, then 429 scope customer for every agent', async () => {
+  test("when the customer's agents together exceed its limit, then 429 scope customer for every agent", async () => {
     const app = hubOn();
     const customer = randomUUID();
     for (let i = 0; i < 6; i++) await call(app, anExecuteBody({ customer_id: customer })).expect(200);
@@ -151,7 +151,7 @@ describe('shared through Redis', () => {
     });
   });
 
-  test('when Redis is unreachable, then the insurance limiter keeps limiting at this replica\'s share, without waiting', async () => {
+  test("when Redis is unreachable, then the insurance limiter keeps limiting at this replica's share, without waiting", async () => {
     const down = await openRedis('redis://127.0.0.1:1', captureLogs().logger, 50);
     try {
       const app = hubOn({ HUB_REPLICAS: '2' }, down);

@@ -30,7 +30,15 @@ describe('making and reading keys', () => {
     const customerId = randomUUID();
     const res = await createKey({ name: 'scheduler', customer_ids: [customerId] }).expect(201);
     expect(res.body.key).toMatch(/^hub_sk_[A-Za-z0-9_-]{43}$/);
-    expect(res.body).toMatchObject({ name: 'scheduler', customer_ids: [customerId], agent_id: null, tools: null, status: 'active', last_used_at: null, expires_at: null });
+    expect(res.body).toMatchObject({
+      name: 'scheduler',
+      customer_ids: [customerId],
+      agent_id: null,
+      tools: null,
+      status: 'active',
+      last_used_at: null,
+      expires_at: null,
+    });
     const one = await api().get(`/api/admin/service-keys/${res.body.id}`).set('Authorization', asAdmin()).expect(200);
     expect(one.body).not.toHaveProperty('key');
     const list = await api().get('/api/admin/service-keys').set('Authorization', asAdmin()).expect(200);
@@ -68,7 +76,7 @@ describe('using a key', () => {
     expect((await hub.access.keyStore.get(made.id))!.lastUsedAt).not.toBeNull();
   });
 
-  test('when a key acts for a customer outside its scope, then 403 FORBIDDEN before any lookup, and the other customer\'s limit is untouched', async () => {
+  test("when a key acts for a customer outside its scope, then 403 FORBIDDEN before any lookup, and the other customer's limit is untouched", async () => {
     const mine = randomUUID();
     const theirs = randomUUID();
     await hub.store.save(aCredential({ customerId: theirs, integration: 'google_calendar', scopes: CALENDAR_SCOPES }));

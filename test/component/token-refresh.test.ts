@@ -60,7 +60,9 @@ async function offlineGrant(scopes: readonly string[] = [SCOPES.calendarReadonly
 /** A customer connected with a real grant whose access token the Hub believes expires in `expiresInS`. */
 async function connected(expiresInS: number, on: TestHub = hub, scopes: readonly string[] = [SCOPES.calendarReadonly]) {
   const grant = await offlineGrant(scopes);
-  const saved = await on.store.save(aCredential({ accountEmail: ANA, ...grant, scopes, tokenExpiresAt: new Date(Date.now() + expiresInS * 1000), lastRefreshedAt: null }));
+  const saved = await on.store.save(
+    aCredential({ accountEmail: ANA, ...grant, scopes, tokenExpiresAt: new Date(Date.now() + expiresInS * 1000), lastRefreshedAt: null }),
+  );
   return { ...grant, saved, customerId: saved.customerId };
 }
 
@@ -78,7 +80,10 @@ const timezone = async (customerId: string, status?: number, on: TestHub = hub) 
 /** POST /token requests the sandbox answers from now on. */
 async function tokenRequests() {
   const since = (await sb.control('GET', '/requests')).body.next as number;
-  return async () => ((await sb.control('GET', `/requests?since=${since}`)).body.requests as { method: string; path: string }[]).filter((r) => r.method === 'POST' && r.path === '/token').length;
+  return async () =>
+    ((await sb.control('GET', `/requests?since=${since}`)).body.requests as { method: string; path: string }[]).filter(
+      (r) => r.method === 'POST' && r.path === '/token',
+    ).length;
 }
 
 const stored = async (id: string, on: TestHub = hub) => {
@@ -156,7 +161,11 @@ describe('when the refresh fails', () => {
     const after = await stored(c.saved.id);
     expect(after.row).toMatchObject({ status: 'expired', lastError: 'invalid_grant: Token has been expired or revoked.' });
     const status = await client(hub.app).get(`/api/internal/integrations/status/${c.customerId}/`).set('Authorization', serviceAuth()).expect(200);
-    expect(status.body.integrations.google_calendar).toMatchObject({ connected: false, status: 'expired', setup_url: aSetupUrl(c.customerId, 'google_calendar') });
+    expect(status.body.integrations.google_calendar).toMatchObject({
+      connected: false,
+      status: 'expired',
+      setup_url: aSetupUrl(c.customerId, 'google_calendar'),
+    });
     const refreshes = await tokenRequests();
     await timezone(c.customerId, 401);
     expect(await refreshes()).toBe(0);
@@ -167,7 +176,12 @@ describe('when the refresh fails', () => {
     await sb.control('POST', '/faults', { operation: 'oauth.token', preset: 'unavailable' });
     const res = await timezone(c.customerId, 200);
     expect(res.body.result).toEqual({ time_zone: 'Europe/Madrid' });
-    expect((await stored(c.saved.id)).row).toMatchObject({ status: 'connected', lastError: null, lastRefreshedAt: null, tokenExpiresAt: c.saved.tokenExpiresAt });
+    expect((await stored(c.saved.id)).row).toMatchObject({
+      status: 'connected',
+      lastError: null,
+      lastRefreshedAt: null,
+      tokenExpiresAt: c.saved.tokenExpiresAt,
+    });
     expect(hub.logs.text()).toContain('using the current token until it expires');
   });
 
@@ -193,7 +207,6 @@ describe('when the refresh fails', () => {
     expect(res.body.error).toMatchObject({ code: 'EXTERNAL_API_ERROR', retryable: true });
     expect((await stored(c.saved.id)).row).toMatchObject({ status: 'connected', lastError: null, lastRefreshedAt: null });
     expect(await refreshes()).toBe(1); // one attempt, abandoned: no retry of the refresh within the call
-
   });
 
   test('when Google refuses the Hub’s own OAuth client (invalid_client), then EXTERNAL_API_ERROR not retryable, logged as an error, row untouched', async () => {
@@ -201,7 +214,11 @@ describe('when the refresh fails', () => {
     try {
       const c = await connected(20, misconfigured);
       const res = await timezone(c.customerId, 502, misconfigured);
-      expect(res.body.error).toMatchObject({ code: 'EXTERNAL_API_ERROR', retryable: false, details: { reason: 'refresh_rejected', upstream_status: 401, google_reason: 'invalid_client' } });
+      expect(res.body.error).toMatchObject({
+        code: 'EXTERNAL_API_ERROR',
+        retryable: false,
+        details: { reason: 'refresh_rejected', upstream_status: 401, google_reason: 'invalid_client' },
+      });
       expect((await stored(c.saved.id, misconfigured)).row).toMatchObject({ status: 'connected', lastError: null });
       expect(misconfigured.logs.entries().some((e) => e.level === 50 && String(e.msg).includes('OAuth client'))).toBe(true);
       expect(misconfigured.logs.text()).not.toContain('GOCSPX-not-the-secret');
@@ -227,7 +244,10 @@ describe('when Google rejects a token the Hub believed valid', () => {
     const c = await connected(3600);
     await sb.control('POST', `/accounts/${ANA}/revoke`);
     const res = await timezone(c.customerId, 401);
-    expect(res.body.error).toMatchObject({ code: 'INTEGRATION_EXPIRED', details: { integration: 'google_calendar', setup_url: aSetupUrl(c.customerId, 'google_calendar') } });
+    expect(res.body.error).toMatchObject({
+      code: 'INTEGRATION_EXPIRED',
+      details: { integration: 'google_calendar', setup_url: aSetupUrl(c.customerId, 'google_calendar') },
+    });
     expect(res.body.metadata.api_calls).toBe(2); // the refused call and the refused refresh
     expect((await stored(c.saved.id)).row.status).toBe('expired');
   });
@@ -260,7 +280,13 @@ describe('a key rotation racing a rejected token', () => {
 
   beforeAll(async () => {
     const t = await openTestDb(preferredDriver());
-    const rotation = createKeyRotation(t.db, createTokenCipher([{ id: 'k2', key: Buffer.from(KEY_2, 'base64') }, { id: 'k1', key: Buffer.from(KEY_1, 'base64') }]));
+    const rotation = createKeyRotation(
+      t.db,
+      createTokenCipher([
+        { id: 'k2', key: Buffer.from(KEY_2, 'base64') },
+        { id: 'k1', key: Buffer.from(KEY_1, 'base64') },
+      ]),
+    );
     const db: Db = {
       kind: t.db.kind,
       query: async (sql, params) => {
@@ -336,8 +362,11 @@ describe('the credential cache', () => {
   test('when a user-level connection changes, then the cached customer-wide fallbacks of that customer are dropped too', async () => {
     const c = await connected(3600, cached);
     const probe = (userId: string | null) =>
-      client(cached.app).post('/api/internal/tools/execute/').set('Authorization', serviceAuth())
-        .send({ tool: 'test_calendar_timezone', agent_id: randomUUID(), customer_id: c.customerId, user_id: userId, inputs: {} }).expect(200);
+      client(cached.app)
+        .post('/api/internal/tools/execute/')
+        .set('Authorization', serviceAuth())
+        .send({ tool: 'test_calendar_timezone', agent_id: randomUUID(), customer_id: c.customerId, user_id: userId, inputs: {} })
+        .expect(200);
     await probe(null);
     await probe('alice');
     reads = 0;

@@ -60,13 +60,21 @@ maybe('refreshing across replicas', () => {
   async function nearExpiry(on: TestHub): Promise<string> {
     const grant = (await sb.control('POST', '/tokens', { email: ANA, scopes: [SCOPES.calendarReadonly], client_id: TEST_CLIENT.clientId, offline: true })).body;
     const saved = await on.store.save(
-      aCredential({ accountEmail: ANA, accessToken: grant.access_token, refreshToken: grant.refresh_token, scopes: [SCOPES.calendarReadonly], tokenExpiresAt: new Date(Date.now() + 60_000) }),
+      aCredential({
+        accountEmail: ANA,
+        accessToken: grant.access_token,
+        refreshToken: grant.refresh_token,
+        scopes: [SCOPES.calendarReadonly],
+        tokenExpiresAt: new Date(Date.now() + 60_000),
+      }),
     );
     return saved.customerId;
   }
 
   const call = (hub: TestHub, customerId: string) =>
-    client(hub.app).post('/api/internal/tools/execute/').set('Authorization', serviceAuth())
+    client(hub.app)
+      .post('/api/internal/tools/execute/')
+      .set('Authorization', serviceAuth())
       .send({ tool: 'test_calendar_timezone', agent_id: randomUUID(), customer_id: customerId, inputs: {} });
 
   /** 30 concurrent calls spread over the replicas; returns their statuses and the refreshes Google saw. */

@@ -123,15 +123,20 @@ describe('blocked versions and versions that match nothing', () => {
     });
   });
 
-  it.each(['test_versioned@4', 'test_versioned@2.2', 'test_versioned@1.2.1', 'test_versioned@x', 'test_versioned@1.2.0.0', 'test_versioned@', 'test_versioned@01'])(
-    'when tool is %s, then TOOL_NOT_FOUND lists the versions there are (blocked ones left out)',
-    async (tool) => {
-      const res = await run(tool);
-      expect(res.status).toBe(404);
-      expect(res.body.error).toMatchObject({ code: 'TOOL_NOT_FOUND', details: { available_versions: ['2.1.0', '2.0.0', '1.2.0', '1.0.0'] } });
-      expect(res.body.metadata.tool_version).toBeUndefined();
-    },
-  );
+  it.each([
+    'test_versioned@4',
+    'test_versioned@2.2',
+    'test_versioned@1.2.1',
+    'test_versioned@x',
+    'test_versioned@1.2.0.0',
+    'test_versioned@',
+    'test_versioned@01',
+  ])('when tool is %s, then TOOL_NOT_FOUND lists the versions there are (blocked ones left out)', async (tool) => {
+    const res = await run(tool);
+    expect(res.status).toBe(404);
+    expect(res.body.error).toMatchObject({ code: 'TOOL_NOT_FOUND', details: { available_versions: ['2.1.0', '2.0.0', '1.2.0', '1.0.0'] } });
+    expect(res.body.metadata.tool_version).toBeUndefined();
+  });
 
   it('when the name is unknown, with or without a version, then TOOL_NOT_FOUND lists the tools', async () => {
     for (const tool of ['no_such_tool', 'no_such_tool@1']) {

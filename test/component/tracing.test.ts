@@ -66,7 +66,9 @@ test('when an agent calls a Google tool with a traceparent, then one trace conti
   const [refresh] = named(spans, 'hub.token_refresh');
   expect(refresh!.attributes).toMatchObject({ 'hub.integration': 'google_calendar', 'hub.outcome': 'ok' });
   expect([executeId, named(spans, 'hub.credentials')[0]!.spanContext().spanId]).toContain(parentOf(refresh!));
-  const attempts = named(spans, 'calendar.settings.get').sort((a, b) => Number(a.attributes['hub.google.attempt']) - Number(b.attributes['hub.google.attempt']));
+  const attempts = named(spans, 'calendar.settings.get').sort(
+    (a, b) => Number(a.attributes['hub.google.attempt']) - Number(b.attributes['hub.google.attempt']),
+  );
   expect(attempts.map((a) => [parentOf(a), a.attributes['hub.google.attempt'], a.attributes['hub.google.status_class']])).toEqual([
     [executeId, 1, '5xx'],
     [executeId, 2, '2xx'],

@@ -45,14 +45,19 @@ const expectLocalRefusal = (res: { status: number; body: any }, scope: string) =
 };
 
 describe('Calendar usage limits exceeded (403 quotaExceeded)', () => {
-  test('when Google says the account\'s calendar is over its usage limits, then RATE_LIMITED upstream_quota, not retried, and the account\'s writes are answered locally while reads go on', async () => {
+  test("when Google says the account's calendar is over its usage limits, then RATE_LIMITED upstream_quota, not retried, and the account's writes are answered locally while reads go on", async () => {
     const who = await calendar(hub);
     const other = await calendar(hub);
     await sb.control('POST', '/faults', { operation: 'calendar.events.insert', preset: 'quotaExceeded', times: 1 });
     const requests = await sandboxRequestsFrom(sb);
     const res = await runTool(hub, who, 'calendar_create_event', EVENT);
     expect(res.status).toBe(429);
-    expect(res.body.error).toMatchObject({ code: 'RATE_LIMITED', retryable: true, retry_after_s: 7200, details: { scope: 'upstream_quota', reason: 'quotaExceeded' } });
+    expect(res.body.error).toMatchObject({
+      code: 'RATE_LIMITED',
+      retryable: true,
+      retry_after_s: 7200,
+      details: { scope: 'upstream_quota', reason: 'quotaExceeded' },
+    });
     expect(res.headers['retry-after']).toBe('7200');
     expect((await requests()).filter((r) => r.operation === 'calendar.events.insert')).toHaveLength(1);
 
@@ -134,7 +139,11 @@ describe("the mailbox's Gmail unit budget", () => {
       const since = await sandboxRequestsFrom(sb);
       const refused = await runTool(own, second, 'email_search', { query: '' });
       expect(refused.status).toBe(429);
-      expect(refused.body.error).toMatchObject({ code: 'RATE_LIMITED', retryable: true, details: { scope: 'upstream_quota', reason: 'mailbox_quota', limit: 20, window_s: 60, cost: 5 } });
+      expect(refused.body.error).toMatchObject({
+        code: 'RATE_LIMITED',
+        retryable: true,
+        details: { scope: 'upstream_quota', reason: 'mailbox_quota', limit: 20, window_s: 60, cost: 5 },
+      });
       expect(refused.body.error.retry_after_s).toBeGreaterThanOrEqual(1);
       expect(refused.body.error.retry_after_s).toBeLessThanOrEqual(60);
       expect(refused.body.metadata.api_calls).toBe(0);
@@ -153,7 +162,7 @@ describe("the mailbox's Gmail unit budget", () => {
       for (const r of redis) r.disconnect(); // quit() would wait on the unreachable one, which reconnects forever
     });
 
-    redisTest('when two replicas share Redis, then the budget is the mailbox\'s, whichever replica spends it', async () => {
+    redisTest("when two replicas share Redis, then the budget is the mailbox's, whichever replica spends it", async () => {
       const env = sandboxHubEnv(sb, { HUB_GMAIL_QUOTA_UNITS: '20' });
       redis.push(await openRedis(redisUrl!, captureLogs().logger), await openRedis(redisUrl!, captureLogs().logger));
       const a = await buildTestHub({ env, redis: redis[0]! });
@@ -192,7 +201,7 @@ describe("the mailbox's Gmail unit budget", () => {
 describe('the per-mailbox in-flight cap', () => {
   const SLOW_GETS = { operation: 'gmail.users.messages.get', latency_ms: 150 };
 
-  test('when a search fetches more messages than Gmail lets one mailbox run at once, then the cap keeps it under Gmail\'s limit: no 429, every message', async () => {
+  test("when a search fetches more messages than Gmail lets one mailbox run at once, then the cap keeps it under Gmail's limit: no 429, every message", async () => {
     const own = await buildTestHub({ env: sandboxHubEnv(sb, { HUB_GMAIL_MAX_IN_FLIGHT: '2' }) });
     try {
       await sb.control('PUT', '/quotas', { gmail_max_concurrent_per_user: 2 });
@@ -225,7 +234,7 @@ describe('the per-mailbox in-flight cap', () => {
     }
   });
 
-  test('when one customer\'s search fills the mailbox\'s slots, then another customer of the same mailbox gets its turn and is not starved', async () => {
+  test("when one customer's search fills the mailbox's slots, then another customer of the same mailbox gets its turn and is not starved", async () => {
     const own = await buildTestHub({ env: sandboxHubEnv(sb, { HUB_GMAIL_MAX_IN_FLIGHT: '2' }) });
     try {
       await sb.control('POST', '/faults', { operation: 'gmail.users.messages.get', latency_ms: 200 });

@@ -79,14 +79,14 @@ test('when Google fails twice with 503, then the Hub retries and succeeds, count
   expect(res.body.metadata.api_calls).toBe(3);
 });
 
-test('when Google keeps failing with 500, then EXTERNAL_API_ERROR carries Google\'s reason (backendError) as for a 4xx', async () => {
+test("when Google keeps failing with 500, then EXTERNAL_API_ERROR carries Google's reason (backendError) as for a 4xx", async () => {
   const customer = await connectedCustomer();
   await sb.control('POST', '/faults', { operation: 'calendar.settings.get', preset: 'backendError' });
   const res = await timezone(customer).expect(502);
   expect(res.body.error).toMatchObject({ code: 'EXTERNAL_API_ERROR', retryable: true, details: { upstream_status: 500, reason: 'backendError' } });
 });
 
-test('when Google asks to wait longer than the deadline, then RATE_LIMITED scope upstream with Google\'s wait at once, and the account cools down until then', async () => {
+test("when Google asks to wait longer than the deadline, then RATE_LIMITED scope upstream with Google's wait at once, and the account cools down until then", async () => {
   const customer = await connectedCustomer();
   const other = await connectedCustomer();
   await sb.control('POST', '/faults', { operation: 'calendar.settings.get', preset: 'tooManyRequests', retry_after_s: 30, times: 1 });
@@ -100,7 +100,11 @@ test('when Google asks to wait longer than the deadline, then RATE_LIMITED scope
   // Google is no longer refusing, but the Hub keeps its word for the account: answered here, no request.
   const before = await requestsTo('calendar.settings.get');
   const again = await timezone(customer).expect(429);
-  expect(again.body.error).toMatchObject({ code: 'RATE_LIMITED', retryable: true, details: { scope: 'upstream', reason: 'rateLimitExceeded', cooldown_until: expect.any(String) } });
+  expect(again.body.error).toMatchObject({
+    code: 'RATE_LIMITED',
+    retryable: true,
+    details: { scope: 'upstream', reason: 'rateLimitExceeded', cooldown_until: expect.any(String) },
+  });
   expect(again.body.error.retry_after_s).toBeGreaterThan(25);
   expect(again.body.error.retry_after_s).toBeLessThanOrEqual(30);
   expect(again.body.metadata.api_calls).toBe(0);
@@ -113,11 +117,14 @@ test('when the token is revoked at Google, then INTEGRATION_EXPIRED (the one ref
   const customer = await connectedCustomer();
   await sb.control('POST', `/accounts/${accounts.get(customer)}/revoke`);
   const res = await timezone(customer).expect(401);
-  expect(res.body.error).toMatchObject({ code: 'INTEGRATION_EXPIRED', details: { integration: 'google_calendar', setup_url: aSetupUrl(customer, 'google_calendar') } });
+  expect(res.body.error).toMatchObject({
+    code: 'INTEGRATION_EXPIRED',
+    details: { integration: 'google_calendar', setup_url: aSetupUrl(customer, 'google_calendar') },
+  });
 });
 
 describe('circuit breakers', () => {
-  test('when one customer\'s message always answers 500, then only that connection\'s circuit opens (each call once, retries included); another customer\'s Gmail still works', async () => {
+  test("when one customer's message always answers 500, then only that connection's circuit opens (each call once, retries included); another customer's Gmail still works", async () => {
     await sb.createAccount({ email: 'poison@acme.example', messages: [{ from: 'x@example.com', to: ['poison@acme.example'], subject: 'bad', text: 'b' }] });
     await sb.createAccount({ email: 'fine@acme.example', messages: [{ from: 'x@example.com', to: ['fine@acme.example'], subject: 'ok', text: 'o' }] });
     const poisoned = await connectToSandbox(hub, sb, { email: 'poison@acme.example', integration: 'google_gmail' });
@@ -133,7 +140,11 @@ describe('circuit breakers', () => {
     }
     const requests = await sandboxRequestsFrom(sb);
     const open = await runTool(hub, poisoned, 'email_search', { query: '' }).expect(502);
-    expect(open.body.error).toMatchObject({ code: 'EXTERNAL_API_ERROR', retryable: true, details: { reason: 'circuit_open', scope: 'connection', integration: 'google_gmail' } });
+    expect(open.body.error).toMatchObject({
+      code: 'EXTERNAL_API_ERROR',
+      retryable: true,
+      details: { reason: 'circuit_open', scope: 'connection', integration: 'google_gmail' },
+    });
     expect(open.body.error.retry_after_s).toBeGreaterThan(0);
     expect(open.body.metadata.api_calls).toBe(0);
     expect(await requests()).toEqual([]);
@@ -159,7 +170,11 @@ describe('circuit breakers', () => {
       }
       const before = await requestsTo('calendar.settings.get');
       const res = await timezone(await connectedCustomer(own), own).expect(502);
-      expect(res.body.error).toMatchObject({ code: 'EXTERNAL_API_ERROR', retryable: true, details: { reason: 'circuit_open', scope: 'integration', integration: 'google_calendar' } });
+      expect(res.body.error).toMatchObject({
+        code: 'EXTERNAL_API_ERROR',
+        retryable: true,
+        details: { reason: 'circuit_open', scope: 'integration', integration: 'google_calendar' },
+      });
       expect(res.body.metadata.api_calls).toBe(0);
       expect(await requestsTo('calendar.settings.get')).toBe(before);
       expect(own.logs.entries().some((e) => e.msg === 'circuit breaker state changed' && e.scope === 'integration' && e.state === 'open')).toBe(true);

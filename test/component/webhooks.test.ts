@@ -101,7 +101,11 @@ describe('events and signatures', () => {
       ['connection.disconnected', 'not_connected'],
     ]);
     for (const e of events) {
-      expect(e).toMatchObject({ id: expect.any(String), created_at: expect.any(String), data: { customer_id: customerId, user_id: null, integration: 'google_calendar', account_email: ANA } });
+      expect(e).toMatchObject({
+        id: expect.any(String),
+        created_at: expect.any(String),
+        data: { customer_id: customerId, user_id: null, integration: 'google_calendar', account_email: ANA },
+      });
       expect(e.data.setup_url).toMatch(/^https:\/\/hub\.test\.example\/integrations\/google\/connect\?token=/);
     }
     for (const r of got) {
@@ -109,7 +113,10 @@ describe('events and signatures', () => {
       expect(verified(r, [HUB_SECRETS[0]!])).toMatchObject({ ok: true });
       expect(verified(r, [HUB_SECRETS[1]!])).toMatchObject({ ok: true });
       expect(verified(r, ['some-other-secret-0123456789abcdef0123'])).toEqual({ ok: false, problem: 'mismatch' });
-      expect(verifySignature(r.headers['x-webhook-signature'] as string, r.body.replace('google_calendar', 'google_gmail'), HUB_SECRETS)).toEqual({ ok: false, problem: 'mismatch' });
+      expect(verifySignature(r.headers['x-webhook-signature'] as string, r.body.replace('google_calendar', 'google_gmail'), HUB_SECRETS)).toEqual({
+        ok: false,
+        problem: 'mismatch',
+      });
     }
     const stale = verifySignature(got[0]!.headers['x-webhook-signature'] as string, got[0]!.body, HUB_SECRETS, { nowS: Math.floor(Date.now() / 1000) + 3600 });
     expect(stale).toEqual({ ok: false, problem: 'stale' });
@@ -121,7 +128,10 @@ describe('events and signatures', () => {
     const journey = await openConnectLink(hub, connectLinkFor({ customerId, integration: 'google_calendar' }));
     await backToHub(hub, journey).expect(200);
     const [r] = await eventsFor(customerId, '/hub', 1);
-    expect(JSON.parse(r!.body)).toMatchObject({ type: 'connection.insufficient_scopes', data: { status: 'insufficient_scopes', missing_scopes: ['calendar.events'] } });
+    expect(JSON.parse(r!.body)).toMatchObject({
+      type: 'connection.insufficient_scopes',
+      data: { status: 'insufficient_scopes', missing_scopes: ['calendar.events'] },
+    });
   });
 });
 
@@ -148,11 +158,19 @@ describe('delivery', () => {
 
   test('when a customer sets its own endpoint, then it gets its events signed with its own secret, sees only its own deliveries, and a rotation signs with both secrets', async () => {
     const customerId = randomUUID();
-    const put = await api().put(`/api/admin/customers/${customerId}/webhook`).set('Authorization', asCustomer(customerId, { claims: { sub: 'carol@customer.example' } })).send({ url: `${receiver.url}/customer` }).expect(201);
+    const put = await api()
+      .put(`/api/admin/customers/${customerId}/webhook`)
+      .set('Authorization', asCustomer(customerId, { claims: { sub: 'carol@customer.example' } }))
+      .send({ url: `${receiver.url}/customer` })
+      .expect(201);
     const secret = put.body.secret as string;
     expect(secret).toMatch(/^whsec_/);
     expect(put.body.updated_by).toBe('carol@customer.example');
-    const again = await api().put(`/api/admin/customers/${customerId}/webhook`).set('Authorization', asAdmin()).send({ url: `${receiver.url}/customer` }).expect(200);
+    const again = await api()
+      .put(`/api/admin/customers/${customerId}/webhook`)
+      .set('Authorization', asAdmin())
+      .send({ url: `${receiver.url}/customer` })
+      .expect(200);
     expect(again.body.secret).toBeUndefined();
 
     await connectThroughGoogle(hub, connectLinkFor({ customerId, integration: 'google_calendar' }));
@@ -170,12 +188,15 @@ describe('delivery', () => {
     expect(verified(afterRotation, [rotated.body.secret])).toMatchObject({ ok: true });
 
     await hub.webhooks.deliverDue();
-    const seenByCustomer = (await api().get(`/api/admin/customers/${customerId}/webhook-deliveries`).set('Authorization', asCustomer(customerId)).expect(200)).body;
+    const seenByCustomer = (await api().get(`/api/admin/customers/${customerId}/webhook-deliveries`).set('Authorization', asCustomer(customerId)).expect(200))
+      .body;
     expect(seenByCustomer.deliveries.every((d: { target: string }) => d.target === 'customer')).toBe(true);
     const seenByAdmin = (await api().get(`/api/admin/customers/${customerId}/webhook-deliveries`).set('Authorization', asAdmin()).expect(200)).body;
     expect(new Set(seenByAdmin.deliveries.map((d: { target: string }) => d.target))).toEqual(new Set(['hub', 'customer']));
     await api().get(`/api/admin/customers/${customerId}/webhook-deliveries`).set('Authorization', asCustomer(randomUUID())).expect(403);
-    expect((await api().get(`/api/admin/customers/${customerId}/webhook`).set('Authorization', asAdmin()).expect(200)).body.url).toBe(`${receiver.url}/customer`);
+    expect((await api().get(`/api/admin/customers/${customerId}/webhook`).set('Authorization', asAdmin()).expect(200)).body.url).toBe(
+      `${receiver.url}/customer`,
+    );
     expect((await api().delete(`/api/admin/customers/${customerId}/webhook`).set('Authorization', asAdmin()).expect(200)).body.deleted).toBe(true);
     await api().get(`/api/admin/customers/${customerId}/webhook`).set('Authorization', asAdmin()).expect(404);
   });
@@ -206,7 +227,9 @@ describe('not an SSRF tool', () => {
   });
 
   test('when HUB_WEBHOOK_URL points at a private address or lacks a secret, then the configuration is refused', () => {
-    expect(() => loadConfig(testEnv({ HUB_WEBHOOK_URL: 'https://192.168.1.10/hook', HUB_WEBHOOK_SECRETS: HUB_SECRETS[0] }))).toThrow(/HUB_WEBHOOK_URL: points to a private/);
+    expect(() => loadConfig(testEnv({ HUB_WEBHOOK_URL: 'https://192.168.1.10/hook', HUB_WEBHOOK_SECRETS: HUB_SECRETS[0] }))).toThrow(
+      /HUB_WEBHOOK_URL: points to a private/,
+    );
     expect(() => loadConfig(testEnv({ HUB_WEBHOOK_URL: 'https://hooks.example.com/hook' }))).toThrow(/HUB_WEBHOOK_SECRETS: required/);
   });
 });

@@ -19,7 +19,11 @@ const withoutIdLabels = (node: unknown): unknown =>
   Array.isArray(node)
     ? node.map(withoutIdLabels)
     : node && typeof node === 'object'
-      ? Object.fromEntries(Object.entries(node).filter(([k, v]) => !(k === 'id' && typeof v === 'string')).map(([k, v]) => [k, withoutIdLabels(v)]))
+      ? Object.fromEntries(
+          Object.entries(node)
+            .filter(([k, v]) => !(k === 'id' && typeof v === 'string'))
+            .map(([k, v]) => [k, withoutIdLabels(v)]),
+        )
       : node;
 
 function validate(compose: unknown) {

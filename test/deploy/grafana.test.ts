@@ -13,7 +13,9 @@ test('when the Grafana dashboard is read, then every metric its queries name is 
   const hub = await buildTestHub();
   try {
     const text = (await client(hub.app).get('/metrics').expect(200)).text;
-    const exposed = new Set([...text.matchAll(/^# TYPE (\S+) (\w+)$/gm)].flatMap((m) => (m[2] === 'histogram' ? [`${m[1]}_bucket`, `${m[1]}_count`, `${m[1]}_sum`] : [m[1]!])));
+    const exposed = new Set(
+      [...text.matchAll(/^# TYPE (\S+) (\w+)$/gm)].flatMap((m) => (m[2] === 'histogram' ? [`${m[1]}_bucket`, `${m[1]}_count`, `${m[1]}_sum`] : [m[1]!])),
+    );
     expect([...named].filter((n) => !exposed.has(n))).toEqual([]);
   } finally {
     await hub.close();

@@ -62,7 +62,10 @@ describe('deploy/kubernetes', () => {
     expect(container.envFrom).toEqual([{ configMapRef: { name: configMap.metadata.name } }, { secretRef: { name: secret.metadata.name } }]);
     // the example's placeholders replaced by values of the right shape, as an operator would
     const secrets = Object.fromEntries(
-      Object.keys(secret.stringData).map((k) => [k, SAMPLE_SECRETS[k] ?? (k === 'DATABASE_URL' ? 'postgres://hub:pw@db:5432/hub' : k === 'REDIS_URL' ? 'redis://cache:6379' : 'x')]),
+      Object.keys(secret.stringData).map((k) => [
+        k,
+        SAMPLE_SECRETS[k] ?? (k === 'DATABASE_URL' ? 'postgres://hub:pw@db:5432/hub' : k === 'REDIS_URL' ? 'redis://cache:6379' : 'x'),
+      ]),
     );
     const config = loadConfig({ ...configMap.data, ...secrets });
     expect(configMap.data.NODE_ENV).toBe('production');
@@ -76,7 +79,7 @@ describe('deploy/kubernetes', () => {
     expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(preStopS + (config.shutdownGraceMs + config.shutdownTimeoutMs) / 1000);
   });
 
-  it('when traffic and disruptions are routed, then the Service and the PodDisruptionBudget select the Deployment\'s pods', () => {
+  it("when traffic and disruptions are routed, then the Service and the PodDisruptionBudget select the Deployment's pods", () => {
     const labels = one('Deployment').spec.template.metadata.labels;
     const selects = (selector: Record<string, string>) => Object.entries(selector).every(([k, v]) => labels[k] === v);
     const service = one('Service');
@@ -92,7 +95,9 @@ describe('deploy/kubernetes', () => {
     const job = one('Job');
     const [container] = job.spec.template.spec.containers;
     expect(container.command).toEqual(MIGRATE_COMMAND);
-    expect(container.command).toEqual(loadCompose({ ...SAMPLE_SECRETS, HUB_PUBLIC_URL: 'https://h', HUB_GOOGLE_CLIENT_ID: 'c', HUB_GOOGLE_CLIENT_SECRET: 's' }).services.migrate.command);
+    expect(container.command).toEqual(
+      loadCompose({ ...SAMPLE_SECRETS, HUB_PUBLIC_URL: 'https://h', HUB_GOOGLE_CLIENT_ID: 'c', HUB_GOOGLE_CLIENT_SECRET: 's' }).services.migrate.command,
+    );
     expect(container.image).toBe(one('Deployment').spec.template.spec.containers[0].image);
     const ref = container.env.find((e: { name: string }) => e.name === 'DATABASE_URL').valueFrom.secretKeyRef;
     expect(ref.name).toBe(one('Secret').metadata.name);

@@ -43,8 +43,13 @@ export function adminToken(options: AdminTokenOptions = {}): string {
   const key = options.key ?? ADMIN_JWT_SECRET;
   const signature =
     alg === 'HS256'
-      ? createHmac('sha256', key as string | Buffer | KeyObject).update(input).digest('base64url')
-      : createSign('RSA-SHA256').update(input).sign(key as string | KeyObject).toString('base64url');
+      ? createHmac('sha256', key as string | Buffer | KeyObject)
+          .update(input)
+          .digest('base64url')
+      : createSign('RSA-SHA256')
+          .update(input)
+          .sign(key as string | KeyObject)
+          .toString('base64url');
   return `${input}.${signature}`;
 }
 

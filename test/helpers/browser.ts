@@ -12,7 +12,8 @@ export const SCREENSHOTS = join(__dirname, '..', '..', 'test-results', 'console'
 
 export function chromiumAvailable(): boolean {
   if (existsSync(CHROMIUM)) return true;
-  if (process.env.CI === 'true') throw new Error(`CI=true: ${CHROMIUM} is missing (apt-get install -y chromium; .ci/run does it); the browser suite never skips in CI`);
+  if (process.env.CI === 'true')
+    throw new Error(`CI=true: ${CHROMIUM} is missing (apt-get install -y chromium; .ci/run does it); the browser suite never skips in CI`);
   process.stderr.write(`Skipped: the admin console browser suite (no ${CHROMIUM}; apt-get install -y chromium)\n`);
   return false;
 }
@@ -21,7 +22,16 @@ export function launchChromium(): Promise<Browser> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -30,7 +40,13 @@ export async function seriousViolations(page: Page): Promise<string[]> {
   const { violations } = await new AxeBuilder({ page }).analyze();
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+    .map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.nodes
+          .slice(0, 3)
+          .map((n) => n.target.join(' '))
+          .join(' | ')}`,
+    );
 }
 
 /** Waits until the console page has shown its data; returns ms from navigation start to then (performance mark). */

@@ -37,7 +37,10 @@ export function useCalendarSuite(env: Record<string, string> = {}): CalendarSuit
 }
 
 /** A sandbox person whose calendar the organizer may read free/busy of. */
-export const sharing = (spec: Record<string, unknown> & { email: string }, withEmail = ANA) => ({ ...spec, primary_shared_with: [{ email: withEmail, role: 'freeBusyReader' }] });
+export const sharing = (spec: Record<string, unknown> & { email: string }, withEmail = ANA) => ({
+  ...spec,
+  primary_shared_with: [{ email: withEmail, role: 'freeBusyReader' }],
+});
 
 /** Creates the person at the sandbox and connects a new customer (or `options.customerId` / `userId`) to their calendar. */
 export async function connectPerson(
@@ -57,9 +60,9 @@ export async function connectPerson(
  */
 export async function connectWithNarrowedToken(suite: CalendarSuite, email: string): Promise<Connected> {
   const grant = await suite.sb.control('POST', '/tokens', { email, scopes: [SCOPES.calendarReadonly], client_id: TEST_CLIENT.clientId, offline: true });
-  const record = await suite.hub().store.save(
-    aCredential({ accountEmail: email, scopes: CALENDAR_SCOPES, accessToken: grant.body.access_token, refreshToken: grant.body.refresh_token }),
-  );
+  const record = await suite
+    .hub()
+    .store.save(aCredential({ accountEmail: email, scopes: CALENDAR_SCOPES, accessToken: grant.body.access_token, refreshToken: grant.body.refresh_token }));
   return { customerId: record.customerId, userId: null, email, record };
 }
 

@@ -34,7 +34,9 @@ export async function openConnectLink(hub: TestHub, setupUrl: string): Promise<J
 /** Follows Google's redirect back to the Hub's callback, from the same browser; the Hub's final answer. */
 export function backToHub(hub: TestHub, journey: Journey) {
   if (journey.atGoogle.status !== 302) throw new Error(`Google answered ${journey.atGoogle.status}, not a redirect`);
-  return client(hub.app).get(onHub(journey.atGoogle.headers.get('location')!)).set('Cookie', journey.cookie);
+  return client(hub.app)
+    .get(onHub(journey.atGoogle.headers.get('location')!))
+    .set('Cookie', journey.cookie);
 }
 
 /** The whole journey; fails unless the Hub ends it on its success page. */

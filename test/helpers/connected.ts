@@ -79,5 +79,6 @@ export function runTool(
 /** How many requests the sandbox has logged; `since()` then lists the ones after it (method, path, operation, status). */
 export async function sandboxRequestsFrom(sb: TestSandbox) {
   const since = (await sb.control('GET', '/requests')).body.next as number;
-  return async () => (await sb.control('GET', `/requests?since=${since}`)).body.requests as { method: string; path: string; operation?: string; status: number }[];
+  return async () =>
+    (await sb.control('GET', `/requests?since=${since}`)).body.requests as { method: string; path: string; operation?: string; status: number }[];
 }

@@ -61,5 +61,4 @@ export async function openTestDb(kind: DriverKind, options: { migrate?: boolean 
 }
 
 /** A database nobody answers for: a pool aimed at a closed port (connection refused, as in an outage). */
-export const unreachableDb = (): Db =>
-  openPostgres({ url: 'postgres://postgres@127.0.0.1:1/unreachable', poolMax: 2, logger: captureLogs().logger });
+export const unreachableDb = (): Db => openPostgres({ url: 'postgres://postgres@127.0.0.1:1/unreachable', poolMax: 2, logger: captureLogs().logger });

@@ -65,7 +65,10 @@ export async function startDemo(project: string, env: Record<string, string>, ti
     await new Promise((r) => setTimeout(r, 100));
   }
   const banner = output.slice(output.indexOf('=== Hub demo is running ==='), output.indexOf('Ctrl-C stops the Hub.'));
-  const lines = banner.split('\n').slice(banner.split('\n').indexOf('') + 1).filter((l) => l.trim() !== '');
+  const lines = banner
+    .split('\n')
+    .slice(banner.split('\n').indexOf('') + 1)
+    .filter((l) => l.trim() !== '');
   return { output, lines, stop };
 }
 

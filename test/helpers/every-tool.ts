@@ -8,7 +8,11 @@ import type { TestSandbox } from './sandbox';
  * `call` runs a tool and answers its result or its Hub error code. The scenario checks each answer as a user
  * would, and `expectEveryToolCalled` that no tool of the registry was skipped — a new tool needs a step here.
  */
-export type CallTool = (tool: string, inputs: Record<string, unknown>, requestId?: string) => Promise<{ ok: true; result: any } | { ok: false; code: string; error: unknown }>;
+export type CallTool = (
+  tool: string,
+  inputs: Record<string, unknown>,
+  requestId?: string,
+) => Promise<{ ok: true; result: any } | { ok: false; code: string; error: unknown }>;
 
 export const PERSON = 'mara.lind@acme.example';
 
@@ -36,12 +40,21 @@ export async function runEveryTool(call: CallTool): Promise<Set<string>> {
     { title: 'Planning', start: '2027-01-18T14:00:00Z', end: '2027-01-18T15:00:00Z', attendees: ['john@example.com'] },
     `create-${Date.now()}`,
   );
-  expect(created).toMatchObject({ status: 'confirmed', event_id: expect.any(String), attendees: [{ email: 'john@example.com', response_status: 'needsAction' }] });
+  expect(created).toMatchObject({
+    status: 'confirmed',
+    event_id: expect.any(String),
+    attendees: [{ email: 'john@example.com', response_status: 'needsAction' }],
+  });
   const moved = await ok('calendar_update_event', { event_id: created.event_id, updates: { start: '2027-01-18T15:00:00Z', end: '2027-01-18T16:00:00Z' } });
   expect(moved.event_id).toBe(created.event_id);
   const busy = await ok('calendar_get_availability', { start_date: '2027-01-18', end_date: '2027-01-19', timezone: 'UTC' });
   expect(busy.busy_periods).toHaveLength(1);
-  const times = await ok('calendar_find_optimal_times', { duration_minutes: 30, attendees: [], date_range: { start: '2027-01-18', end: '2027-01-19' }, timezone: 'UTC' });
+  const times = await ok('calendar_find_optimal_times', {
+    duration_minutes: 30,
+    attendees: [],
+    date_range: { start: '2027-01-18', end: '2027-01-19' },
+    timezone: 'UTC',
+  });
   expect(times.suggestions.length).toBeGreaterThan(0);
   await ok('calendar_delete_event', { event_id: created.event_id });
   const calendars = await ok('calendar_list_calendars', {});

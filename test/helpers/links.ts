@@ -5,7 +5,11 @@ import { testConfig } from './env';
 /** Reads a connect link (setup_url) the way the Hub does, with the test configuration's keys. */
 export function readConnectLink(url: string): ConnectLink | null {
   const config = testConfig();
-  const links = createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: { admin: config.connect.linkTtlS, setup: config.connect.setupUrlTtlS } });
+  const links = createConnectLinks({
+    publicUrl: config.publicUrl,
+    encryptionKeys: config.encryptionKeys,
+    ttlS: { admin: config.connect.linkTtlS, setup: config.connect.setupUrlTtlS },
+  });
   const parsed = new URL(url);
   if (parsed.origin + parsed.pathname !== `${config.publicUrl}/integrations/google/connect`) return null;
   const verified = links.verify(parsed.searchParams.get('token') ?? '');
@@ -36,7 +40,12 @@ export function connectLinkFor(
   options: { origin?: LinkOrigin; replace?: boolean; now?: () => number } = {},
 ): string {
   const config = testConfig();
-  const links = createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: { admin: 600, setup: 600 }, ...(options.now ? { now: options.now } : {}) });
+  const links = createConnectLinks({
+    publicUrl: config.publicUrl,
+    encryptionKeys: config.encryptionKeys,
+    ttlS: { admin: 600, setup: 600 },
+    ...(options.now ? { now: options.now } : {}),
+  });
   return links.create({
     customerId: target.customerId,
     userId: target.userId ?? null,

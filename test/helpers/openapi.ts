@@ -52,7 +52,9 @@ export interface CheckedResponse {
 
 export function specProblems(method: string, pathname: string, res: CheckedResponse): string[] {
   const match = paths.find((p) => p.regex.test(pathname));
-  const contentType = String(res.headers['content-type'] ?? '').split(';')[0]!.trim();
+  const contentType = String(res.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim();
   if (!match) {
     // Undocumented paths may only answer with the error envelope (unknown endpoint, or unauthenticated).
     const validate = validatorAt(pointer('components', 'schemas', 'ErrorEnvelope'));

@@ -93,7 +93,9 @@ export async function privateRedis(): Promise<PrivateRedis> {
   let child: ChildProcess;
   const start = () =>
     new Promise<void>((resolve, reject) => {
-      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] });
+      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
       child.once('error', reject);
       child.stdout!.on('data', (d: Buffer) => d.toString().includes('Ready to accept connections') && resolve());
     });

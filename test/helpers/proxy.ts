@@ -63,7 +63,8 @@ export class TcpProxy {
     from.on('data', (chunk: Buffer) => {
       if (this.stalled) return;
       const write = () => !to.destroyed && to.write(chunk);
-      if (this.delayMs > 0) setTimeout(write, this.delayMs); // equal delays fire in order
+      if (this.delayMs > 0)
+        setTimeout(write, this.delayMs); // equal delays fire in order
       else write();
     });
   }

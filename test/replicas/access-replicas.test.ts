@@ -37,7 +37,9 @@ function startReplica(env: Record<string, string>): Promise<Replica> {
 }
 
 const stopAll = (replicas: Replica[]) =>
-  Promise.all(replicas.map((r) => (r.child.exitCode !== null || r.child.signalCode ? undefined : new Promise((done) => r.child.once('exit', done).kill('SIGTERM')))));
+  Promise.all(
+    replicas.map((r) => (r.child.exitCode !== null || r.child.signalCode ? undefined : new Promise((done) => r.child.once('exit', done).kill('SIGTERM')))),
+  );
 
 async function http(replica: Replica, method: string, path: string, auth: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(`${replica.url}${path}`, {
@@ -77,12 +79,18 @@ maybe('service keys and policies on three replicas sharing PostgreSQL and Redis'
     // One in-process Hub applies the migrations first, so the replicas do not race to.
     const seeder = await startHub(loadConfig(testEnv({ ...common, HUB_SERVICE_SECRETS: SECRET, HUB_ENCRYPTION_KEYS: KEY })), { logger: captureLogs().logger });
     await seeder.close();
-    const env = { ...common, REDIS_URL: redisUrl!, HUB_ACCESS_CACHE_TTL_MS: '600000', HUB_RATE_LIMIT_AGENT_POINTS: '100000', HUB_RATE_LIMIT_CUSTOMER_POINTS: '100000' };
+    const env = {
+      ...common,
+      REDIS_URL: redisUrl!,
+      HUB_ACCESS_CACHE_TTL_MS: '600000',
+      HUB_RATE_LIMIT_AGENT_POINTS: '100000',
+      HUB_RATE_LIMIT_CUSTOMER_POINTS: '100000',
+    };
     replicas = await Promise.all([0, 1, 2].map(() => startReplica(env)));
   });
   afterAll(() => stopAll(replicas));
 
-  test('when one conversation\'s calls are spread over the replicas, then its budget holds exactly across all of them', async () => {
+  test("when one conversation's calls are spread over the replicas, then its budget holds exactly across all of them", async () => {
     const customerId = randomUUID();
     const agentId = randomUUID();
     const put = await http(replicas[0]!, 'PUT', `/api/admin/customers/${customerId}/policy`, asAdmin(), { max_tool_calls_per_conversation: 10 });
@@ -91,7 +99,10 @@ maybe('service keys and policies on three replicas sharing PostgreSQL and Redis'
     expect(answers.filter((a) => a.status === 200)).toHaveLength(10);
     const refused = answers.filter((a) => a.status === 403);
     expect(refused).toHaveLength(20);
-    expect(refused[0]!.body.error).toMatchObject({ code: 'POLICY_DENIED', details: { rule: 'max_tool_calls_per_conversation', policy: 'customer', limit: 10 } });
+    expect(refused[0]!.body.error).toMatchObject({
+      code: 'POLICY_DENIED',
+      details: { rule: 'max_tool_calls_per_conversation', policy: 'customer', limit: 10 },
+    });
     // Another conversation of the same agent has its own budget.
     expect((await echo(replicas[2]!, customerId, { agentId, conversationId: 'conv-2' })).status).toBe(200);
   });

@@ -30,7 +30,7 @@ function spawnCluster(env: Record<string, string>) {
   createInterface({ input: child.stdout! }).on('line', (text) => {
     if (!text.startsWith('{')) return;
     lines.push(JSON.parse(text) as LogLine);
-    for (const w of [...waiters]) if (w.test()) (waiters.splice(waiters.indexOf(w), 1), w.done());
+    for (const w of [...waiters]) if (w.test()) waiters.splice(waiters.indexOf(w), 1), w.done();
   });
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   /** Resolves once `test` holds over the lines seen so far. */
@@ -80,7 +80,12 @@ function post(url: string, body: unknown): Promise<number> {
 
       hub.child.kill('SIGTERM');
       expect(await hub.exited).toBe(0);
-      expect(hub.lines.filter((l) => l.msg === 'hub stopped').map((l) => l.pid).sort()).toEqual([b!.pid, replacement.pid].sort());
+      expect(
+        hub.lines
+          .filter((l) => l.msg === 'hub stopped')
+          .map((l) => l.pid)
+          .sort(),
+      ).toEqual([b!.pid, replacement.pid].sort());
     } finally {
       if (hub.child.exitCode === null) hub.child.kill('SIGKILL');
     }
@@ -88,7 +93,11 @@ function post(url: string, body: unknown): Promise<number> {
 
   it('when a process cannot start (its schema is behind), then the others are stopped and the primary exits 1', async () => {
     // HUB_MIGRATE_ON_START=false in the primary too and a database with no schema: every process refuses to serve.
-    const hub = spawnCluster({ HUB_PROCESSES: '2', HUB_MIGRATE_ON_START: 'false', DATABASE_URL: `${databaseUrl!.replace(/\/[^/]*$/, '')}/hub_cluster_missing_db` });
+    const hub = spawnCluster({
+      HUB_PROCESSES: '2',
+      HUB_MIGRATE_ON_START: 'false',
+      DATABASE_URL: `${databaseUrl!.replace(/\/[^/]*$/, '')}/hub_cluster_missing_db`,
+    });
     expect(await hub.exited).toBe(1);
     expect(hub.listening()).toHaveLength(0);
   });

@@ -48,7 +48,9 @@ function startReplica(env: Record<string, string>): Promise<Replica> {
 }
 
 const stopAll = (replicas: Replica[]) =>
-  Promise.all(replicas.map((r) => (r.child.exitCode !== null || r.child.signalCode ? undefined : new Promise((done) => r.child.once('exit', done).kill('SIGTERM')))));
+  Promise.all(
+    replicas.map((r) => (r.child.exitCode !== null || r.child.signalCode ? undefined : new Promise((done) => r.child.once('exit', done).kill('SIGTERM')))),
+  );
 
 async function execute(replica: Replica, body: Record<string, unknown>): Promise<{ status: number; body: any; ms: number }> {
   const t0 = Date.now();
@@ -99,7 +101,17 @@ maybe('three replicas sharing PostgreSQL, Redis and the Google sandbox', () => {
     });
 
   test('when load is spread over the replicas, then the customer limit holds globally (within 5 %)', async () => {
-    const replicas = await Promise.all([0, 1, 2].map(() => startReplica({ ...common, REDIS_URL: redisUrl!, HUB_RATE_LIMIT_CUSTOMER_POINTS: '100', HUB_RATE_LIMIT_AGENT_POINTS: '100000', HUB_RATE_LIMIT_AGENTS_PER_CUSTOMER: '1000' })));
+    const replicas = await Promise.all(
+      [0, 1, 2].map(() =>
+        startReplica({
+          ...common,
+          REDIS_URL: redisUrl!,
+          HUB_RATE_LIMIT_CUSTOMER_POINTS: '100',
+          HUB_RATE_LIMIT_AGENT_POINTS: '100000',
+          HUB_RATE_LIMIT_AGENTS_PER_CUSTOMER: '1000',
+        }),
+      ),
+    );
     try {
       const target = randomUUID();
       const statuses: number[] = [];
@@ -167,14 +179,22 @@ maybe('three replicas sharing PostgreSQL, Redis and the Google sandbox', () => {
 
   test('when Redis stops mid-run, then limiting continues from the insurance limiter and no request hangs', async () => {
     const port = await freePort();
-    const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     await new Promise<void>((resolve, reject) => {
       redis.once('error', reject);
       redis.stdout!.on('data', (d: Buffer) => d.toString().includes('Ready to accept connections') && resolve());
     });
     const replicas = await Promise.all(
       [0, 1, 2].map(() =>
-        startReplica({ ...common, REDIS_URL: `redis://127.0.0.1:${port}`, HUB_REPLICAS: '3', HUB_RATE_LIMIT_CUSTOMER_POINTS: '30', HUB_RATE_LIMIT_AGENT_POINTS: '100000' }),
+        startReplica({
+          ...common,
+          REDIS_URL: `redis://127.0.0.1:${port}`,
+          HUB_REPLICAS: '3',
+          HUB_RATE_LIMIT_CUSTOMER_POINTS: '30',
+          HUB_RATE_LIMIT_AGENT_POINTS: '100000',
+        }),
       ),
     );
     try {

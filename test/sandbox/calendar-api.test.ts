@@ -79,13 +79,23 @@ describe('events over HTTP', () => {
     expect(updated.data.location).toBeUndefined();
     expect(updated.data.attendees).toBeUndefined();
 
-    const listed = await alice.events.list({ calendarId: 'primary', singleEvents: true, orderBy: 'startTime', timeMin: '2026-11-23T00:00:00Z', timeMax: '2026-11-26T00:00:00Z' });
+    const listed = await alice.events.list({
+      calendarId: 'primary',
+      singleEvents: true,
+      orderBy: 'startTime',
+      timeMin: '2026-11-23T00:00:00Z',
+      timeMax: '2026-11-26T00:00:00Z',
+    });
     expect(listed.data.items!.map((e) => e.summary)).toEqual(['Seeded', 'Weekly', 'Kick-off (moved)']);
 
     const deleted = await alice.events.delete({ calendarId: 'primary', eventId: id });
     expect(deleted.status).toBe(204);
     expect((await alice.events.get({ calendarId: 'primary', eventId: id })).data.status).toBe('cancelled');
-    expect(await failure(alice.events.delete({ calendarId: 'primary', eventId: id }))).toEqual({ status: 410, reason: 'deleted', message: 'Resource has been deleted' });
+    expect(await failure(alice.events.delete({ calendarId: 'primary', eventId: id }))).toEqual({
+      status: 410,
+      reason: 'deleted',
+      message: 'Resource has been deleted',
+    });
   });
 
   test('when an id is reused or unknown, then 409 duplicate and 404 notFound', async () => {
@@ -113,7 +123,11 @@ describe('events over HTTP', () => {
     });
     const copy = (await bob.events.get({ calendarId: 'primary', eventId: data.id! })).data;
     expect(copy.start).toEqual({ dateTime: '2026-11-26T10:00:00-05:00' });
-    await bob.events.patch({ calendarId: 'primary', eventId: data.id!, requestBody: { attendees: copy.attendees!.map((a) => (a.self ? { ...a, responseStatus: 'accepted' } : a)) } });
+    await bob.events.patch({
+      calendarId: 'primary',
+      eventId: data.id!,
+      requestBody: { attendees: copy.attendees!.map((a) => (a.self ? { ...a, responseStatus: 'accepted' } : a)) },
+    });
     expect((await alice.events.get({ calendarId: 'primary', eventId: data.id! })).data.attendees).toEqual([{ email: BOB, responseStatus: 'accepted' }]);
   });
 });
@@ -136,7 +150,7 @@ describe('free/busy, calendar list and settings over HTTP', () => {
     expect(empty).toEqual({ status: 400, reason: 'timeRangeEmpty', message: 'The specified time range is empty.' });
   });
 
-  test('when the calendar list and the timezone setting are read, then they are the account\'s', async () => {
+  test("when the calendar list and the timezone setting are read, then they are the account's", async () => {
     const list = await bob.calendarList.list();
     expect(list.data.items!.map((c) => [c.id, c.accessRole, c.primary])).toEqual([
       [BOB, 'owner', true],

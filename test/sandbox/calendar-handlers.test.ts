@@ -122,12 +122,24 @@ describe('events.insert', () => {
     [{}, 'Missing end time.', 'required'],
     [{ start: { dateTime: '2026-11-23T10:00:00Z' }, end: { dateTime: '2026-11-23T09:00:00Z' } }, 'The specified time range is empty.', 'timeRangeEmpty'],
     [{ start: { date: '2026-11-23' }, end: { date: '2026-11-23' } }, 'The specified time range is empty.', 'timeRangeEmpty'],
-    [{ start: { date: '2026-11-23' }, end: { dateTime: '2026-11-24T09:00:00Z' } }, 'Start and end times must either both be date or both be dateTime.', 'invalid'],
+    [
+      { start: { date: '2026-11-23' }, end: { dateTime: '2026-11-24T09:00:00Z' } },
+      'Start and end times must either both be date or both be dateTime.',
+      'invalid',
+    ],
     [{ start: { dateTime: '2026-11-23T09:00:00' }, end: { dateTime: '2026-11-23T10:00:00Z' } }, 'Missing time zone definition for start time.', 'required'],
-    [{ start: { dateTime: '2026-11-23T09:00:00Z', timeZone: 'Mars/Olympus' }, end: { dateTime: '2026-11-23T10:00:00Z' } }, 'Invalid time zone definition for start time.', 'invalid'],
+    [
+      { start: { dateTime: '2026-11-23T09:00:00Z', timeZone: 'Mars/Olympus' }, end: { dateTime: '2026-11-23T10:00:00Z' } },
+      'Invalid time zone definition for start time.',
+      'invalid',
+    ],
     [{ ...meeting(), recurrence: ['RRULE:FREQ=DAILY;COUNT=3'] }, 'Missing time zone definition for start time.', 'required'],
     [{ ...meeting(), attendees: [{ email: 'not-an-email' }] }, 'Invalid attendee email.', 'invalid'],
-    [{ ...meeting(), reminders: { useDefault: true, overrides: [{ method: 'popup', minutes: 5 }] } }, 'Cannot specify both default reminders and overrides at the same time.', 'cannotUseDefaultRemindersAndSpecifyOverride'],
+    [
+      { ...meeting(), reminders: { useDefault: true, overrides: [{ method: 'popup', minutes: 5 }] } },
+      'Cannot specify both default reminders and overrides at the same time.',
+      'cannotUseDefaultRemindersAndSpecifyOverride',
+    ],
   ])('when the body is %j, then it is a 400 %s', (body, message, why) => {
     const { add, insert, reason } = setup();
     const r = insert(add('alice@example.com'), body);
@@ -208,7 +220,14 @@ describe('access control', () => {
       ],
       events: [{ id: 'secret01', summary: 'Secret', start: '2026-11-23T09:00:00Z', end: '2026-11-23T10:00:00Z' }],
     });
-    return { ...s, alice, reader: s.add('reader@example.com'), writer: s.add('writer@example.com'), fb: s.add('fb@example.com'), stranger: s.add('x@example.com') };
+    return {
+      ...s,
+      alice,
+      reader: s.add('reader@example.com'),
+      writer: s.add('writer@example.com'),
+      fb: s.add('fb@example.com'),
+      stranger: s.add('x@example.com'),
+    };
   };
 
   it('when someone without access asks for a calendar, then it is a 404 (its existence is hidden)', () => {
@@ -393,7 +412,10 @@ describe('events.patch / events.update', () => {
     expect(retitle.status).toBe(403);
     expect(reason(retitle)).toBe('forbiddenForNonOrganizer');
     // A guest's full PUT of what it read, times in its own zone, is still only an answer.
-    const put = call(bob, 'events.update', { params, body: { ...copy, attendees: answered.map((a: Body) => (a.self ? { ...a, responseStatus: 'declined' } : a)) } });
+    const put = call(bob, 'events.update', {
+      params,
+      body: { ...copy, attendees: answered.map((a: Body) => (a.self ? { ...a, responseStatus: 'declined' } : a)) },
+    });
     expect(put.status).toBe(200);
     expect(put.body.attendees[0].responseStatus).toBe('declined');
   });
@@ -404,7 +426,11 @@ describe('events.patch / events.update', () => {
     const bob = add('bob@example.com');
     const id = insert(alice, meeting({ attendees: [{ email: 'bob@example.com' }, { email: 'carol@outside.test' }] })).body.id;
     const params = { calendarId: 'primary', eventId: id };
-    call(alice, 'events.patch', { params, query: { sendUpdates: 'all' }, body: { summary: 'New', attendees: [{ email: 'carol@outside.test' }, { email: 'dan@outside.test' }] } });
+    call(alice, 'events.patch', {
+      params,
+      query: { sendUpdates: 'all' },
+      body: { summary: 'New', attendees: [{ email: 'carol@outside.test' }, { email: 'dan@outside.test' }] },
+    });
     expect(world.calendar.notifications.map((n) => [n.kind, n.to])).toEqual([
       ['invitation', 'dan@outside.test'],
       ['cancellation', 'bob@example.com'],
@@ -448,10 +474,16 @@ describe('events.list', () => {
   };
   const ids = (r: { body: Body }) => r.body.items.map((i: Body) => i.id);
 
-  it('when listed plainly, then cancelled events are left out and the envelope is Google\'s', () => {
+  it("when listed plainly, then cancelled events are left out and the envelope is Google's", () => {
     const { list } = listing();
     const r = list();
-    expect(r.body).toMatchObject({ kind: 'calendar#events', summary: 'alice@example.com', timeZone: 'Europe/Berlin', accessRole: 'owner', defaultReminders: [{ method: 'popup', minutes: 10 }] });
+    expect(r.body).toMatchObject({
+      kind: 'calendar#events',
+      summary: 'alice@example.com',
+      timeZone: 'Europe/Berlin',
+      accessRole: 'owner',
+      defaultReminders: [{ method: 'popup', minutes: 10 }],
+    });
     expect(r.body.etag).toMatch(/^"p3[0-9a-v]+"$/);
     expect(r.body.nextSyncToken).toBeDefined();
     expect(ids(r).sort()).toEqual(['late00001', 'morning01', 'offsite01', 'standup01']);
@@ -564,7 +596,11 @@ describe('freebusy.query', () => {
   it('when queried, then busy time is merged, clipped, in UTC, and hidden calendars report notFound inside a 200', () => {
     const { bob, call } = busyWorld();
     const r = call(bob, 'freebusy.query', {
-      body: query({ timeMin: '2026-11-23T09:15:00Z', timeMax: '2026-11-25T00:00:00Z', items: [{ id: 'alice@example.com' }, { id: 'ghost@example.com' }, { id: 'primary' }] }),
+      body: query({
+        timeMin: '2026-11-23T09:15:00Z',
+        timeMax: '2026-11-25T00:00:00Z',
+        items: [{ id: 'alice@example.com' }, { id: 'ghost@example.com' }, { id: 'primary' }],
+      }),
     });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
@@ -587,7 +623,9 @@ describe('freebusy.query', () => {
 
   it('when timeZone is given, then busy times are written in it', () => {
     const { alice, call } = busyWorld();
-    const r = call(alice, 'freebusy.query', { body: { timeMin: '2026-11-23T00:00:00Z', timeMax: '2026-11-23T12:00:00Z', timeZone: 'Europe/Berlin', items: [{ id: 'primary' }] } });
+    const r = call(alice, 'freebusy.query', {
+      body: { timeMin: '2026-11-23T00:00:00Z', timeMax: '2026-11-23T12:00:00Z', timeZone: 'Europe/Berlin', items: [{ id: 'primary' }] },
+    });
     expect(r.body.calendars.primary.busy).toEqual([{ start: '2026-11-23T10:00:00+01:00', end: '2026-11-23T12:00:00+01:00' }]);
   });
 
@@ -616,7 +654,11 @@ describe('settings.get and seeding', () => {
   it('when the timezone setting is read, then it is the account zone; an unknown setting is 404', () => {
     const { add, call } = setup();
     const alice = add('alice@example.com', 'Asia/Kolkata');
-    expect(call(alice, 'settings.get', { params: { setting: 'timezone' } }).body).toMatchObject({ kind: 'calendar#setting', id: 'timezone', value: 'Asia/Kolkata' });
+    expect(call(alice, 'settings.get', { params: { setting: 'timezone' } }).body).toMatchObject({
+      kind: 'calendar#setting',
+      id: 'timezone',
+      value: 'Asia/Kolkata',
+    });
     expect(call(alice, 'settings.get', { params: { setting: 'nope' } }).status).toBe(404);
   });
 
@@ -631,7 +673,11 @@ describe('settings.get and seeding', () => {
       ],
     });
     expect(bad).toEqual({ ok: false, message: 'events[1]: The specified time range is empty.' });
-    expect(seedAccountCalendars(world, alice, { events: [{ calendar_id: 'nope@example.com', summary: 'x', start: '2026-11-23T09:00:00Z', end: '2026-11-23T10:00:00Z' }] })).toEqual({
+    expect(
+      seedAccountCalendars(world, alice, {
+        events: [{ calendar_id: 'nope@example.com', summary: 'x', start: '2026-11-23T09:00:00Z', end: '2026-11-23T10:00:00Z' }],
+      }),
+    ).toEqual({
       ok: false,
       message: 'events[0]: unknown calendar_id nope@example.com',
     });
@@ -654,7 +700,9 @@ describe('settings.get and seeding', () => {
 
   it('when an account is created after being invited, then the invitation is on its calendar', () => {
     const { add, call } = setup();
-    add('alice@example.com', 'UTC', { events: [{ id: 'invite001', summary: 'Intro', start: '2026-11-23T09:00:00Z', end: '2026-11-23T10:00:00Z', attendees: [{ email: 'late@example.com' }] }] });
+    add('alice@example.com', 'UTC', {
+      events: [{ id: 'invite001', summary: 'Intro', start: '2026-11-23T09:00:00Z', end: '2026-11-23T10:00:00Z', attendees: [{ email: 'late@example.com' }] }],
+    });
     const late = add('late@example.com');
     expect(call(late, 'events.get', { params: { calendarId: 'primary', eventId: 'invite001' } }).body.attendees[0].self).toBe(true);
   });

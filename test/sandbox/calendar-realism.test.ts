@@ -107,7 +107,10 @@ describe('If-Match: conditional modification', () => {
     expect((await failure(alice.events.delete({ calendarId: 'primary', eventId: created.id! }, stale))).status).toBe(412);
     const current = (await alice.events.get({ calendarId: 'primary', eventId: created.id! })).data;
     expect(current).toMatchObject({ summary: 'Planning', status: 'confirmed' });
-    const patched = await alice.events.patch({ calendarId: 'primary', eventId: created.id!, requestBody: { summary: 'Mine' } }, { headers: { 'If-Match': current.etag! } });
+    const patched = await alice.events.patch(
+      { calendarId: 'primary', eventId: created.id!, requestBody: { summary: 'Mine' } },
+      { headers: { 'If-Match': current.etag! } },
+    );
     expect(patched.data.summary).toBe('Mine');
     expect(patched.data.etag).not.toBe(current.etag);
   });
@@ -120,7 +123,7 @@ describe('freeBusy range limit', () => {
     expect((await query('2026-09-01T00:00:00Z', '2026-11-30T00:00:00Z')).status).toBe(200);
   });
 
-  test('when 90 local days cross the autumn DST change (an hour more), then 400 timeRangeTooLong with Google\'s message', async () => {
+  test("when 90 local days cross the autumn DST change (an hour more), then 400 timeRangeTooLong with Google's message", async () => {
     const refused = await failure(query('2026-09-01T00:00:00-04:00', '2026-11-30T00:00:00-05:00'));
     expect(refused).toEqual({
       status: 400,
@@ -189,7 +192,7 @@ describe('"Add invitations to my calendar"', () => {
     expect(await onCalendarOf(CARLA, contact.id!)).toBe(true);
   });
 
-  test('when invitations are added only after a reply, then even a colleague\'s event stays off; with sendUpdates=all the ordinary invitation is the only mail', async () => {
+  test("when invitations are added only after a reply, then even a colleague's event stays off; with sendUpdates=all the ordinary invitation is the only mail", async () => {
     await sb.createAccount({ email: 'dora@acme.example', add_invitations: 'when_responded' });
     const { id } = (await insertFor('dora@acme.example', 'all')).data;
     expect(await onCalendarOf('dora@acme.example', id!)).toBe(false);

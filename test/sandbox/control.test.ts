@@ -31,13 +31,17 @@ describe('accounts', () => {
 });
 
 describe('fault injection', () => {
-  test('when a preset fault is set for N times, then exactly N calls fail with Google\'s body and the next succeeds', async () => {
+  test("when a preset fault is set for N times, then exactly N calls fail with Google's body and the next succeeds", async () => {
     const fault = await sb.control('POST', '/faults', { operation: 'calendar.settings.get', preset: 'rateLimitExceeded', times: 2 });
     expect(fault.status).toBe(201);
     for (let i = 0; i < 2; i++) {
       const res = await settings();
       expect(res.status).toBe(403);
-      expect((await res.json() as any).error).toMatchObject({ code: 403, message: 'Rate Limit Exceeded', errors: [{ domain: 'usageLimits', reason: 'rateLimitExceeded' }] });
+      expect(((await res.json()) as any).error).toMatchObject({
+        code: 403,
+        message: 'Rate Limit Exceeded',
+        errors: [{ domain: 'usageLimits', reason: 'rateLimitExceeded' }],
+      });
     }
     expect((await settings()).status).toBe(200);
     expect((await sb.control('GET', '/faults')).body.faults[0]).toMatchObject({ id: fault.body.id, hits: 2 });
@@ -48,7 +52,7 @@ describe('fault injection', () => {
     const res = await settings();
     expect(res.status).toBe(429);
     expect(res.headers.get('retry-after')).toBe('7');
-    expect((await res.json() as any).error.status).toBe('RESOURCE_EXHAUSTED');
+    expect(((await res.json()) as any).error.status).toBe('RESOURCE_EXHAUSTED');
   });
 
   test('when latency is injected, then the answer is late but correct', async () => {
@@ -70,7 +74,7 @@ describe('fault injection', () => {
     await sb.control('POST', '/faults', { operation: 'oauth.token', status: 503, body });
     const res = await fetch(`${sb.url}/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token' }) });
     expect(res.status).toBe(503);
-    expect(await res.json() as any).toEqual(body);
+    expect((await res.json()) as any).toEqual(body);
   });
 
   test('when a fault has a probability, then a seeded sandbox fails the same calls on every run', async () => {
@@ -94,15 +98,15 @@ describe('fault injection', () => {
     const api = (path: string, auth: string, init: RequestInit = {}) =>
       fetch(`${sb.url}${path}`, { ...init, headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json', ...init.headers } });
 
-    test('when messages.send gets an apply_first 500, then the answer is Google\'s 500 but the mail went out: in Sent and delivered', async () => {
+    test("when messages.send gets an apply_first 500, then the answer is Google's 500 but the mail went out: in Sent and delivered", async () => {
       await sb.createAccount({ email: BEN });
       const sender = await sb.token(ANA, [SCOPES.gmailSend, SCOPES.gmailReadonly]);
       await sb.control('POST', '/faults', { operation: 'gmail.users.messages.send', preset: 'backendError', apply_first: true, times: 1 });
       const raw = Buffer.from(`To: ${BEN}\r\nSubject: Invoice\r\n\r\nAttached.`).toString('base64url');
       const res = await api('/gmail/v1/users/me/messages/send', sender, { method: 'POST', body: JSON.stringify({ raw }) });
       expect(res.status).toBe(500);
-      expect((await res.json() as any).error).toMatchObject({ code: 500, errors: [{ reason: 'backendError' }] });
-      const sent = await (await api('/gmail/v1/users/me/messages?labelIds=SENT', sender)).json() as any;
+      expect(((await res.json()) as any).error).toMatchObject({ code: 500, errors: [{ reason: 'backendError' }] });
+      const sent = (await (await api('/gmail/v1/users/me/messages?labelIds=SENT', sender)).json()) as any;
       expect(sent.messages).toHaveLength(1);
       expect(sb.world.gmail.mailboxes.get(BEN)!.messages.size).toBe(1);
       const log = (await sb.control('GET', '/requests')).body.requests;
@@ -155,7 +159,7 @@ describe('request log and clock', () => {
     expect((await settings()).status).toBe(401);
   });
 
-  test('when the account\'s tokens are expired through the control API, then its calls get 401', async () => {
+  test("when the account's tokens are expired through the control API, then its calls get 401", async () => {
     expect((await sb.control('POST', `/accounts/${ANA}/expire-tokens`)).body).toEqual({ expired_access_tokens: 1 });
     expect((await settings()).status).toBe(401);
   });

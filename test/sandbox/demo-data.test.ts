@@ -30,7 +30,7 @@ test('when the demo week is read, then Ana sees her events in Madrid time, expan
   expect(data.items!.some((e) => e.status === 'cancelled')).toBe(false);
 });
 
-test('when Ana asks for free/busy, then Ben\'s calendar answers and Carla\'s is notFound inside a 200', async () => {
+test("when Ana asks for free/busy, then Ben's calendar answers and Carla's is notFound inside a 200", async () => {
   const auth = sb.google.withAccessToken(await sb.token(DEMO_ACCOUNTS.ana, [SCOPES.calendarReadonly]));
   const { data } = await sb.google.calendar(auth).freebusy.query({
     requestBody: { timeMin: '2026-11-17T00:00:00Z', timeMax: '2026-11-18T00:00:00Z', items: [{ id: DEMO_ACCOUNTS.ben }, { id: DEMO_ACCOUNTS.carla }] },

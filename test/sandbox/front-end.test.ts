@@ -28,7 +28,11 @@ describe('authentication', () => {
     const res = await api('/calendar/v3/users/me/settings/timezone');
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="https:\/\/accounts.google.com\/"/);
-    expect((await res.json() as any).error).toMatchObject({ code: 401, status: 'UNAUTHENTICATED', errors: [{ reason: 'required', location: 'Authorization' }] });
+    expect(((await res.json()) as any).error).toMatchObject({
+      code: 401,
+      status: 'UNAUTHENTICATED',
+      errors: [{ reason: 'required', location: 'Authorization' }],
+    });
   });
 
   test('when an unknown token is sent, then 401 UNAUTHENTICATED / authError, through googleapis too', async () => {
@@ -60,7 +64,7 @@ describe('authentication', () => {
     const token = await sb.token(ANA, [SCOPES.gmailReadonly]);
     const res = await api(`/gmail/v1/users/me/profile?access_token=${token}`);
     expect(res.status).toBe(200);
-    expect((await res.json() as any).emailAddress).toBe(ANA);
+    expect(((await res.json()) as any).emailAddress).toBe(ANA);
   });
 });
 
@@ -84,13 +88,13 @@ describe('requests are checked against the Discovery document', () => {
     const body = JSON.stringify({ summary: 'x', start: { dateTime: '2026-11-23T10:00:00Z', zone: 'UTC' }, end: { dateTime: '2026-11-23T11:00:00Z' } });
     const res = await api('/calendar/v3/calendars/primary/events', { method: 'POST', token, body });
     expect(res.status).toBe(400);
-    expect((await res.json() as any).error.message).toBe('Invalid JSON payload received. Unknown name "zone" at \'start\': Cannot find field.');
+    expect(((await res.json()) as any).error.message).toBe('Invalid JSON payload received. Unknown name "zone" at \'start\': Cannot find field.');
   });
 
   test('when a body field has the wrong type, then 400 Invalid value naming the proto field', async () => {
     const res = await api('/gmail/v1/users/me/messages/abc/modify', { method: 'POST', token, body: JSON.stringify({ addLabelIds: 'STARRED' }) });
     expect(res.status).toBe(400);
-    expect((await res.json() as any).error.message).toBe('Invalid value at \'add_label_ids\' (TYPE_STRING), "STARRED"');
+    expect(((await res.json()) as any).error.message).toBe('Invalid value at \'add_label_ids\' (TYPE_STRING), "STARRED"');
   });
 
   test('when an enum query value is invalid, then 400', async () => {
@@ -101,18 +105,18 @@ describe('requests are checked against the Discovery document', () => {
   test('when the body is not JSON, then 400 Invalid JSON payload', async () => {
     const res = await api('/calendar/v3/calendars/primary/events', { method: 'POST', token, body: '{"summary":' });
     expect(res.status).toBe(400);
-    expect((await res.json() as any).error.message).toMatch(/^Invalid JSON payload received/);
+    expect(((await res.json()) as any).error.message).toMatch(/^Invalid JSON payload received/);
   });
 
-  test('when the URL is no Google API path, then Google\'s HTML 404', async () => {
+  test("when the URL is no Google API path, then Google's HTML 404", async () => {
     const res = await api('/calendar/v3/teleport', { token });
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toContain('text/html');
   });
 
-  test('when a Discovery method is not emulated, then 501 says so in Google\'s error shape', async () => {
+  test("when a Discovery method is not emulated, then 501 says so in Google's error shape", async () => {
     const res = await api('/gmail/v1/users/me/settings/vacation', { token });
     expect(res.status).toBe(501);
-    expect((await res.json() as any).error.message).toContain('gmail.users.settings.getVacation');
+    expect(((await res.json()) as any).error.message).toContain('gmail.users.settings.getVacation');
   });
 });

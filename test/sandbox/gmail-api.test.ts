@@ -17,7 +17,13 @@ let seededIds: string[];
 
 const client = async (email: string, scopes: readonly string[]) => sb.google.gmail(sb.google.withAccessToken(await sb.token(email, scopes)));
 const compose = (options: ConstructorParameters<typeof MailComposer>[0]) => new MailComposer(options).compile().build();
-const failure = (p: Promise<unknown>) => p.then(() => { throw new Error('expected the call to fail'); }, (e) => e.response as { status: number; data: any });
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => {
+      throw new Error('expected the call to fail');
+    },
+    (e) => e.response as { status: number; data: any },
+  );
 
 beforeEach(async () => {
   await sb.createAccount({
@@ -25,12 +31,21 @@ beforeEach(async () => {
     name: 'Ana García',
     time_zone: 'Europe/Madrid',
     messages: [
-      { from: `Ben Okafor <${BEN}>`, to: [ANA], subject: 'Monthly report', text: 'Report attached.', date: '2024-05-02T08:00:00Z', attachments: [{ filename: 'report.pdf', content_type: 'application/pdf', content_base64: REPORT.toString('base64') }] },
+      {
+        from: `Ben Okafor <${BEN}>`,
+        to: [ANA],
+        subject: 'Monthly report',
+        text: 'Report attached.',
+        date: '2024-05-02T08:00:00Z',
+        attachments: [{ filename: 'report.pdf', content_type: 'application/pdf', content_base64: REPORT.toString('base64') }],
+      },
       { from: 'news@digest.example', to: [ANA], subject: 'Digest', html: '<p>Top <i>stories</i></p>', date: '2024-05-01T08:00:00Z', labels: ['INBOX'] },
     ],
   });
   await sb.createAccount({ email: BEN, name: 'Ben Okafor', time_zone: 'America/New_York' });
-  const added = await sb.control('POST', `/accounts/${ANA}/messages`, { messages: [{ from: BEN, to: [ANA], subject: 'Later', text: 'Arrived after creation', date: '2024-05-03T08:00:00Z' }] });
+  const added = await sb.control('POST', `/accounts/${ANA}/messages`, {
+    messages: [{ from: BEN, to: [ANA], subject: 'Later', text: 'Arrived after creation', date: '2024-05-03T08:00:00Z' }],
+  });
   expect(added.status).toBe(201);
   const list = await (await client(ANA, [SCOPES.gmailReadonly])).users.messages.list({ userId: 'me' });
   seededIds = list.data.messages!.map((m) => m.id!);
@@ -72,7 +87,7 @@ describe('reading', () => {
     expect(Buffer.from(raw.data.raw!, 'base64url').toString()).toContain('Subject: Digest');
   });
 
-  test('when the message is unknown, another mailbox is named, or the scope is metadata-only, then Gmail\'s errors come back', async () => {
+  test("when the message is unknown, another mailbox is named, or the scope is metadata-only, then Gmail's errors come back", async () => {
     expect((await failure(ana.users.messages.get({ userId: 'me', id: '1fffffffffffffff' }))).status).toBe(404);
     const delegated = await failure(ana.users.messages.list({ userId: BEN }));
     expect(delegated.status).toBe(403);
@@ -86,7 +101,13 @@ describe('reading', () => {
 
 describe('sending between sandbox accounts', () => {
   test('when Ana sends Ben a MailComposer message with an attachment, then Ben reads it back, replies in the thread, and Ana sees the conversation', async () => {
-    const raw = await compose({ from: ANA, to: BEN, subject: 'Report for review', text: 'Could you check the numbers? ¿Vale?', attachments: [{ filename: 'report.pdf', content: REPORT }] });
+    const raw = await compose({
+      from: ANA,
+      to: BEN,
+      subject: 'Report for review',
+      text: 'Could you check the numbers? ¿Vale?',
+      attachments: [{ filename: 'report.pdf', content: REPORT }],
+    });
     const { data: sent } = await ana.users.messages.send({ userId: 'me', requestBody: { raw: raw.toString('base64url') } });
     expect(sent.labelIds).toEqual(['SENT']);
 
@@ -125,7 +146,9 @@ describe('sending between sandbox accounts', () => {
   });
 
   test('when a message has no recipient, then 400 Recipient address required', async () => {
-    const res = await failure(ana.users.messages.send({ userId: 'me', requestBody: { raw: Buffer.from('Subject: nobody\r\n\r\nhello').toString('base64url') } }));
+    const res = await failure(
+      ana.users.messages.send({ userId: 'me', requestBody: { raw: Buffer.from('Subject: nobody\r\n\r\nhello').toString('base64url') } }),
+    );
     expect(res).toMatchObject({ status: 400, data: { error: { message: 'Recipient address required', errors: [{ reason: 'invalidArgument' }] } } });
   });
 });

@@ -40,16 +40,49 @@ function call(methodId: string, options: Partial<Pick<ApiCall, 'params' | 'query
 }
 
 const body = (r: ApiResult) => r.body as any;
-const listIds = (query: Record<string, unknown>) => (body(call('gmail.users.messages.list', { query: query as ApiCall['query'] })).messages ?? []).map((m: any) => m.id);
+const listIds = (query: Record<string, unknown>) =>
+  (body(call('gmail.users.messages.list', { query: query as ApiCall['query'] })).messages ?? []).map((m: any) => m.id);
 const day = (iso: string) => `${iso}T10:00:00Z`;
 
 const SEED: GmailSeed = {
   messages: [
-    { from: 'Ben Okafor <ben@acme.example>', to: [ANA.email], subject: 'Q4 planning deck', text: "Hi Ana, here's the deck for Thursday's meeting.", date: day('2024-03-01'), attachments: [{ filename: 'q4 plan.pdf', content_type: 'application/pdf', content_base64: PDF }], message_id: 'deck@acme.example' },
-    { from: 'Carla Rossi <carla@partner.example>', to: [ANA.email], cc: ['ben@acme.example'], subject: 'Integration timeline', html: '<p>Could we <b>move</b> the launch review?</p>', date: day('2024-03-02'), labels: ['INBOX', 'Partners'], message_id: 'timeline-1@partner.example' },
-    { from: 'Carla Rossi <carla@partner.example>', to: [ANA.email], subject: 'Re: Integration timeline', text: 'Following up: Wednesday works.', date: day('2024-03-03'), in_reply_to: 'timeline-1@partner.example', labels: ['INBOX', 'UNREAD', 'STARRED'] },
+    {
+      from: 'Ben Okafor <ben@acme.example>',
+      to: [ANA.email],
+      subject: 'Q4 planning deck',
+      text: "Hi Ana, here's the deck for Thursday's meeting.",
+      date: day('2024-03-01'),
+      attachments: [{ filename: 'q4 plan.pdf', content_type: 'application/pdf', content_base64: PDF }],
+      message_id: 'deck@acme.example',
+    },
+    {
+      from: 'Carla Rossi <carla@partner.example>',
+      to: [ANA.email],
+      cc: ['ben@acme.example'],
+      subject: 'Integration timeline',
+      html: '<p>Could we <b>move</b> the launch review?</p>',
+      date: day('2024-03-02'),
+      labels: ['INBOX', 'Partners'],
+      message_id: 'timeline-1@partner.example',
+    },
+    {
+      from: 'Carla Rossi <carla@partner.example>',
+      to: [ANA.email],
+      subject: 'Re: Integration timeline',
+      text: 'Following up: Wednesday works.',
+      date: day('2024-03-03'),
+      in_reply_to: 'timeline-1@partner.example',
+      labels: ['INBOX', 'UNREAD', 'STARRED'],
+    },
     { from: 'spam@bad.example', to: [ANA.email], subject: 'You won', text: 'Claim your prize', date: day('2024-03-04'), labels: ['SPAM'] },
-    { from: 'Weekly Digest <digest@news.example>', to: [ANA.email], subject: 'Your weekly digest', text: 'Top stories this week', date: day('2024-02-20'), labels: [] },
+    {
+      from: 'Weekly Digest <digest@news.example>',
+      to: [ANA.email],
+      subject: 'Your weekly digest',
+      text: 'Top stories this week',
+      date: day('2024-02-20'),
+      labels: [],
+    },
   ],
 };
 
@@ -166,7 +199,9 @@ describe('messages.list', () => {
   });
 
   test('when the token only has gmail.metadata, then q is refused but labelIds work', () => {
-    expect(body(call('gmail.users.messages.list', { query: { q: 'deck' }, scopes: [METADATA] })).error.message).toBe("Metadata scope does not support 'q' parameter");
+    expect(body(call('gmail.users.messages.list', { query: { q: 'deck' }, scopes: [METADATA] })).error.message).toBe(
+      "Metadata scope does not support 'q' parameter",
+    );
     expect(call('gmail.users.messages.list', { query: { labelIds: ['INBOX'] }, scopes: [METADATA] }).status).toBe(200);
   });
 });
@@ -217,7 +252,11 @@ describe('messages.get', () => {
   });
 
   test('when the id is unknown, then 404; when it is not a Gmail id, then 400 Invalid id value', () => {
-    expect(body(call('gmail.users.messages.get', { params: { id: '18f0000000000000' } })).error).toMatchObject({ code: 404, message: 'Requested entity was not found.', status: 'NOT_FOUND' });
+    expect(body(call('gmail.users.messages.get', { params: { id: '18f0000000000000' } })).error).toMatchObject({
+      code: 404,
+      message: 'Requested entity was not found.',
+      status: 'NOT_FOUND',
+    });
     expect(body(call('gmail.users.messages.get', { params: { id: 'not-an-id' } })).error).toMatchObject({ code: 400, message: 'Invalid id value' });
   });
 
@@ -258,14 +297,19 @@ describe('messages.attachments.get', () => {
 describe('messages.modify and messages.trash', () => {
   test('when labels are added and removed, then the answer is {id, threadId, labelIds} and the history id moves on', () => {
     const before = body(call('gmail.users.getProfile')).historyId;
-    const res = body(call('gmail.users.messages.modify', { params: { id: ids[0]! }, body: { addLabelIds: ['STARRED', 'Label_1'], removeLabelIds: ['UNREAD'] } }));
+    const res = body(
+      call('gmail.users.messages.modify', { params: { id: ids[0]! }, body: { addLabelIds: ['STARRED', 'Label_1'], removeLabelIds: ['UNREAD'] } }),
+    );
     expect(res).toEqual({ id: ids[0], threadId: ids[0], labelIds: ['INBOX', 'STARRED', 'Label_1'] });
     expect(Number(body(call('gmail.users.getProfile')).historyId)).toBeGreaterThan(Number(before));
     expect(listIds({ q: 'label:partners' })).toEqual([ids[1], ids[0]]);
   });
 
   test('when every label is removed, then labelIds is omitted', () => {
-    expect(body(call('gmail.users.messages.modify', { params: { id: ids[1]! }, body: { removeLabelIds: ['INBOX', 'Label_1'] } }))).toEqual({ id: ids[1], threadId: ids[1] });
+    expect(body(call('gmail.users.messages.modify', { params: { id: ids[1]! }, body: { removeLabelIds: ['INBOX', 'Label_1'] } }))).toEqual({
+      id: ids[1],
+      threadId: ids[1],
+    });
   });
 
   test('when a label is unknown, a name instead of an id, or SENT, then 400 Invalid label naming it', () => {

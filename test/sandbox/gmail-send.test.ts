@@ -52,15 +52,23 @@ function call(methodId: string, account: Account, options: Partial<Pick<ApiCall,
 const body = (r: ApiResult) => r.body as any;
 const b64url = (text: string | Buffer) => Buffer.from(text).toString('base64url');
 const compose = (options: ConstructorParameters<typeof MailComposer>[0]) => new MailComposer(options).compile().build();
-const send = (from: Account, raw: string | Buffer, threadId?: string) => call('gmail.users.messages.send', from, { body: { raw: b64url(raw), ...(threadId ? { threadId } : {}) } });
+const send = (from: Account, raw: string | Buffer, threadId?: string) =>
+  call('gmail.users.messages.send', from, { body: { raw: b64url(raw), ...(threadId ? { threadId } : {}) } });
 const get = (account: Account, id: string, format = 'full') => body(call('gmail.users.messages.get', account, { params: { id }, query: { format } }));
 const rawOf = (account: Account, id: string) => Buffer.from(get(account, id, 'raw').raw, 'base64url').toString();
-const inbox = (account: Account, q = '') => (body(call('gmail.users.messages.list', account, { query: { q } })).messages ?? []) as { id: string; threadId: string }[];
+const inbox = (account: Account, q = '') =>
+  (body(call('gmail.users.messages.list', account, { query: { q } })).messages ?? []) as { id: string; threadId: string }[];
 const headerOf = (msg: any, name: string) => msg.payload.headers.find((h: any) => h.name.toLowerCase() === name.toLowerCase())?.value;
 
 describe('messages.send', () => {
   test('when Ana sends to Ben with an attachment, then she keeps a SENT copy and Ben gets his own unread copy with the attachment', async () => {
-    const raw = await compose({ from: ANA.email, to: `Ben <${BEN.email}>`, subject: 'Contract', text: 'Signed copy attached.', attachments: [{ filename: 'contract.pdf', content: Buffer.from('%PDF contract') }] });
+    const raw = await compose({
+      from: ANA.email,
+      to: `Ben <${BEN.email}>`,
+      subject: 'Contract',
+      text: 'Signed copy attached.',
+      attachments: [{ filename: 'contract.pdf', content: Buffer.from('%PDF contract') }],
+    });
     const res = body(send(ANA, raw));
     expect(res).toEqual({ id: expect.stringMatching(/^[0-9a-f]{16}$/), threadId: res.id, labelIds: ['SENT'] });
 
@@ -88,7 +96,9 @@ describe('messages.send', () => {
 
   test('when the raw message sets its own Message-ID, then Gmail replaces it (rfc822msgid: cannot find it) but keeps custom X- headers', () => {
     const res = body(send(ANA, `To: ${BEN.email}\r\nMessage-ID: <mine-1@acme.example>\r\nX-Hub-Send-Id: 0123abcd\r\nSubject: ids\r\n\r\n.`));
-    const meta = body(call('gmail.users.messages.get', ANA, { params: { id: res.id }, query: { format: 'metadata', metadataHeaders: ['X-Hub-Send-Id', 'Message-ID'] } }));
+    const meta = body(
+      call('gmail.users.messages.get', ANA, { params: { id: res.id }, query: { format: 'metadata', metadataHeaders: ['X-Hub-Send-Id', 'Message-ID'] } }),
+    );
     expect(meta.payload.headers.map((h: any) => h.name).sort()).toEqual(['Message-ID', 'X-Hub-Send-Id']);
     expect(headerOf(meta, 'Message-ID')).toMatch(/^<CA\w+@mail\.gmail\.com>$/);
     expect(headerOf(meta, 'X-Hub-Send-Id')).toBe('0123abcd');
@@ -139,7 +149,9 @@ describe('messages.send', () => {
   });
 
   test('when raw is missing or not base64, then 400', () => {
-    expect(body(call('gmail.users.messages.send', ANA, { body: {} })).error.message).toBe("'raw' RFC822 payload message string or uploading message via /upload/* URL required");
+    expect(body(call('gmail.users.messages.send', ANA, { body: {} })).error.message).toBe(
+      "'raw' RFC822 payload message string or uploading message via /upload/* URL required",
+    );
     expect(body(call('gmail.users.messages.send', ANA, { body: { raw: '***' } })).error.message).toBe('Invalid raw message');
   });
 
@@ -190,9 +202,13 @@ describe('threading', () => {
 
 describe('seeding', () => {
   test('when a seeded message uses thread_with, then it replies to that message and joins its thread', () => {
-    const first = seedMailbox(world, ANA, { messages: [{ from: `Carla <${CARLA.email}>`, to: [ANA.email], subject: 'Launch', text: 'When?', message_id: 'launch@partner.example' }] });
+    const first = seedMailbox(world, ANA, {
+      messages: [{ from: `Carla <${CARLA.email}>`, to: [ANA.email], subject: 'Launch', text: 'When?', message_id: 'launch@partner.example' }],
+    });
     if (!first.ok) throw new Error(first.message);
-    const reply = seedMailbox(world, ANA, { messages: [{ from: CARLA.email, to: [ANA.email], subject: 'RE: launch', text: 'Well?', thread_with: first.ids[0]! }] });
+    const reply = seedMailbox(world, ANA, {
+      messages: [{ from: CARLA.email, to: [ANA.email], subject: 'RE: launch', text: 'Well?', thread_with: first.ids[0]! }],
+    });
     if (!reply.ok) throw new Error(reply.message);
     const msg = get(ANA, reply.ids[0]!);
     expect(msg.threadId).toBe(first.ids[0]);
@@ -221,7 +237,7 @@ describe('seeding', () => {
     expect(msg.labelIds).toEqual(['INBOX', 'STARRED', 'Label_1']);
   });
 
-  test('when the demo world is seeded, then every account seeds and Carla\'s reply threads with her first message', () => {
+  test("when the demo world is seeded, then every account seeds and Carla's reply threads with her first message", () => {
     const demo = demoAccounts(new Date('2024-05-08T12:00:00Z'));
     const ana: Account = { email: demo[0]!.email, name: demo[0]!.name!, timeZone: demo[0]!.time_zone! };
     world.accounts.set(ana.email, ana);
@@ -232,7 +248,7 @@ describe('seeding', () => {
     expect(new Set(timeline.map((m) => m.threadId)).size).toBe(1);
   });
 
-  test('when the Gmail state goes through structuredClone (the control API\'s rollback snapshot), then it keeps working', () => {
+  test("when the Gmail state goes through structuredClone (the control API's rollback snapshot), then it keeps working", () => {
     send(ANA, `To: ${BEN.email}\r\nSubject: cloned\r\n\r\nstill here`);
     world.gmail = structuredClone(world.gmail);
     const [msg] = inbox(BEN, 'cloned');

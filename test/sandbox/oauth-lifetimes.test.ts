@@ -27,7 +27,12 @@ async function grant(email = ANA, scopes: string[] = [SCOPES.calendarReadonly]):
 async function refresh(refreshToken: string): Promise<{ status: number; body: any }> {
   const res = await fetch(`${sb.url}/token`, {
     method: 'POST',
-    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: TEST_CLIENT.clientId, client_secret: TEST_CLIENT.clientSecret }),
+    body: new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: TEST_CLIENT.clientId,
+      client_secret: TEST_CLIENT.clientSecret,
+    }),
   });
   return { status: res.status, body: await res.json() };
 }
@@ -53,7 +58,14 @@ async function consentAndExchange(email = ANA, prompt: 'consent' | null = 'conse
   const code = new URL(page.headers.get('location')!).searchParams.get('code')!;
   const res = await fetch(`${sb.url}/token`, {
     method: 'POST',
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: pkce.codeVerifier, redirect_uri: TEST_CLIENT.redirectUri, client_id: TEST_CLIENT.clientId, client_secret: TEST_CLIENT.clientSecret }),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: pkce.codeVerifier,
+      redirect_uri: TEST_CLIENT.redirectUri,
+      client_id: TEST_CLIENT.clientId,
+      client_secret: TEST_CLIENT.clientSecret,
+    }),
   });
   return { page, exchange: { status: res.status, body: await res.json() } };
 }
@@ -116,7 +128,11 @@ describe('the per-account, per-client refresh token limit', () => {
 });
 
 test('when the person grants time-based access, then the exchange says refresh_token_expires_in and the token dies then', async () => {
-  expect((await sb.control('PUT', `/accounts/${ANA}/oauth`, { time_limited_access_s: 3600 })).body).toEqual({ time_limited_access_s: 3600, reauth_after_s: null, admin_blocked: false });
+  expect((await sb.control('PUT', `/accounts/${ANA}/oauth`, { time_limited_access_s: 3600 })).body).toEqual({
+    time_limited_access_s: 3600,
+    reauth_after_s: null,
+    admin_blocked: false,
+  });
   const { exchange } = await consentAndExchange();
   expect(exchange).toMatchObject({ status: 200, body: { refresh_token: expect.any(String) } });
   // Counted from the consent, in sandbox time that also runs with the wall clock: a loaded machine may show 3599.
@@ -136,7 +152,12 @@ test('when the Workspace requires re-authentication, then refresh answers invali
   await advance(DAY_S);
   expect(await refresh(token)).toEqual({
     status: 400,
-    body: { error: 'invalid_grant', error_description: 'reauth related error (invalid_rapt)', error_uri: 'https://support.google.com/a/answer/9368756', error_subtype: 'invalid_rapt' },
+    body: {
+      error: 'invalid_grant',
+      error_description: 'reauth related error (invalid_rapt)',
+      error_uri: 'https://support.google.com/a/answer/9368756',
+      error_subtype: 'invalid_rapt',
+    },
   });
   const fresh = (await consentAndExchange()).exchange!.body.refresh_token as string;
   await works(fresh);
@@ -151,7 +172,11 @@ test('when the Workspace admin restricts the app, then refresh answers admin_pol
   expect(page.status).toBe(400);
   expect(await page.text()).toContain('Error 400: admin_policy_enforced');
   await works(await grant(BEN)); // another account (another organisation) is not affected
-  expect((await sb.control('PUT', `/accounts/${ANA}/oauth`, { admin_blocked: false, time_limited_access_s: null })).body).toEqual({ time_limited_access_s: null, reauth_after_s: null, admin_blocked: false });
+  expect((await sb.control('PUT', `/accounts/${ANA}/oauth`, { admin_blocked: false, time_limited_access_s: null })).body).toEqual({
+    time_limited_access_s: null,
+    reauth_after_s: null,
+    admin_blocked: false,
+  });
 });
 
 test('when the control API gets a bad body or an unknown account, then 400 or 404 with the reason', async () => {

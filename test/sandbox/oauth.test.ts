@@ -18,7 +18,12 @@ const client = () => sb.google.oauth2({ redirectUri: TEST_CLIENT.redirectUri });
 async function refresh(refreshToken: string): Promise<{ status: number; body: any }> {
   const res = await fetch(`${sb.url}/token`, {
     method: 'POST',
-    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: TEST_CLIENT.clientId, client_secret: TEST_CLIENT.clientSecret }),
+    body: new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: TEST_CLIENT.clientId,
+      client_secret: TEST_CLIENT.clientSecret,
+    }),
   });
   return { status: res.status, body: await res.json() };
 }
@@ -65,7 +70,9 @@ describe('authorization code flow with PKCE', () => {
     const { tokens } = await oauth.getToken({ code, codeVerifier: verifier });
     expect(tokens.access_token).toMatch(/^ya29\./);
     expect(tokens.refresh_token).toMatch(/^1\/\/0/);
-    expect(tokens.scope!.split(' ').sort()).toEqual(['openid', 'https://www.googleapis.com/auth/userinfo.email', SCOPES.calendarEvents, SCOPES.calendarReadonly].sort());
+    expect(tokens.scope!.split(' ').sort()).toEqual(
+      ['openid', 'https://www.googleapis.com/auth/userinfo.email', SCOPES.calendarEvents, SCOPES.calendarReadonly].sort(),
+    );
     const ticket = await oauth.verifyIdToken({ idToken: tokens.id_token!, audience: TEST_CLIENT.clientId });
     expect(ticket.getPayload()).toMatchObject({ email: ANA, email_verified: true, iss: 'https://accounts.google.com' });
 
@@ -233,7 +240,7 @@ describe('refresh, expiry and revocation', () => {
       body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: '1//0x', client_id: TEST_CLIENT.clientId, client_secret: 'wrong' }),
     });
     expect(res.status).toBe(401);
-    expect(await res.json() as any).toEqual({ error: 'invalid_client', error_description: 'Unauthorized' });
+    expect((await res.json()) as any).toEqual({ error: 'invalid_client', error_description: 'Unauthorized' });
   });
 
   test('when a grant type is unsupported, then unsupported_grant_type', async () => {
@@ -242,6 +249,6 @@ describe('refresh, expiry and revocation', () => {
       body: new URLSearchParams({ grant_type: 'password', client_id: TEST_CLIENT.clientId, client_secret: TEST_CLIENT.clientSecret }),
     });
     expect(res.status).toBe(400);
-    expect((await res.json() as any).error).toBe('unsupported_grant_type');
+    expect(((await res.json()) as any).error).toBe('unsupported_grant_type');
   });
 });

@@ -35,7 +35,11 @@ beforeEach(async () => {
 
 describe('per-user concurrency', () => {
   test('when more requests than the limit are in flight for one mailbox, then the extra ones get Gmail\'s 429 "Too many concurrent requests for user."', async () => {
-    expect((await sb.control('GET', '/quotas')).body).toEqual({ gmail_max_concurrent_per_user: 25, gmail_units_per_user_per_minute: 6000, gmail_unit_costs: {} });
+    expect((await sb.control('GET', '/quotas')).body).toEqual({
+      gmail_max_concurrent_per_user: 25,
+      gmail_units_per_user_per_minute: 6000,
+      gmail_unit_costs: {},
+    });
     await sb.control('PUT', '/quotas', { gmail_max_concurrent_per_user: 3 });
     await sb.control('POST', '/faults', { operation: 'gmail.users.messages.get', latency_ms: 300 });
     const results = await settle(Array.from({ length: 5 }, () => ana.users.messages.get({ userId: 'me', id: anaIds[0]! }, { retry: false })));
@@ -84,7 +88,7 @@ describe('quota units per user per minute', () => {
     expect((await ana.users.messages.get({ userId: 'me', id: anaIds[0]! })).status).toBe(200);
   });
 
-  test('when a method\'s cost is overridden, then requests are charged that', async () => {
+  test("when a method's cost is overridden, then requests are charged that", async () => {
     await sb.control('PUT', '/quotas', { gmail_units_per_user_per_minute: 10, gmail_unit_costs: { 'messages.get': 10 } });
     // The budget is spent by the list (5) made in beforeEach plus nothing else: one get at 10 no longer fits.
     expect((await failure(ana.users.messages.get({ userId: 'me', id: anaIds[0]! }, { retry: false }))).status).toBe(403);
@@ -108,12 +112,18 @@ describe('quota units per user per minute', () => {
 });
 
 describe('usage-limit fault presets', () => {
-  test('when Calendar\'s usage limits are exceeded, then 403 quotaExceeded in Calendar\'s legacy body', async () => {
+  test("when Calendar's usage limits are exceeded, then 403 quotaExceeded in Calendar's legacy body", async () => {
     await sb.control('POST', '/faults', { operation: 'calendar.events.insert', preset: 'quotaExceeded' });
     const cal = sb.google.calendar(sb.google.withAccessToken(await sb.token(ANA, [SCOPES.calendarEvents])));
     const start = new Date(Date.now() + 86_400_000);
     const refused = await failure(
-      cal.events.insert({ calendarId: 'primary', requestBody: { summary: 'x', start: { dateTime: start.toISOString() }, end: { dateTime: new Date(start.getTime() + 3600_000).toISOString() } } }, { retry: false }),
+      cal.events.insert(
+        {
+          calendarId: 'primary',
+          requestBody: { summary: 'x', start: { dateTime: start.toISOString() }, end: { dateTime: new Date(start.getTime() + 3600_000).toISOString() } },
+        },
+        { retry: false },
+      ),
     );
     expect(refused.status).toBe(403);
     expect(refused.data).toEqual({

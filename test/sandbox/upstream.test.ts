@@ -93,7 +93,10 @@ describe('retries', () => {
     const log = await mark();
     const up = fresh();
     const result = await up.call(SETTINGS, settings);
-    expect(result).toEqual({ ok: false, error: expect.objectContaining({ code: 'EXTERNAL_API_ERROR', retryable: true, details: { upstream_status: 503, reason: 'backendError' } }) });
+    expect(result).toEqual({
+      ok: false,
+      error: expect.objectContaining({ code: 'EXTERNAL_API_ERROR', retryable: true, details: { upstream_status: 503, reason: 'backendError' } }),
+    });
     expect(up.attempts).toBe(CONFIG.maxRetries + 1);
     expect(await log()).toEqual([503, 503, 503, 503]);
   });
@@ -155,7 +158,10 @@ describe('retries', () => {
     const dead = new gmail_v1.Gmail({ auth: sb.google.withAccessToken(await sb.token(ANA, [SCOPES.gmailSend])), rootUrl: `http://127.0.0.1:${port}/` });
     const up = fresh();
     const result = await up.call(SEND, (signal) => dead.users.messages.send({ userId: 'me', requestBody: { raw } }, { signal, retry: false }));
-    expect(result).toEqual({ ok: false, error: expect.objectContaining({ code: 'EXTERNAL_API_ERROR', retryable: true, details: { reason: 'network', code: 'ECONNREFUSED' } }) });
+    expect(result).toEqual({
+      ok: false,
+      error: expect.objectContaining({ code: 'EXTERNAL_API_ERROR', retryable: true, details: { reason: 'network', code: 'ECONNREFUSED' } }),
+    });
     expect(up.attempts).toBe(CONFIG.maxRetries + 1);
   });
 
@@ -196,7 +202,7 @@ describe('rate limits', () => {
     expect(await log()).toEqual([429]);
   });
 
-  test('when Google answers 403 rateLimitExceeded, then it is retried after at least one second (Google\'s advice) and succeeds', async () => {
+  test("when Google answers 403 rateLimitExceeded, then it is retried after at least one second (Google's advice) and succeeds", async () => {
     await fault({ operation: SETTINGS.operation, preset: 'rateLimitExceeded', times: 1 });
     const log = await mark();
     const up = fresh();
@@ -223,7 +229,10 @@ describe('rate limits', () => {
     const started = Date.now();
     const result = await up.call(PROFILE, await profile());
     expect(Date.now() - started).toBeLessThan(500);
-    expect(result).toEqual({ ok: false, error: expect.objectContaining({ code: 'RATE_LIMITED', details: { scope: 'upstream', reason: 'rateLimitExceeded' } }) });
+    expect(result).toEqual({
+      ok: false,
+      error: expect.objectContaining({ code: 'RATE_LIMITED', details: { scope: 'upstream', reason: 'rateLimitExceeded' } }),
+    });
     expect(!result.ok && result.error.retryAfterS).toBeGreaterThanOrEqual(899);
     expect(!result.ok && result.error.retryAfterS).toBeLessThanOrEqual(900);
     expect(up.attempts).toBe(1);
@@ -233,7 +242,10 @@ describe('rate limits', () => {
     await fault({ operation: SETTINGS.operation, preset: 'userRateLimitExceeded' });
     const up = fresh({ maxRetries: 1 });
     const result = await up.call(SETTINGS, settings);
-    expect(result).toEqual({ ok: false, error: expect.objectContaining({ code: 'RATE_LIMITED', details: { scope: 'upstream', reason: 'userRateLimitExceeded' } }) });
+    expect(result).toEqual({
+      ok: false,
+      error: expect.objectContaining({ code: 'RATE_LIMITED', details: { scope: 'upstream', reason: 'userRateLimitExceeded' } }),
+    });
     expect(!result.ok && result.error.retryAfterS).toBeGreaterThanOrEqual(1);
     expect(up.attempts).toBe(2);
   });
@@ -271,15 +283,21 @@ describe('answers that are not retried', () => {
 });
 
 describe('circuit breakers', () => {
-  const BREAKER = { breakerFailures: 3, maxRetries: 2, breakerHalfOpenMs: 500, globalBreaker: { windowMs: 60_000, minCalls: 6, minConnections: 3, failureRate: 0.5 } };
+  const BREAKER = {
+    breakerFailures: 3,
+    maxRetries: 2,
+    breakerHalfOpenMs: 500,
+    globalBreaker: { windowMs: 60_000, minCalls: 6, minConnections: 3, failureRate: 0.5 },
+  };
   const tenant = (n: number): Tenant => ({ connectionId: `conn-${n}`, account: null, customerId: `customer-${n}` });
   const withTenant = (upstream: Upstream, who: Tenant) => ({
-    call: <T>(op: UpstreamOp, fn: (signal: AbortSignal) => Promise<T>) => upstream.call(op, fn, { deadline: deadlineSignal(CONFIG.toolDeadlineMs), tenant: who }),
+    call: <T>(op: UpstreamOp, fn: (signal: AbortSignal) => Promise<T>) =>
+      upstream.call(op, fn, { deadline: deadlineSignal(CONFIG.toolDeadlineMs), tenant: who }),
   });
   const EVENT_GET: UpstreamOp = { ...SETTINGS, operation: 'calendar.events.get' };
   const getEvent = (id: string) => (signal: AbortSignal) => cal.events.get({ calendarId: 'primary', eventId: id }, { signal, retry: false });
 
-  test('when one connection\'s calls keep failing with 500, then only its circuit opens (after breakerFailures calls, retries counted once) and another connection still reaches Google', async () => {
+  test("when one connection's calls keep failing with 500, then only its circuit opens (after breakerFailures calls, retries counted once) and another connection still reaches Google", async () => {
     const logs = captureLogs('info');
     const upstream = createUpstream({ ...CONFIG, ...BREAKER }, logs.logger);
     const ana = withTenant(upstream, tenant(1));
@@ -288,7 +306,10 @@ describe('circuit breakers', () => {
     const log = await mark(EVENT_GET.operation);
     for (let i = 0; i < BREAKER.breakerFailures; i++) {
       expect(upstream.connectionCircuit('google_calendar', 'conn-1')).toBe('closed');
-      expect(await ana.call(EVENT_GET, getEvent('poison'))).toMatchObject({ ok: false, error: { code: 'EXTERNAL_API_ERROR', details: { upstream_status: 500 } } });
+      expect(await ana.call(EVENT_GET, getEvent('poison'))).toMatchObject({
+        ok: false,
+        error: { code: 'EXTERNAL_API_ERROR', details: { upstream_status: 500 } },
+      });
     }
     expect(await log()).toHaveLength(BREAKER.breakerFailures * (BREAKER.maxRetries + 1)); // 9 attempts, 3 calls
     expect(upstream.connectionCircuit('google_calendar', 'conn-1')).toBe('open');
@@ -297,7 +318,12 @@ describe('circuit breakers', () => {
     const fast = await ana.call(SETTINGS, settings);
     expect(fast).toEqual({
       ok: false,
-      error: expect.objectContaining({ code: 'EXTERNAL_API_ERROR', retryable: true, retryAfterS: 1, details: { reason: 'circuit_open', scope: 'connection', integration: 'google_calendar' } }),
+      error: expect.objectContaining({
+        code: 'EXTERNAL_API_ERROR',
+        retryable: true,
+        retryAfterS: 1,
+        details: { reason: 'circuit_open', scope: 'connection', integration: 'google_calendar' },
+      }),
     });
     expect((await log()).length).toBe(before);
     // Another customer's connection, the integration as a whole: untouched.

@@ -103,7 +103,11 @@ describe.each(drivers())('credential refresh writes on %s', (driver) => {
   it('when a refresh is refused with a cause, then the row keeps it until a refresh or reconnect clears it', async () => {
     const read = await store().save(aCredential());
     expect(await store().markExpired(read.id, 'admin_policy_enforced: blocked', read, 'admin_policy_enforced')).toBe(true);
-    expect(await store().getById(read.id)).toMatchObject({ status: 'expired', expiryReason: 'admin_policy_enforced', lastError: 'admin_policy_enforced: blocked' });
+    expect(await store().getById(read.id)).toMatchObject({
+      status: 'expired',
+      expiryReason: 'admin_policy_enforced',
+      lastError: 'admin_policy_enforced: blocked',
+    });
     const again = await store().save({ ...aCredential(), customerId: read.customerId });
     expect(again).toMatchObject({ status: 'connected', expiryReason: null, lastError: null });
   });

@@ -146,10 +146,9 @@ describe.each(drivers())('credential store on %s', (driver) => {
     const input = aCredential();
     await store().save(input);
     await expect(
-      t.db.query(
-        `INSERT INTO integration_credentials (customer_id, integration, status, key_id) VALUES ($1, 'google_calendar', 'connected', 'k1')`,
-        [input.customerId],
-      ),
+      t.db.query(`INSERT INTO integration_credentials (customer_id, integration, status, key_id) VALUES ($1, 'google_calendar', 'connected', 'k1')`, [
+        input.customerId,
+      ]),
     ).rejects.toThrow(/duplicate key|unique/);
   });
 });

@@ -53,11 +53,18 @@ describe.each(drivers())('Hub secrets on %s', (driver) => {
 
   it('when rotate-keys is told to replace unreadable secrets, then one sealed with a lost key gets new bytes under the current key', async () => {
     const lost = await secrets([key('lost')]).get('event-id-key');
-    expect(await createKeyRotation(t.db, createTokenCipher([k2])).resealOther({ replaceUnreadableSecrets: false })).toEqual({ pendingConnects: 0, secrets: 0, replacedSecrets: 0 });
-    expect(await createKeyRotation(t.db, createTokenCipher([k2])).resealOther({ replaceUnreadableSecrets: true })).toEqual({ pendingConnects: 0, secrets: 0, replacedSecrets: 1 });
+    expect(await createKeyRotation(t.db, createTokenCipher([k2])).resealOther({ replaceUnreadableSecrets: false })).toEqual({
+      pendingConnects: 0,
+      secrets: 0,
+      replacedSecrets: 0,
+    });
+    expect(await createKeyRotation(t.db, createTokenCipher([k2])).resealOther({ replaceUnreadableSecrets: true })).toEqual({
+      pendingConnects: 0,
+      secrets: 0,
+      replacedSecrets: 1,
+    });
     const fresh = await secrets([k2]).get('event-id-key');
     expect(fresh).toHaveLength(32);
     expect(fresh!.equals(lost!)).toBe(false);
   });
-
 });

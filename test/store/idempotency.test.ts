@@ -3,14 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { createPostgresIdempotencyStore } from '../../src/protection/idempotency-postgres';
 import { createRedisIdempotencyStore } from '../../src/protection/idempotency-redis';
-import {
-  type BeginResult,
-  type IdempotencyKey,
-  type IdempotencyStore,
-  type Lease,
-  fingerprintOf,
-  storageKey,
-} from '../../src/protection/idempotency-store';
+import { type BeginResult, type IdempotencyKey, type IdempotencyStore, type Lease, fingerprintOf, storageKey } from '../../src/protection/idempotency-store';
 import { isDatabaseUnavailable } from '../../src/store/db';
 import { openRedis } from '../../src/store/redis';
 import { drivers, openTestDb, type TestDb, unreachableDb } from '../helpers/db';
@@ -367,10 +360,9 @@ describe.each(drivers())('idempotency store on %s (database specifics)', (driver
     expect(running!.lease_s).toBeLessThanOrEqual(10);
     expect(running!.ttl_s).toBeGreaterThan(68);
     await store.complete(lease, { ok: true, items: [1, 2] });
-    const [done] = await t.db.query<{ state: string; kind: string }>(
-      'SELECT state, jsonb_typeof(outcome) AS kind FROM idempotency_records WHERE key = $1',
-      [storageKey(key)],
-    );
+    const [done] = await t.db.query<{ state: string; kind: string }>('SELECT state, jsonb_typeof(outcome) AS kind FROM idempotency_records WHERE key = $1', [
+      storageKey(key),
+    ]);
     expect(done).toEqual({ state: 'done', kind: 'object' });
   });
 });
@@ -379,7 +371,9 @@ describe('idempotency store on an unreachable database', () => {
   it('when the database is unreachable, then begin rejects with an unavailable error', async () => {
     const db = unreachableDb();
     try {
-      const err = await createPostgresIdempotencyStore(db, { ttlS: 60 }).begin(aKey(), fpA, 1_000).catch((e: unknown) => e);
+      const err = await createPostgresIdempotencyStore(db, { ttlS: 60 })
+        .begin(aKey(), fpA, 1_000)
+        .catch((e: unknown) => e);
       expect(isDatabaseUnavailable(err)).toBe(true);
     } finally {
       await db.close();

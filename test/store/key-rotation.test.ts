@@ -95,10 +95,13 @@ describe.each(drivers())('npm run rotate-keys on %s', (driver: DriverKind) => {
   const b64 = (k: { key: Buffer }) => k.key.toString('base64');
 
   it('when attempts and a secret are under the old key, then it re-seals them and says when the old key may go (after the longest link lifetime)', async () => {
-    const { clean, lines } = await run(async (db) => {
-      await begin(db, [k1]);
-      await createHubSecrets(db, createTokenCipher([k1]), captureLogs().logger).get('event-id-key');
-    }, `k2:${b64(k2)},k1:${b64(k1)}`);
+    const { clean, lines } = await run(
+      async (db) => {
+        await begin(db, [k1]);
+        await createHubSecrets(db, createTokenCipher([k1]), captureLogs().logger).get('event-id-key');
+      },
+      `k2:${b64(k2)},k1:${b64(k1)}`,
+    );
     expect(clean).toBe(true);
     expect(lines).toEqual([
       're-encrypted 0 credential row(s) under key "k2"',

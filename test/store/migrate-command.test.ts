@@ -43,7 +43,10 @@ describe.each(drivers())('the migrate command on %s', (driver) => {
     const printed: string[] = [];
     expect(await runMigrations(databaseEnv, (l) => printed.push(l))).toEqual(MIGRATIONS.map((m) => m.name));
     expect(await runMigrations(databaseEnv, (l) => printed.push(l))).toEqual([]);
-    expect(printed).toEqual([`applied ${MIGRATIONS.length} migration(s): ${MIGRATIONS.map((m) => m.name).join(', ')}`, 'database schema is current; nothing to apply']);
+    expect(printed).toEqual([
+      `applied ${MIGRATIONS.length} migration(s): ${MIGRATIONS.map((m) => m.name).join(', ')}`,
+      'database schema is current; nothing to apply',
+    ]);
     const hub = await startHub(testConfig({ ...databaseEnv, HUB_MIGRATE_ON_START: 'false' }), { logger: captureLogs().logger });
     try {
       expect((await fetch(`${hub.url}/readyz`)).status).toBe(200);

@@ -23,7 +23,10 @@ describe('scripts/build.mjs', () => {
     mkdirSync(join(dir, 'src'));
     copyFileSync(join(ROOT, 'scripts/build.mjs'), join(dir, 'scripts/build.mjs'));
     symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { outDir: 'dist', rootDir: '.', module: 'node16', types: [] }, include: ['src'] }));
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { outDir: 'dist', rootDir: '.', module: 'node16', types: [] }, include: ['src'] }),
+    );
     writeFileSync(join(dir, 'tsconfig.build.json'), JSON.stringify({ extends: './tsconfig.json' }));
     writeFileSync(join(dir, 'package-lock.json'), '{}');
     copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json')); // its engines: the Node check

@@ -19,7 +19,11 @@ test('when a CommonJS program requires @hub/client, then it gets createHubClient
 });
 
 test('when an ES module imports @hub/client, then it loads the ESM build', () => {
-  const out = run(['--input-type=module', '-e', `import { createHubClient, HUB_ERROR_CODES } from ${PKG}; console.log(typeof createHubClient, HUB_ERROR_CODES.includes('RATE_LIMITED'), import.meta.resolve(${PKG}))`]);
+  const out = run([
+    '--input-type=module',
+    '-e',
+    `import { createHubClient, HUB_ERROR_CODES } from ${PKG}; console.log(typeof createHubClient, HUB_ERROR_CODES.includes('RATE_LIMITED'), import.meta.resolve(${PKG}))`,
+  ]);
   expect(out.stderr).toBe('');
   expect(out.stdout.trim()).toMatch(/^function true .*packages\/client\/dist\/esm\/index\.js$/);
 });

@@ -19,7 +19,13 @@ describe('call_id', () => {
   test('when tool, version, inputs, request_id or key differ, then the call_id differs', () => {
     const id = callIdOf(key, parts);
     expect(id).toMatch(/^[0-9a-f]{32}$/);
-    for (const other of [{ ...parts, tool: 'x' }, { ...parts, version: '2.0.0' }, { ...parts, inputs: { a: 2 } }, { ...parts, requestId: 'r-2' }]) expect(callIdOf(key, other)).not.toBe(id);
+    for (const other of [
+      { ...parts, tool: 'x' },
+      { ...parts, version: '2.0.0' },
+      { ...parts, inputs: { a: 2 } },
+      { ...parts, requestId: 'r-2' },
+    ])
+      expect(callIdOf(key, other)).not.toBe(id);
     expect(callIdOf(randomBytes(32), parts)).not.toBe(id);
     // length prefixes: moving characters between parts never collides
     expect(callIdOf(key, { ...parts, tool: 'ab', version: 'c' })).not.toBe(callIdOf(key, { ...parts, tool: 'a', version: 'bc' }));
@@ -103,7 +109,16 @@ describe('the batch writer', () => {
 
   test('when the database is away, then rows wait and are written once it is back', async () => {
     const f = flakyDb();
-    const w = createBatchWriter<number>({ db: f.db, logger: captureLogs().logger, what: 't', insert, maxQueued: 100, batchSize: 10, flushIntervalMs: 5, retryForMs: 60_000 });
+    const w = createBatchWriter<number>({
+      db: f.db,
+      logger: captureLogs().logger,
+      what: 't',
+      insert,
+      maxQueued: 100,
+      batchSize: 10,
+      flushIntervalMs: 5,
+      retryForMs: 60_000,
+    });
     f.setDown(true);
     for (let i = 0; i < 25; i++) w.push(i);
     await new Promise((r) => setTimeout(r, 50));
@@ -119,7 +134,18 @@ describe('the batch writer', () => {
     const logs = captureLogs();
     const drops: number[] = [];
     let now = 0;
-    const w = createBatchWriter<number>({ db: f.db, logger: logs.logger, what: 't', insert, maxQueued: 5, batchSize: 10, flushIntervalMs: 60_000, retryForMs: 1_000, onDrop: (n) => drops.push(n), now: () => now });
+    const w = createBatchWriter<number>({
+      db: f.db,
+      logger: logs.logger,
+      what: 't',
+      insert,
+      maxQueued: 5,
+      batchSize: 10,
+      flushIntervalMs: 60_000,
+      retryForMs: 1_000,
+      onDrop: (n) => drops.push(n),
+      now: () => now,
+    });
     f.setDown(true);
     for (let i = 0; i < 8; i++) w.push(i);
     expect(drops.reduce((a, b) => a + b, 0)).toBe(3);
@@ -146,9 +172,22 @@ describe('webhook signatures', () => {
 
 describe('webhook targets', () => {
   test.each([
-    ['127.0.0.1', true], ['10.0.0.8', true], ['172.20.1.1', true], ['192.168.0.1', true], ['169.254.169.254', true], ['100.64.0.1', true], ['0.0.0.0', true],
-    ['::1', true], ['fe80::1', true], ['fd00::1', true], ['::ffff:127.0.0.1', true], ['::ffff:7f00:1', true], ['::ffff:a00:1', true],
-    ['8.8.8.8', false], ['93.184.216.34', false], ['2606:4700::1111', false],
+    ['127.0.0.1', true],
+    ['10.0.0.8', true],
+    ['172.20.1.1', true],
+    ['192.168.0.1', true],
+    ['169.254.169.254', true],
+    ['100.64.0.1', true],
+    ['0.0.0.0', true],
+    ['::1', true],
+    ['fe80::1', true],
+    ['fd00::1', true],
+    ['::ffff:127.0.0.1', true],
+    ['::ffff:7f00:1', true],
+    ['::ffff:a00:1', true],
+    ['8.8.8.8', false],
+    ['93.184.216.34', false],
+    ['2606:4700::1111', false],
   ])('when the address is %s, then forbidden is %s', (address, forbidden) => {
     expect(isForbiddenAddress(address)).toBe(forbidden);
   });
@@ -169,7 +208,10 @@ describe('webhook targets', () => {
   test('when a connection event has no webhook (working hours), then none is made; partial grants are insufficient_scopes', () => {
     const base = { customerId: 'c', userId: null, integration: 'google_calendar' as const, accountEmail: null, actor: null };
     expect(webhookOf({ ...base, kind: 'working_hours_changed' })).toBeNull();
-    expect(webhookOf({ ...base, kind: 'reconnected', missingScopes: ['calendar.events'] })).toEqual({ type: 'connection.insufficient_scopes', status: 'insufficient_scopes' });
+    expect(webhookOf({ ...base, kind: 'reconnected', missingScopes: ['calendar.events'] })).toEqual({
+      type: 'connection.insufficient_scopes',
+      status: 'insufficient_scopes',
+    });
     expect(webhookOf({ ...base, kind: 'reconnected' })).toEqual({ type: 'connection.connected', status: 'connected' });
   });
 });

@@ -42,10 +42,13 @@ test('when registered, then the calendar tools pass the registry checks with lea
   }
 });
 
-test.each(CALENDAR_TOOLS.map((t) => [t.name, t] as const))('when %s’s input schema goes to a strict JSON Schema validator, then it compiles and takes the contract example', (name, tool) => {
-  const schema = z.toJSONSchema(tool.input, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' });
-  const validate = new Ajv2020({ strict: true }).compile(schema);
-  expect(validate(CONTRACT_INPUTS[name])).toBe(true);
-  expect(validate({ ...(CONTRACT_INPUTS[name] as object), surprise: 1 })).toBe(false);
-  expect(tool.input.safeParse(CONTRACT_INPUTS[name]).success).toBe(true);
-});
+test.each(CALENDAR_TOOLS.map((t) => [t.name, t] as const))(
+  'when %s’s input schema goes to a strict JSON Schema validator, then it compiles and takes the contract example',
+  (name, tool) => {
+    const schema = z.toJSONSchema(tool.input, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' });
+    const validate = new Ajv2020({ strict: true }).compile(schema);
+    expect(validate(CONTRACT_INPUTS[name])).toBe(true);
+    expect(validate({ ...(CONTRACT_INPUTS[name] as object), surprise: 1 })).toBe(false);
+    expect(tool.input.safeParse(CONTRACT_INPUTS[name]).success).toBe(true);
+  },
+);

@@ -56,14 +56,24 @@ describe('Google → contract', () => {
         summary: 'secret stays inside',
         attendees: [{ email: 'john@example.com', responseStatus: 'needsAction' }],
       }),
-    ).toEqual({ event_id: 'abc123', html_link: 'https://www.google.com/calendar/event?eid=abc', status: 'confirmed', attendees: [{ email: 'john@example.com', response_status: 'needsAction' }] });
+    ).toEqual({
+      event_id: 'abc123',
+      html_link: 'https://www.google.com/calendar/event?eid=abc',
+      status: 'confirmed',
+      attendees: [{ email: 'john@example.com', response_status: 'needsAction' }],
+    });
   });
 
   test('when freeBusy reports errors or leaves a calendar out, then it is unreadable, never free', () => {
     const range = { start: t('2024-01-15T00:00:00Z'), end: t('2024-01-16T00:00:00Z') };
     const data = {
       calendars: {
-        primary: { busy: [{ start: '2024-01-15T09:00:00-05:00', end: '2024-01-15T10:00:00-05:00' }, { start: '2024-01-15T14:30:00Z', end: '2024-01-15T15:30:00Z' }] },
+        primary: {
+          busy: [
+            { start: '2024-01-15T09:00:00-05:00', end: '2024-01-15T10:00:00-05:00' },
+            { start: '2024-01-15T14:30:00Z', end: '2024-01-15T15:30:00Z' },
+          ],
+        },
         'Jane@Example.com': { busy: [], errors: [{ domain: 'global', reason: 'notFound' }] },
       },
     };
@@ -96,7 +106,13 @@ describe('Google → contract', () => {
 });
 
 describe("the organizer's own time", () => {
-  const ev = (id: string, start: string, end: string, extra: Record<string, unknown> = {}) => ({ id, status: 'confirmed' as const, start: { dateTime: start }, end: { dateTime: end }, ...extra });
+  const ev = (id: string, start: string, end: string, extra: Record<string, unknown> = {}) => ({
+    id,
+    status: 'confirmed' as const,
+    start: { dateTime: start },
+    end: { dateTime: end },
+    ...extra,
+  });
 
   test('when events are unanswered, tentative, declined, transparent or cancelled, then they are tentative or free accordingly', () => {
     expect(firmnessOf(ev('a', '', '', { attendees: [{ self: true, responseStatus: 'needsAction' }] }))).toBe('tentative');
@@ -114,9 +130,15 @@ describe("the organizer's own time", () => {
       ev('firm', '2024-01-15T10:00:00Z', '2024-01-15T11:00:00Z'),
       ev('maybe', '2024-01-15T10:30:00Z', '2024-01-15T12:00:00Z', { attendees: [{ self: true, responseStatus: 'tentative' }] }),
     ];
-    const freeBusy = [{ start: t('2024-01-15T10:00:00Z'), end: t('2024-01-15T12:00:00Z') }, { start: t('2024-01-15T15:00:00Z'), end: t('2024-01-15T16:00:00Z') }];
+    const freeBusy = [
+      { start: t('2024-01-15T10:00:00Z'), end: t('2024-01-15T12:00:00Z') },
+      { start: t('2024-01-15T15:00:00Z'), end: t('2024-01-15T16:00:00Z') },
+    ];
     expect(organizerTime(events, freeBusy, 'UTC', range)).toEqual({
-      firm: [{ start: t('2024-01-15T10:00:00Z'), end: t('2024-01-15T11:00:00Z') }, { start: t('2024-01-15T15:00:00Z'), end: t('2024-01-15T16:00:00Z') }],
+      firm: [
+        { start: t('2024-01-15T10:00:00Z'), end: t('2024-01-15T11:00:00Z') },
+        { start: t('2024-01-15T15:00:00Z'), end: t('2024-01-15T16:00:00Z') },
+      ],
       tentative: [{ start: t('2024-01-15T10:30:00Z'), end: t('2024-01-15T12:00:00Z') }],
     });
   });

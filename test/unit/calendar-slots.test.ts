@@ -115,9 +115,7 @@ describe('picking', () => {
 
   test('when only some slots are conflict-free, then they come first whatever the preferences', () => {
     const busyAllDay = (d: DayWindow) => ({ start: d.start, end: d.end - 60 * M });
-    const picked = findSlots(
-      request({ windows: week, attendees: [{ email: 'john@example.com', busy: week.map(busyAllDay) }], maxResults: 5 }),
-    );
+    const picked = findSlots(request({ windows: week, attendees: [{ email: 'john@example.com', busy: week.map(busyAllDay) }], maxResults: 5 }));
     const free = picked.filter((s) => s.conflicts.length === 0);
     expect(free.map((s) => new Date(s.start).toISOString())).toEqual(['2024-01-15T16:00:00.000Z', '2024-01-16T16:00:00.000Z', '2024-01-17T16:00:00.000Z']);
     expect(picked.slice(0, 3)).toEqual(free);

@@ -3,7 +3,17 @@ import { ianaZone, zoneNamed } from '../../src/tools/calendar/zones';
 
 /** The remembered zones answer exactly what luxon computes afresh, DST days and odd offsets included. */
 
-const ZONES = ['America/New_York', 'Europe/Berlin', 'Australia/Lord_Howe', 'Pacific/Chatham', 'Asia/Kathmandu', 'America/St_Johns', 'Africa/Casablanca', 'Antarctica/Troll', 'UTC'];
+const ZONES = [
+  'America/New_York',
+  'Europe/Berlin',
+  'Australia/Lord_Howe',
+  'Pacific/Chatham',
+  'Asia/Kathmandu',
+  'America/St_Johns',
+  'Africa/Casablanca',
+  'Antarctica/Troll',
+  'UTC',
+];
 
 describe('remembered zones', () => {
   test('when offsets are asked every 23 minutes through 2026, then each equals luxon’s own, transitions included', () => {
@@ -13,7 +23,8 @@ describe('remembered zones', () => {
       const remembered = ianaZone(name)!;
       const fresh = new IANAZone(name);
       for (let ts = start; ts < end; ts += 23 * 60_000) {
-        if (remembered.offset(ts) !== fresh.offset(ts)) throw new Error(`${name} at ${new Date(ts).toISOString()}: ${remembered.offset(ts)} vs ${fresh.offset(ts)}`);
+        if (remembered.offset(ts) !== fresh.offset(ts))
+          throw new Error(`${name} at ${new Date(ts).toISOString()}: ${remembered.offset(ts)} vs ${fresh.offset(ts)}`);
       }
     }
   });

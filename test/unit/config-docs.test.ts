@@ -24,10 +24,18 @@ describe("the README's configuration tables", () => {
     const schema = z.object({
       A: z.string().describe('Required one.'),
       B: z.string().optional().describe('Optional | with a pipe.'),
-      C: z.string().optional().transform((s) => Number(s ?? 7)).describe('Number.'),
+      C: z
+        .string()
+        .optional()
+        .transform((s) => Number(s ?? 7))
+        .describe('Number.'),
       D: z.string().optional().meta({ defaultText: '`$A/x`' }).describe('Derived.'),
     });
-    expect(renderConfigTables([{ title: 'T', schema }]).split('\n').slice(4)).toEqual([
+    expect(
+      renderConfigTables([{ title: 'T', schema }])
+        .split('\n')
+        .slice(4),
+    ).toEqual([
       '| `A` | **required** | Required one. |',
       '| `B` | unset | Optional \\| with a pipe. |',
       '| `C` | `7` | Number. |',

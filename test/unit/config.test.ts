@@ -14,8 +14,13 @@ const problems = (env: Record<string, string | undefined>) => {
 describe('configuration', () => {
   it('when HUB_PROCESSES is above 1 without PostgreSQL and Redis, then it is refused naming both; with them, each process counts as a replica', () => {
     const found = problems(testEnv({ HUB_PROCESSES: '2' }));
-    expect(found).toEqual([expect.stringMatching(/^HUB_PROCESSES: .*DATABASE_URL \(PostgreSQL\); embedded PGlite runs in one process only/), expect.stringMatching(/^HUB_PROCESSES: .*REDIS_URL/)]);
-    const config = loadConfig(testEnv({ HUB_PROCESSES: '4', HUB_REPLICAS: '3', DATABASE_URL: 'postgres://db.example/hub', REDIS_URL: 'redis://redis.example' }));
+    expect(found).toEqual([
+      expect.stringMatching(/^HUB_PROCESSES: .*DATABASE_URL \(PostgreSQL\); embedded PGlite runs in one process only/),
+      expect.stringMatching(/^HUB_PROCESSES: .*REDIS_URL/),
+    ]);
+    const config = loadConfig(
+      testEnv({ HUB_PROCESSES: '4', HUB_REPLICAS: '3', DATABASE_URL: 'postgres://db.example/hub', REDIS_URL: 'redis://redis.example' }),
+    );
     expect(config.processes).toBe(4);
     expect(config.rateLimit.replicas).toBe(12);
     expect(loadConfig(testEnv()).processes).toBe(1);
@@ -23,9 +28,7 @@ describe('configuration', () => {
 
   it('when nothing is set, then every required variable is named in one error', () => {
     const found = problems({});
-    expect(found.map((p) => p.split(':')[0])).toEqual(
-      expect.arrayContaining(['HUB_PUBLIC_URL', 'HUB_SERVICE_SECRETS', 'HUB_ENCRYPTION_KEYS']),
-    );
+    expect(found.map((p) => p.split(':')[0])).toEqual(expect.arrayContaining(['HUB_PUBLIC_URL', 'HUB_SERVICE_SECRETS', 'HUB_ENCRYPTION_KEYS']));
     expect(found).toHaveLength(3);
   });
 
@@ -85,9 +88,7 @@ describe('configuration', () => {
   });
 
   it('when values have the wrong form, then each variable says what it expects', () => {
-    const found = problems(
-      testEnv({ HUB_PORT: '70000', HUB_PUBLIC_URL: 'not a url', DATABASE_URL: 'mysql://x', REDIS_URL: 'http://x', LOG_LEVEL: 'loud' }),
-    );
+    const found = problems(testEnv({ HUB_PORT: '70000', HUB_PUBLIC_URL: 'not a url', DATABASE_URL: 'mysql://x', REDIS_URL: 'http://x', LOG_LEVEL: 'loud' }));
     expect(found).toEqual([
       'HUB_PORT: must be an integer between 0 and 65535',
       'HUB_PUBLIC_URL: must be a http(s) URL',
@@ -104,7 +105,7 @@ describe('configuration', () => {
 });
 
 describe('Google endpoints', () => {
-  it('when nothing is set, then every endpoint is Google\'s own', () => {
+  it("when nothing is set, then every endpoint is Google's own", () => {
     expect(loadConfig(testEnv()).google).toEqual({
       clientId: undefined,
       clientSecret: undefined,

@@ -25,7 +25,13 @@ function sources(dir: string): string[] {
 function importsOf(file: string): { runtime: string[]; typeOnly: string[] } {
   const text = readFileSync(file, 'utf8');
   const found = { runtime: [] as string[], typeOnly: [] as string[] };
-  const patterns = [/^\s*import\s+(type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]/gm, /^\s*import\s+['"]([^'"]+)['"]/gm, /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g, /\brequire\(\s*['"]([^'"]+)['"]\s*\)/g, /^\s*export\s+[^'"]*?from\s+['"]([^'"]+)['"]/gm];
+  const patterns = [
+    /^\s*import\s+(type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]/gm,
+    /^\s*import\s+['"]([^'"]+)['"]/gm,
+    /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
+    /\brequire\(\s*['"]([^'"]+)['"]\s*\)/g,
+    /^\s*export\s+[^'"]*?from\s+['"]([^'"]+)['"]/gm,
+  ];
   for (const [i, pattern] of patterns.entries()) {
     for (const m of text.matchAll(pattern)) {
       const typeOnly = i === 0 && m[1] !== undefined;

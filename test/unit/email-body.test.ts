@@ -14,7 +14,14 @@ const textOf = (raw: string) => {
 
 describe('body decoding (charset after Gmail undid the transfer encoding)', () => {
   it('when a part is ISO-8859-1 quoted-printable, then its bytes decode with that charset', () => {
-    const raw = rfc822('Subject: x', 'Content-Type: text/plain; charset="ISO-8859-1"', 'Content-Transfer-Encoding: quoted-printable', '', 'Caf=E9 cr=E8me, a=F1o =3D ok=', ' soft');
+    const raw = rfc822(
+      'Subject: x',
+      'Content-Type: text/plain; charset="ISO-8859-1"',
+      'Content-Transfer-Encoding: quoted-printable',
+      '',
+      'Caf=E9 cr=E8me, a=F1o =3D ok=',
+      ' soft',
+    );
     expect(textOf(raw)).toBe('Café crème, año = ok soft');
   });
 
@@ -25,7 +32,10 @@ describe('body decoding (charset after Gmail undid the transfer encoding)', () =
   });
 
   it('when a part is 8bit windows-1252 with smart quotes, then they come out right', () => {
-    const raw = Buffer.concat([Buffer.from(rfc822('Subject: x', 'Content-Type: text/plain; charset=windows-1252', 'Content-Transfer-Encoding: 8bit', '', '')), Buffer.from([0x93, 0x68, 0x69, 0x94, 0x20, 0x80])]);
+    const raw = Buffer.concat([
+      Buffer.from(rfc822('Subject: x', 'Content-Type: text/plain; charset=windows-1252', 'Content-Transfer-Encoding: 8bit', '', '')),
+      Buffer.from([0x93, 0x68, 0x69, 0x94, 0x20, 0x80]),
+    ]);
     expect(textOf(raw.toString('latin1'))).toBe('“hi” €');
   });
 

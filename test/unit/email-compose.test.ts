@@ -24,7 +24,10 @@ describe('MIME building (nodemailer MailComposer)', () => {
   });
 
   it('when the body is HTML, then it goes out as multipart/alternative with a text part derived from it', async () => {
-    const raw = await build({ bodyType: 'html', body: '<h1>Agenda</h1><p>Hello <b>team</b>,</p><ul><li>one</li><li>two</li></ul><a href="https://x.example/doc">the doc</a>' });
+    const raw = await build({
+      bodyType: 'html',
+      body: '<h1>Agenda</h1><p>Hello <b>team</b>,</p><ul><li>one</li><li>two</li></ul><a href="https://x.example/doc">the doc</a>',
+    });
     const m = gmailRendered(raw);
     expect(m.payload?.mimeType).toBe('multipart/alternative');
     expect(m.payload?.parts?.map((p) => p.mimeType)).toEqual(['text/plain', 'text/html']);
@@ -59,7 +62,10 @@ describe('MIME building (nodemailer MailComposer)', () => {
 
 describe('threading headers', () => {
   it('when the original has References, then References = those + its Message-ID and In-Reply-To = its Message-ID', () => {
-    expect(replyHeaders({ messageId: '<c@x>', references: '<a@x> <b@x>', inReplyTo: '<b@x>' })).toEqual({ inReplyTo: '<c@x>', references: ['<a@x>', '<b@x>', '<c@x>'] });
+    expect(replyHeaders({ messageId: '<c@x>', references: '<a@x> <b@x>', inReplyTo: '<b@x>' })).toEqual({
+      inReplyTo: '<c@x>',
+      references: ['<a@x>', '<b@x>', '<c@x>'],
+    });
   });
 
   it('when the original has no References but an In-Reply-To, then that parent starts References (RFC 5322 §3.6.4)', () => {
@@ -87,7 +93,8 @@ describe('threading headers', () => {
 
 describe('html → text', () => {
   it('when HTML has styles, scripts, images and entities, then only the readable text remains', () => {
-    const html = '<html><head><style>p{color:red}</style><script>alert(1)</script></head><body><p>Tom &amp; Jerry&nbsp;&lt;3</p><img src="x.png" alt="logo"><br>Bye</body></html>';
+    const html =
+      '<html><head><style>p{color:red}</style><script>alert(1)</script></head><body><p>Tom &amp; Jerry&nbsp;&lt;3</p><img src="x.png" alt="logo"><br>Bye</body></html>';
     expect(htmlToText({ html, maxChars: 1000 })).toEqual({ text: 'Tom & Jerry\u00a0<3\n\nBye', truncated: false, degraded: false });
   });
 });

@@ -8,7 +8,15 @@ const msg = (id: string, from: string, at: string, labelIds: string[] = ['INBOX'
   labelIds,
   snippet: `snippet ${id}`,
   internalDate: String(Date.parse(at)),
-  payload: { mimeType: 'text/plain', headers: [{ name: 'From', value: from }, { name: 'To', value: 'Me <me@acme.example>' }, { name: 'Subject', value: 'S' }], body: { size: 1, data: 'eA' } },
+  payload: {
+    mimeType: 'text/plain',
+    headers: [
+      { name: 'From', value: from },
+      { name: 'To', value: 'Me <me@acme.example>' },
+      { name: 'Subject', value: 'S' },
+    ],
+    body: { size: 1, data: 'eA' },
+  },
 });
 
 describe('Gmail → contract mapping', () => {

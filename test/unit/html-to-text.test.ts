@@ -38,7 +38,11 @@ describe('nesting depth (as htmlparser2 builds the tree)', () => {
 describe('html → text', () => {
   it('when HTML is ordinary, then html-to-text lays it out: paragraphs, bullets, links, no images or styles', () => {
     const html = '<style>p{}</style><p>Hola <i>María</i></p><ul><li>one<li>two</ul><a href="https://x.example/a">the plan</a><img src="x.png" alt="logo">';
-    expect(htmlToText({ html, maxChars: 1_000 })).toEqual({ text: 'Hola María\n\n * one\n * two\n\nthe plan [https://x.example/a]', truncated: false, degraded: false });
+    expect(htmlToText({ html, maxChars: 1_000 })).toEqual({
+      text: 'Hola María\n\n * one\n * two\n\nthe plan [https://x.example/a]',
+      truncated: false,
+      degraded: false,
+    });
   });
 
   it('when HTML nests beyond the limit, then the text is the stripped text of all of it, flagged degraded', () => {
@@ -54,12 +58,20 @@ describe('html → text', () => {
 
 describe('stripped text (the fallback)', () => {
   it('when HTML is stripped, then hidden parts go, blocks break lines and common entities decode', () => {
-    const html = '<head><title>T</title><style>x{}</style></head><!-- note --><p>Tom &amp; Jerry&nbsp;&lt;3 &#8364; &#x41;</p><div>Bye</div><script>evil()</script>';
+    const html =
+      '<head><title>T</title><style>x{}</style></head><!-- note --><p>Tom &amp; Jerry&nbsp;&lt;3 &#8364; &#x41;</p><div>Bye</div><script>evil()</script>';
     expect(stripTags(html, 1_000)).toEqual({ text: 'Tom & Jerry\u00a0<3 € A\n\nBye', truncated: false });
   });
 
   it('when hostile shapes are stripped, then each costs linear time (unclosed openers, no closers, runs of <)', () => {
-    for (const hostile of ['<script>'.repeat(100_000), '<!--'.repeat(200_000), '<a'.repeat(400_000), '</script'.repeat(100_000), '<div>x'.repeat(175_000), `&${'a'.repeat(800_000)}`]) {
+    for (const hostile of [
+      '<script>'.repeat(100_000),
+      '<!--'.repeat(200_000),
+      '<a'.repeat(400_000),
+      '</script'.repeat(100_000),
+      '<div>x'.repeat(175_000),
+      `&${'a'.repeat(800_000)}`,
+    ]) {
       expect(cpuMs(() => stripTags(hostile, 100_000))).toBeLessThan(250);
     }
   });

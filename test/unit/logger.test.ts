@@ -23,7 +23,9 @@ describe('log line scrubbing', () => {
 
   it('when a message embeds credentials, then Bearer/ServiceSecret values and Google token shapes are cut', () => {
     const out = scrubLine(
-      JSON.stringify({ msg: 'sent Authorization: Bearer ya29.A0abc_def-1 and ServiceSecret s3cr3t-value, refresh 1//0gABCDEFGHIJKLMN, key hub_sk_AbC-123_xyz' }),
+      JSON.stringify({
+        msg: 'sent Authorization: Bearer ya29.A0abc_def-1 and ServiceSecret s3cr3t-value, refresh 1//0gABCDEFGHIJKLMN, key hub_sk_AbC-123_xyz',
+      }),
     );
     expect(out).not.toMatch(/ya29|s3cr3t|1\/\/0g|AbC-123/);
     expect(JSON.parse(out).msg).toBe('sent Authorization: Bearer [Redacted] and ServiceSecret [Redacted], refresh [Redacted], key [Redacted]');

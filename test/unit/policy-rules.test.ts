@@ -19,8 +19,12 @@ describe('merging a customer policy and an agent policy', () => {
     expect(effectivePolicy(null, null)).toBeNull();
   });
 
-  it('when the agent leaves a field out, then the customer\'s applies; null lifts it; a value overrides it', () => {
-    const customer = policyRulesSchema.parse({ enabled_tools: ['hub_echo'], max_tool_calls_per_conversation: 5, email_allowed_recipient_domains: ['acme.example'] });
+  it("when the agent leaves a field out, then the customer's applies; null lifts it; a value overrides it", () => {
+    const customer = policyRulesSchema.parse({
+      enabled_tools: ['hub_echo'],
+      max_tool_calls_per_conversation: 5,
+      email_allowed_recipient_domains: ['acme.example'],
+    });
     const agent = policyRulesSchema.parse({ enabled_tools: null, max_tool_calls_per_conversation: 9 });
     const merged = effectivePolicy(customer, agent)!;
     expect(merged.rules).toEqual({
@@ -34,7 +38,7 @@ describe('merging a customer policy and an agent policy', () => {
     expect(merged.domains?.from).toBe('customer');
   });
 
-  it('when a policy exists but sets no budget, then seed 003\'s default applies, from that policy', () => {
+  it("when a policy exists but sets no budget, then seed 003's default applies, from that policy", () => {
     expect(effectivePolicy(null, {})!.budget).toEqual({ value: DEFAULT_MAX_TOOL_CALLS, from: 'agent' });
     expect(effectivePolicy({}, {})!.budget).toEqual({ value: DEFAULT_MAX_TOOL_CALLS, from: 'customer' });
     expect(effectivePolicy({ max_tool_calls_per_conversation: null }, null)!.budget).toBeNull();

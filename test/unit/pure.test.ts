@@ -105,7 +105,8 @@ describe('setup URLs (signed connect links)', () => {
   const key = (id: string) => ({ id, key: randomBytes(32) });
   const [k1, k2] = [key('k1'), key('k2')];
   let clock = Date.parse('2026-11-22T10:00:00Z');
-  const links = (keys = [k1]) => createConnectLinks({ publicUrl: 'https://hub.example.com/base', encryptionKeys: keys, ttlS: { setup: 600, admin: 3600 }, now: () => clock });
+  const links = (keys = [k1]) =>
+    createConnectLinks({ publicUrl: 'https://hub.example.com/base', encryptionKeys: keys, ttlS: { setup: 600, admin: 3600 }, now: () => clock });
   const target = { customerId: CUSTOMER, userId: null, integration: 'google_calendar' as const, returnUrl: null };
   const tokenOf = (url: string) => new URL(url).searchParams.get('token')!;
 

@@ -135,7 +135,7 @@ describe('event ids and links', () => {
 });
 
 describe('time handling', () => {
-  it('when instants are written in a zone, then the offset is that zone\'s at that instant, Z at zero', () => {
+  it("when instants are written in a zone, then the offset is that zone's at that instant, Z at zero", () => {
     expect(formatInZone(t('2026-07-01T08:00:00Z'), 'Europe/Berlin')).toBe('2026-07-01T10:00:00+02:00');
     expect(formatInZone(t('2026-12-01T08:00:00Z'), 'Europe/Berlin')).toBe('2026-12-01T09:00:00+01:00');
     expect(formatInZone(t('2026-12-01T08:00:00Z'), 'Asia/Kolkata')).toBe('2026-12-01T13:30:00+05:30');

@@ -5,7 +5,11 @@ import { splitHeaders } from '../../src/sandbox/gmail/mime/headers';
 import { findPart, isAttachment, parseMime } from '../../src/sandbox/gmail/mime/parse';
 import { htmlToText, partText, snippetOf } from '../../src/sandbox/gmail/mime/text';
 
-const build = (options: ConstructorParameters<typeof MailComposer>[0]) => new MailComposer(options).compile().build().then((b) => b.toString('latin1'));
+const build = (options: ConstructorParameters<typeof MailComposer>[0]) =>
+  new MailComposer(options)
+    .compile()
+    .build()
+    .then((b) => b.toString('latin1'));
 
 const header = (node: { headers: { name: string; value: string }[] }, name: string) => node.headers.find((h) => h.name.toLowerCase() === name)?.value;
 
@@ -47,7 +51,8 @@ describe('MIME parsing', () => {
   });
 
   it('when a body is quoted-printable in ISO-8859-1 with soft line breaks, then the text decodes to the right characters', () => {
-    const raw = 'Content-Type: text/plain; charset=ISO-8859-1\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\nCaf=E9 au lait, a very long line that was wrapped =\r\nby the encoder.\r\n';
+    const raw =
+      'Content-Type: text/plain; charset=ISO-8859-1\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\nCaf=E9 au lait, a very long line that was wrapped =\r\nby the encoder.\r\n';
     expect(partText(parseMime(raw))).toBe('Café au lait, a very long line that was wrapped by the encoder.\r\n');
   });
 
@@ -74,7 +79,8 @@ describe('MIME parsing', () => {
   });
 
   it('when lines end in bare LF and the closing delimiter is missing, then parts are still found', () => {
-    const raw = 'Content-Type: multipart/alternative; boundary=xyz\n\npreamble\n--xyz\nContent-Type: text/plain\n\none\n--xyz\nContent-Type: text/html\n\n<b>two</b>\n';
+    const raw =
+      'Content-Type: multipart/alternative; boundary=xyz\n\npreamble\n--xyz\nContent-Type: text/plain\n\none\n--xyz\nContent-Type: text/html\n\n<b>two</b>\n';
     const root = parseMime(raw);
     expect(root.children.map((c) => partText(c))).toEqual(['one', '<b>two</b>\n']);
   });
@@ -114,7 +120,9 @@ describe('snippets', () => {
   });
 
   it('when only HTML is present, then the snippet is its visible text', () => {
-    const root = parseMime('Content-Type: text/html\r\n\r\n<html><head><style>p{color:red}</style></head><body><p>Hello&nbsp;<b>World</b></p><p>Next</p></body></html>');
+    const root = parseMime(
+      'Content-Type: text/html\r\n\r\n<html><head><style>p{color:red}</style></head><body><p>Hello&nbsp;<b>World</b></p><p>Next</p></body></html>',
+    );
     expect(snippetOf(root)).toBe('Hello World Next');
   });
 
@@ -125,7 +133,10 @@ describe('snippets', () => {
 
 describe('addresses and composing', () => {
   it('when address lists contain names, groups and junk, then valid ones parse and junk is flagged', () => {
-    expect(parseAddressList('"Doe, J" <j@x.example>, undisclosed-recipients:;')).toEqual({ addresses: [{ name: 'Doe, J', address: 'j@x.example' }], invalid: false });
+    expect(parseAddressList('"Doe, J" <j@x.example>, undisclosed-recipients:;')).toEqual({
+      addresses: [{ name: 'Doe, J', address: 'j@x.example' }],
+      invalid: false,
+    });
     expect(parseAddressList('human@f').invalid).toBe(true);
     expect(parseAddressList('not an address').invalid).toBe(true);
   });
@@ -139,7 +150,10 @@ describe('addresses and composing', () => {
   it('when a seed message is composed with text, html and an attachment, then parsing it gives back the same content', () => {
     let n = 0;
     const raw = composeMessage({
-      headers: [['From', 'a@x.example'], ['Subject', 'Réunion demain']],
+      headers: [
+        ['From', 'a@x.example'],
+        ['Subject', 'Réunion demain'],
+      ],
       text: 'Bonjour à tous',
       html: '<p>Bonjour</p>',
       attachments: [{ filename: 'notes été.txt', contentType: 'text/plain', content: Buffer.from('notes') }],

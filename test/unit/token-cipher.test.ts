@@ -33,9 +33,7 @@ describe('token cipher (AES-256-GCM)', () => {
 
   it('when a blob is opened for another row or field, then it fails authentication', () => {
     const blob = cipher.encrypt('token', JSON.stringify(['customer-a', 'access_token']));
-    expect(() => cipher.decrypt('k1', blob, JSON.stringify(['customer-b', 'access_token']))).toThrow(
-      'ciphertext failed authentication',
-    );
+    expect(() => cipher.decrypt('k1', blob, JSON.stringify(['customer-b', 'access_token']))).toThrow('ciphertext failed authentication');
   });
 
   it('when the key id is unknown or the blob truncated, then it fails without revealing anything', () => {

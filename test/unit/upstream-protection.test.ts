@@ -232,18 +232,25 @@ describe("Gmail's retry times and costs", () => {
     expect(retryAfterFromMessage('User-rate limit exceeded.  Retry after 2026-03-01T10:00:05Z (Mail sending)', NOW)).toBe(5000);
     expect(retryAfterFromMessage('Retry after 2026-03-01T09:00:00Z', NOW)).toBe(0);
     expect(retryAfterFromMessage('Retry after 2099-01-01T00:00:00Z', NOW)).toBe(24 * 3600_000);
-    for (const m of [undefined, '', 'Rate Limit Exceeded', 'Retry after soon', 'Retry after 2026-13-45T99:99:99Z', `${'x'.repeat(2000)} Retry after 2026-03-01T10:15:00Z`]) {
+    for (const m of [
+      undefined,
+      '',
+      'Rate Limit Exceeded',
+      'Retry after soon',
+      'Retry after 2026-13-45T99:99:99Z',
+      `${'x'.repeat(2000)} Retry after 2026-03-01T10:15:00Z`,
+    ]) {
       expect(retryAfterFromMessage(m, NOW)).toBeUndefined();
     }
   });
 
-  test('when a rate limit is retried, then the wait is at least one second, or Google\'s own when longer', () => {
+  test("when a rate limit is retried, then the wait is at least one second, or Google's own when longer", () => {
     const settings = { retryBaseMs: 10, retryMaxMs: 50 };
     for (let i = 0; i < 5; i++) expect(rateLimitWaitMs(i, undefined, settings)).toBeGreaterThanOrEqual(RATE_LIMIT_MIN_WAIT_MS);
     expect(rateLimitWaitMs(0, 5000, settings)).toBe(5000);
   });
 
-  test('when a method is priced, then the quota page\'s units, configured overrides first, 5 for anything unlisted', () => {
+  test("when a method is priced, then the quota page's units, configured overrides first, 5 for anything unlisted", () => {
     expect(gmailUnitCost('gmail.users.messages.get')).toBe(5);
     expect(gmailUnitCost('gmail.users.messages.send')).toBe(100);
     expect(gmailUnitCost('gmail.users.getProfile')).toBe(1);
@@ -253,7 +260,10 @@ describe("Gmail's retry times and costs", () => {
   });
 
   test('when the costs are configured, then method=units pairs are read and anything else is refused by name', () => {
-    expect(loadConfig(testEnv({ HUB_GMAIL_QUOTA_COSTS: 'messages.get=6, messages.send=120' })).upstream.gmail.quotaCosts).toEqual({ 'messages.get': 6, 'messages.send': 120 });
+    expect(loadConfig(testEnv({ HUB_GMAIL_QUOTA_COSTS: 'messages.get=6, messages.send=120' })).upstream.gmail.quotaCosts).toEqual({
+      'messages.get': 6,
+      'messages.send': 120,
+    });
     expect(() => loadConfig(testEnv({ HUB_GMAIL_QUOTA_COSTS: 'messages.get=0,nope' }))).toThrow(ConfigError);
     const defaults = loadConfig(testEnv()).upstream;
     expect(defaults.gmail).toEqual({ maxInFlight: 10, quotaUnits: 3000, quotaWindowS: 60, quotaCosts: {} });

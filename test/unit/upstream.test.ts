@@ -33,34 +33,113 @@ const google = (code: number, message: string, reason?: string, extra: Record<st
 /** A transport failure as gaxios (node-fetch) produces it: code copied from the FetchError cause. */
 function networkError(code: string, nested = false): GaxiosError {
   const system = Object.assign(new Error(`connect ${code} 127.0.0.1:1`), { code });
-  const cause = nested ? Object.assign(new TypeError('fetch failed'), { cause: system }) : Object.assign(new Error(`request to ${URL_WITH_QUERY} failed`), { code, type: 'system' });
+  const cause = nested
+    ? Object.assign(new TypeError('fetch failed'), { cause: system })
+    : Object.assign(new Error(`request to ${URL_WITH_QUERY} failed`), { code, type: 'system' });
   return new GaxiosError(`request to ${URL_WITH_QUERY} failed, reason: ${code}`, config, undefined, cause);
 }
 
 describe('classifyGoogleError', () => {
   const NOW = Date.parse('2026-03-01T10:00:00Z');
   const rows: Array<[string, unknown, { code: string; retryable: boolean; details?: Record<string, unknown>; retryAfterS?: number; kind: FailureKind }]> = [
-    ['429 with Retry-After 7', httpError(429, google(429, 'Resource has been exhausted', 'rateLimitExceeded'), { 'retry-after': '7' }), { code: 'RATE_LIMITED', retryable: true, retryAfterS: 7, details: { scope: 'upstream', reason: 'rateLimitExceeded' }, kind: 'rate_limited' }],
-    ['429 without a reason', httpError(429, google(429, 'Too many')), { code: 'RATE_LIMITED', retryable: true, retryAfterS: 1, details: { scope: 'upstream', reason: 'rateLimitExceeded' }, kind: 'rate_limited' }],
-    ['403 rateLimitExceeded', httpError(403, google(403, 'Rate Limit Exceeded', 'rateLimitExceeded')), { code: 'RATE_LIMITED', retryable: true, retryAfterS: 1, details: { scope: 'upstream', reason: 'rateLimitExceeded' }, kind: 'rate_limited' }],
-    ['403 userRateLimitExceeded', httpError(403, google(403, 'User Rate Limit Exceeded', 'userRateLimitExceeded')), { code: 'RATE_LIMITED', retryable: true, retryAfterS: 1, details: { scope: 'upstream', reason: 'userRateLimitExceeded' }, kind: 'rate_limited' }],
-    ['401', httpError(401, google(401, 'Invalid Credentials', 'authError')), { code: 'INTEGRATION_EXPIRED', retryable: false, details: { reason: 'token_rejected' }, kind: 'token_rejected' }],
-    ['403 insufficientPermissions', httpError(403, google(403, 'Request had insufficient authentication scopes.', 'insufficientPermissions')), { code: 'INTEGRATION_PERMISSION_DENIED', retryable: false, details: { reason: 'insufficient_scopes' }, kind: 'permission_denied' }],
     [
-      '403 ACCESS_TOKEN_SCOPE_INSUFFICIENT (ErrorInfo only)',
-      httpError(403, google(403, 'Insufficient scopes', undefined, { status: 'PERMISSION_DENIED', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'ACCESS_TOKEN_SCOPE_INSUFFICIENT' }] })),
+      '429 with Retry-After 7',
+      httpError(429, google(429, 'Resource has been exhausted', 'rateLimitExceeded'), { 'retry-after': '7' }),
+      { code: 'RATE_LIMITED', retryable: true, retryAfterS: 7, details: { scope: 'upstream', reason: 'rateLimitExceeded' }, kind: 'rate_limited' },
+    ],
+    [
+      '429 without a reason',
+      httpError(429, google(429, 'Too many')),
+      { code: 'RATE_LIMITED', retryable: true, retryAfterS: 1, details: { scope: 'upstream', reason: 'rateLimitExceeded' }, kind: 'rate_limited' },
+    ],
+    [
+      '403 rateLimitExceeded',
+      httpError(403, google(403, 'Rate Limit Exceeded', 'rateLimitExceeded')),
+      { code: 'RATE_LIMITED', retryable: true, retryAfterS: 1, details: { scope: 'upstream', reason: 'rateLimitExceeded' }, kind: 'rate_limited' },
+    ],
+    [
+      '403 userRateLimitExceeded',
+      httpError(403, google(403, 'User Rate Limit Exceeded', 'userRateLimitExceeded')),
+      { code: 'RATE_LIMITED', retryable: true, retryAfterS: 1, details: { scope: 'upstream', reason: 'userRateLimitExceeded' }, kind: 'rate_limited' },
+    ],
+    [
+      '401',
+      httpError(401, google(401, 'Invalid Credentials', 'authError')),
+      { code: 'INTEGRATION_EXPIRED', retryable: false, details: { reason: 'token_rejected' }, kind: 'token_rejected' },
+    ],
+    [
+      '403 insufficientPermissions',
+      httpError(403, google(403, 'Request had insufficient authentication scopes.', 'insufficientPermissions')),
       { code: 'INTEGRATION_PERMISSION_DENIED', retryable: false, details: { reason: 'insufficient_scopes' }, kind: 'permission_denied' },
     ],
-    ['403 forbidden', httpError(403, google(403, 'Delegation denied for x@y.example', 'forbidden')), { code: 'EXTERNAL_API_ERROR', retryable: false, details: { upstream_status: 403, reason: 'forbidden', message: 'Delegation denied for x@y.example' }, kind: 'client_error' }],
-    ['404', httpError(404, google(404, 'Not Found', 'notFound')), { code: 'RESOURCE_NOT_FOUND', retryable: false, details: { upstream_status: 404, reason: 'notFound' }, kind: 'not_found' }],
-    ['410', httpError(410, google(410, 'Resource has been deleted', 'deleted')), { code: 'RESOURCE_NOT_FOUND', retryable: false, details: { upstream_status: 410, reason: 'deleted' }, kind: 'not_found' }],
-    ['409 duplicate', httpError(409, google(409, 'The requested identifier already exists.', 'duplicate')), { code: 'CONFLICT', retryable: false, details: { reason: 'duplicate' }, kind: 'conflict' }],
-    ['400 invalid', httpError(400, google(400, 'Invalid value for: x', 'invalid')), { code: 'EXTERNAL_API_ERROR', retryable: false, details: { upstream_status: 400, reason: 'invalid', message: 'Invalid value for: x' }, kind: 'client_error' }],
-    ['400 OAuth shape', httpError(400, { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' }), { code: 'EXTERNAL_API_ERROR', retryable: false, details: { upstream_status: 400, reason: 'invalid_grant', message: 'Token has been expired or revoked.' }, kind: 'client_error' }],
+    [
+      '403 ACCESS_TOKEN_SCOPE_INSUFFICIENT (ErrorInfo only)',
+      httpError(
+        403,
+        google(403, 'Insufficient scopes', undefined, {
+          status: 'PERMISSION_DENIED',
+          details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'ACCESS_TOKEN_SCOPE_INSUFFICIENT' }],
+        }),
+      ),
+      { code: 'INTEGRATION_PERMISSION_DENIED', retryable: false, details: { reason: 'insufficient_scopes' }, kind: 'permission_denied' },
+    ],
+    [
+      '403 forbidden',
+      httpError(403, google(403, 'Delegation denied for x@y.example', 'forbidden')),
+      {
+        code: 'EXTERNAL_API_ERROR',
+        retryable: false,
+        details: { upstream_status: 403, reason: 'forbidden', message: 'Delegation denied for x@y.example' },
+        kind: 'client_error',
+      },
+    ],
+    [
+      '404',
+      httpError(404, google(404, 'Not Found', 'notFound')),
+      { code: 'RESOURCE_NOT_FOUND', retryable: false, details: { upstream_status: 404, reason: 'notFound' }, kind: 'not_found' },
+    ],
+    [
+      '410',
+      httpError(410, google(410, 'Resource has been deleted', 'deleted')),
+      { code: 'RESOURCE_NOT_FOUND', retryable: false, details: { upstream_status: 410, reason: 'deleted' }, kind: 'not_found' },
+    ],
+    [
+      '409 duplicate',
+      httpError(409, google(409, 'The requested identifier already exists.', 'duplicate')),
+      { code: 'CONFLICT', retryable: false, details: { reason: 'duplicate' }, kind: 'conflict' },
+    ],
+    [
+      '400 invalid',
+      httpError(400, google(400, 'Invalid value for: x', 'invalid')),
+      {
+        code: 'EXTERNAL_API_ERROR',
+        retryable: false,
+        details: { upstream_status: 400, reason: 'invalid', message: 'Invalid value for: x' },
+        kind: 'client_error',
+      },
+    ],
+    [
+      '400 OAuth shape',
+      httpError(400, { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' }),
+      {
+        code: 'EXTERNAL_API_ERROR',
+        retryable: false,
+        details: { upstream_status: 400, reason: 'invalid_grant', message: 'Token has been expired or revoked.' },
+        kind: 'client_error',
+      },
+    ],
     ['400 without a body', httpError(400, ''), { code: 'EXTERNAL_API_ERROR', retryable: false, details: { upstream_status: 400 }, kind: 'client_error' }],
     ['408', httpError(408, ''), { code: 'EXTERNAL_API_ERROR', retryable: true, details: { reason: 'timeout' }, kind: 'timeout' }],
-    ['500', httpError(500, google(500, 'Backend Error', 'backendError')), { code: 'EXTERNAL_API_ERROR', retryable: true, details: { upstream_status: 500, reason: 'backendError' }, kind: 'server_error' }],
-    ['503 (body as text)', httpError(503, JSON.stringify(google(503, 'Unavailable', 'backendError'))), { code: 'EXTERNAL_API_ERROR', retryable: true, details: { upstream_status: 503, reason: 'backendError' }, kind: 'server_error' }],
+    [
+      '500',
+      httpError(500, google(500, 'Backend Error', 'backendError')),
+      { code: 'EXTERNAL_API_ERROR', retryable: true, details: { upstream_status: 500, reason: 'backendError' }, kind: 'server_error' },
+    ],
+    [
+      '503 (body as text)',
+      httpError(503, JSON.stringify(google(503, 'Unavailable', 'backendError'))),
+      { code: 'EXTERNAL_API_ERROR', retryable: true, details: { upstream_status: 503, reason: 'backendError' }, kind: 'server_error' },
+    ],
     ['502 without a body', httpError(502, ''), { code: 'EXTERNAL_API_ERROR', retryable: true, details: { upstream_status: 502 }, kind: 'server_error' }],
     [
       '403 quotaExceeded (Calendar usage limits)',
@@ -72,12 +151,36 @@ describe('classifyGoogleError', () => {
       httpError(403, google(403, 'User-rate limit exceeded.  Retry after 2026-03-01T10:15:00.000Z', 'rateLimitExceeded')),
       { code: 'RATE_LIMITED', retryable: true, retryAfterS: 900, details: { scope: 'upstream', reason: 'rateLimitExceeded' }, kind: 'rate_limited' },
     ],
-    ['ECONNRESET (dropped)', networkError('ECONNRESET'), { code: 'EXTERNAL_API_ERROR', retryable: true, details: { reason: 'network', code: 'ECONNRESET' }, kind: 'network' }],
-    ['ECONNREFUSED', networkError('ECONNREFUSED'), { code: 'EXTERNAL_API_ERROR', retryable: true, details: { reason: 'network', code: 'ECONNREFUSED' }, kind: 'network' }],
-    ['ENOTFOUND nested (undici shape)', networkError('ENOTFOUND', true), { code: 'EXTERNAL_API_ERROR', retryable: true, details: { reason: 'network', code: 'ENOTFOUND' }, kind: 'network' }],
-    ['AbortError', Object.assign(new GaxiosError('The operation was aborted.', config), { code: 'AbortError' }), { code: 'EXTERNAL_API_ERROR', retryable: true, details: { reason: 'timeout' }, kind: 'timeout' }],
-    ['TimeoutError', Object.assign(new GaxiosError('timed out', config), { code: 'TimeoutError' }), { code: 'EXTERNAL_API_ERROR', retryable: true, details: { reason: 'timeout' }, kind: 'timeout' }],
-    ['per-attempt timeout', new TaskCancelledError('Operation timed out after 300ms'), { code: 'EXTERNAL_API_ERROR', retryable: true, details: { reason: 'timeout' }, kind: 'timeout' }],
+    [
+      'ECONNRESET (dropped)',
+      networkError('ECONNRESET'),
+      { code: 'EXTERNAL_API_ERROR', retryable: true, details: { reason: 'network', code: 'ECONNRESET' }, kind: 'network' },
+    ],
+    [
+      'ECONNREFUSED',
+      networkError('ECONNREFUSED'),
+      { code: 'EXTERNAL_API_ERROR', retryable: true, details: { reason: 'network', code: 'ECONNREFUSED' }, kind: 'network' },
+    ],
+    [
+      'ENOTFOUND nested (undici shape)',
+      networkError('ENOTFOUND', true),
+      { code: 'EXTERNAL_API_ERROR', retryable: true, details: { reason: 'network', code: 'ENOTFOUND' }, kind: 'network' },
+    ],
+    [
+      'AbortError',
+      Object.assign(new GaxiosError('The operation was aborted.', config), { code: 'AbortError' }),
+      { code: 'EXTERNAL_API_ERROR', retryable: true, details: { reason: 'timeout' }, kind: 'timeout' },
+    ],
+    [
+      'TimeoutError',
+      Object.assign(new GaxiosError('timed out', config), { code: 'TimeoutError' }),
+      { code: 'EXTERNAL_API_ERROR', retryable: true, details: { reason: 'timeout' }, kind: 'timeout' },
+    ],
+    [
+      'per-attempt timeout',
+      new TaskCancelledError('Operation timed out after 300ms'),
+      { code: 'EXTERNAL_API_ERROR', retryable: true, details: { reason: 'timeout' }, kind: 'timeout' },
+    ],
   ];
 
   test.each(rows)('when Google fails with %s, then it maps to the documented HubError', (_name, err, expected) => {
@@ -89,7 +192,7 @@ describe('classifyGoogleError', () => {
     expect(failure?.error.retryAfterS).toBe(expected.retryAfterS);
   });
 
-  test('when the failure is not Google\'s (a bug in the calling code), then it is not mapped', () => {
+  test("when the failure is not Google's (a bug in the calling code), then it is not mapped", () => {
     expect(classifyGoogleError(new TypeError('cannot read properties of undefined'))).toBeUndefined();
     expect(classifyGoogleError('boom')).toBeUndefined();
     expect(classifyGoogleError(undefined)).toBeUndefined();
@@ -121,7 +224,7 @@ describe('classifyGoogleError', () => {
     expect(first?.error.details?.message).toBe('Bad value; see https://www.googleapis.com/calendar/v3/users/me/settings/timezone (Bearer [redacted])');
   });
 
-  test('when Google\'s message is long, then details.message keeps at most 300 characters', () => {
+  test("when Google's message is long, then details.message keeps at most 300 characters", () => {
     const failure = classifyGoogleError(httpError(400, google(400, 'x'.repeat(1000), 'invalid')));
     expect((failure!.error.details!.message as string).length).toBe(300);
   });
@@ -233,7 +336,16 @@ describe('backoff', () => {
 });
 
 describe('createUpstream (without a network)', () => {
-  const cfg: UpstreamConfig = { ...testConfig().upstream, toolDeadlineMs: 2000, attemptTimeoutMs: 200, maxRetries: 2, retryBaseMs: 1, retryMaxMs: 5, breakerFailures: 100, breakerHalfOpenMs: 1000 };
+  const cfg: UpstreamConfig = {
+    ...testConfig().upstream,
+    toolDeadlineMs: 2000,
+    attemptTimeoutMs: 200,
+    maxRetries: 2,
+    retryBaseMs: 1,
+    retryMaxMs: 5,
+    breakerFailures: 100,
+    breakerHalfOpenMs: 1000,
+  };
   const op = { integration: 'google_gmail' as const, operation: 'gmail.users.messages.send', idempotent: false };
   const deadline = () => AbortSignal.timeout(5000);
 
@@ -254,7 +366,16 @@ describe('createUpstream (without a network)', () => {
     const upstream = createUpstream(cfg, captureLogs().logger);
     let calls = 0;
     const bug = new TypeError('undefined is not a function');
-    await expect(upstream.call({ ...op, idempotent: true }, async () => { calls++; throw bug; }, { deadline: deadline() })).rejects.toBe(bug);
+    await expect(
+      upstream.call(
+        { ...op, idempotent: true },
+        async () => {
+          calls++;
+          throw bug;
+        },
+        { deadline: deadline() },
+      ),
+    ).rejects.toBe(bug);
     expect(calls).toBe(1);
   });
 
@@ -270,12 +391,16 @@ describe('createUpstream (without a network)', () => {
   test('when fn ignores the attempt signal, then the attempt still times out and is retried', async () => {
     const upstream = createUpstream({ ...cfg, attemptTimeoutMs: 50 }, captureLogs().logger);
     let calls = 0;
-    const result = await upstream.call({ ...op, idempotent: true }, (_signal) => (++calls === 1 ? new Promise<string>(() => undefined) : Promise.resolve('late')), { deadline: deadline() });
+    const result = await upstream.call(
+      { ...op, idempotent: true },
+      (_signal) => (++calls === 1 ? new Promise<string>(() => undefined) : Promise.resolve('late')),
+      { deadline: deadline() },
+    );
     expect(result).toEqual({ ok: true, value: 'late' });
     expect(calls).toBe(2);
   });
 
-  test('when nothing has failed yet, then every integration\'s circuit reads closed', () => {
+  test("when nothing has failed yet, then every integration's circuit reads closed", () => {
     expect(createUpstream(cfg, captureLogs().logger).circuits()).toEqual({ google_calendar: 'closed', google_gmail: 'closed' });
   });
 });

@@ -8,7 +8,10 @@ export { HUB_ERROR_CODES, TOOL_NAMES, TOOL_SIDE_EFFECTS } from './tools.generate
 export type ToolName = keyof ToolInputs & keyof ToolResults;
 
 /** The fetch the client needs (global fetch in Node ≥ 18, browsers, Deno, Bun; or your own). */
-export type FetchLike = (url: string, init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal }) => Promise<{ status: number; text(): Promise<string> }>;
+export type FetchLike = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal },
+) => Promise<{ status: number; text(): Promise<string> }>;
 
 export interface HubClientOptions {
   /** Where the Hub listens, e.g. https://hub.internal.example (no trailing path). */
@@ -46,8 +49,15 @@ export interface Metadata {
 export type Answer<T> = { ok: true; value: T; status: number } | { ok: false; error: HubClientError };
 
 export type ExecuteResult<T extends ToolName> =
-  | { ok: true; tool: T; result: ToolResults[T]; metadata: Metadata; /** Attempts made (1 = no retry). */ attempts: number }
-  | { ok: false; tool: T; error: HubClientError; metadata: Metadata | undefined; attempts: number; /** The request_id every attempt carried. */ requestId: string };
+  | { ok: true; tool: T; result: ToolResults[T]; metadata: Metadata /** Attempts made (1 = no retry). */; attempts: number }
+  | {
+      ok: false;
+      tool: T;
+      error: HubClientError;
+      metadata: Metadata | undefined;
+      attempts: number /** The request_id every attempt carried. */;
+      requestId: string;
+    };
 
 export interface HubClient {
   /** Runs one tool; failures are values (`ok: false`) whose `error.code` narrows the details. */
@@ -75,7 +85,12 @@ export interface IntegrationStatusAnswer {
   integrations: Record<string, { connected: boolean; status: string; tools_available: string[]; setup_url?: string; [key: string]: unknown }>;
 }
 
-const transport = (code: TransportError['code'], message: string, details: TransportError['details'] = {}): TransportError => ({ code, message, retryable: false, details });
+const transport = (code: TransportError['code'], message: string, details: TransportError['details'] = {}): TransportError => ({
+  code,
+  message,
+  retryable: false,
+  details,
+});
 
 /** Waits `ms`, or less when `signal` aborts (then resolves false). */
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
@@ -98,6 +113,9 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
  * is retried after the Hub's retry_after_s (else a short backoff) with the same request_id, so a retried write
  * still happens at most once; anything else comes straight back.
  */
+// biome-ignore lint/suspicious/noExplicitAny: the Hub's JSON answer, narrowed by the envelope's `success` where it is read
+type AnswerJson = any;
+
 export function createHubClient(options: HubClientOptions): HubClient {
   const base = options.baseUrl.replace(/\/+$/, '');
   const doFetch: FetchLike = options.fetch ?? ((url, init) => fetch(url, init));
@@ -106,8 +124,12 @@ export function createHubClient(options: HubClientOptions): HubClient {
   const auth = `ServiceSecret ${options.serviceSecret}`;
 
   /** One HTTP exchange: the parsed JSON and status, or a transport error. */
-  // biome-ignore lint/suspicious/noExplicitAny: the Hub's JSON answer, narrowed by the envelope's `success` by the caller
-  async function send(method: string, path: string, body: unknown, call: { signal?: AbortSignal; timeoutMs?: number }): Promise<{ ok: true; status: number; json: any } | { ok: false; error: TransportError }> {
+  async function send(
+    method: string,
+    path: string,
+    body: unknown,
+    call: { signal?: AbortSignal; timeoutMs?: number },
+  ): Promise<{ ok: true; status: number; json: AnswerJson } | { ok: false; error: TransportError }> {
     const timeout = AbortSignal.timeout(call.timeoutMs ?? options.timeoutMs ?? 30_000);
     const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
     const headers: Record<string, string> = { authorization: auth, accept: 'application/json' };
@@ -120,7 +142,8 @@ export function createHubClient(options: HubClientOptions): HubClient {
       text = await res.text();
     } catch (cause) {
       if (call.signal?.aborted) return { ok: false, error: transport('ABORTED', 'The call was aborted', { cause: call.signal.reason }) };
-      if (timeout.aborted) return { ok: false, error: transport('TIMEOUT', `The Hub did not answer within ${call.timeoutMs ?? options.timeoutMs ?? 30_000} ms`) };
+      if (timeout.aborted)
+        return { ok: false, error: transport('TIMEOUT', `The Hub did not answer within ${call.timeoutMs ?? options.timeoutMs ?? 30_000} ms`) };
       return { ok: false, error: transport('NETWORK_ERROR', `Could not reach the Hub at ${base}: ${(cause as Error)?.message ?? String(cause)}`, { cause }) };
     }
     try {
@@ -157,7 +180,14 @@ export function createHubClient(options: HubClientOptions): HubClient {
         const { json, status } = answer;
         if (json?.success === true) return { ok: true, tool, result: json.result, metadata: json.metadata, attempts: attempt };
         if (json?.success !== false || typeof json.error?.code !== 'string') {
-          return { ok: false, tool, error: transport('INVALID_RESPONSE', `The Hub answered ${status} without its envelope`, { status }), metadata: undefined, attempts: attempt, requestId };
+          return {
+            ok: false,
+            tool,
+            error: transport('INVALID_RESPONSE', `The Hub answered ${status} without its envelope`, { status }),
+            metadata: undefined,
+            attempts: attempt,
+            requestId,
+          };
         }
         const error = hubError(status, json.error);
         const waitS = error.retry_after_s ?? Math.min(8, 0.25 * 2 ** (attempt - 1));

@@ -37,9 +37,7 @@ export function createConnectLinkRoute(deps: { connectLinks: ConnectLinks; retur
     if (returnUrl !== null && !isAllowedReturnUrl(returnUrl, deps.returnUrlPrefixes)) {
       sendError(
         res,
-        validationError('return_url is not allowed', [
-          { path: 'return_url', message: 'must start with one of the URL prefixes on HUB_CONNECT_RETURN_URLS' },
-        ]),
+        validationError('return_url is not allowed', [{ path: 'return_url', message: 'must start with one of the URL prefixes on HUB_CONNECT_RETURN_URLS' }]),
       );
       return;
     }
@@ -54,7 +52,14 @@ export function createConnectLinkRoute(deps: { connectLinks: ConnectLinks; retur
     const link = deps.connectLinks.create({ customerId, userId: user_id ?? null, integration, returnUrl, origin: 'admin', replace });
     // Links that may replace an account are what an audit of account changes starts from.
     deps.logger.info(
-      { customer_id: customerId, user_id: user_id ?? null, integration, link_id: link.linkId, intent: replace ? 'replace' : 'connect', principal: principal.kind },
+      {
+        customer_id: customerId,
+        user_id: user_id ?? null,
+        integration,
+        link_id: link.linkId,
+        intent: replace ? 'replace' : 'connect',
+        principal: principal.kind,
+      },
       'connect link created',
     );
     sendJson(res, 201, { url: link.url, expires_at: link.expiresAt.toISOString(), intent: replace ? 'replace' : 'connect' });

@@ -34,7 +34,8 @@ export function getReceiptRoute(deps: { db: Db; logger: Logger }): RequestHandle
     } catch (err) {
       return sendError(res, storeUnavailable(err, requestLogger(deps.logger, res)));
     }
-    if (receipts.length === 0) return sendError(res, hubError('RESOURCE_NOT_FOUND', 'No receipt with this call_id for this customer (receipts are kept HUB_AUDIT_RETENTION_DAYS)'));
+    if (receipts.length === 0)
+      return sendError(res, hubError('RESOURCE_NOT_FOUND', 'No receipt with this call_id for this customer (receipts are kept HUB_AUDIT_RETENTION_DAYS)'));
     sendJson(res, 200, { call_id: parsed.params.call_id, receipts });
   };
 }

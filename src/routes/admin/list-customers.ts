@@ -31,8 +31,7 @@ function healthOf(record: CredentialRecord, tools: ToolRegistry, grants: GrantPo
   return status;
 }
 
-const latest = (record: CredentialRecord) =>
-  Math.max(record.updatedAt.getTime(), record.lastRefreshedAt?.getTime() ?? 0, record.lastErrorAt?.getTime() ?? 0);
+const latest = (record: CredentialRecord) => Math.max(record.updatedAt.getTime(), record.lastRefreshedAt?.getTime() ?? 0, record.lastErrorAt?.getTime() ?? 0);
 
 function summary(customerId: string, records: readonly CredentialRecord[], tools: ToolRegistry, grants: GrantPolicy) {
   return {
@@ -47,7 +46,13 @@ function summary(customerId: string, records: readonly CredentialRecord[], tools
  * connection and when anything last happened to them (connected, refreshed, failed). A Hub admin pages through
  * all of them; a customer-scoped caller gets its own customer only (or none, before it connects anything).
  */
-export function listCustomersRoute(deps: { directory: CustomerDirectory; store: CredentialStore; tools: ToolRegistry; grants: GrantPolicy; logger: Logger }): RequestHandler {
+export function listCustomersRoute(deps: {
+  directory: CustomerDirectory;
+  store: CredentialStore;
+  tools: ToolRegistry;
+  grants: GrantPolicy;
+  logger: Logger;
+}): RequestHandler {
   return async (req, res) => {
     const parsed = parseParamsAndQuery({ params, query }, req, 'Invalid query parameters');
     if (!parsed.ok) {

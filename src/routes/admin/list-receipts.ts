@@ -41,7 +41,12 @@ export function listReceiptsRoute(deps: { db: Db; logger: Logger }): RequestHand
     const q = parsed.query;
     const cursor = q.cursor === undefined ? null : decodeCursor(q.cursor);
     if (q.cursor !== undefined && cursor === null) {
-      return sendError(res, hubError('VALIDATION_ERROR', 'Invalid cursor: pass next_cursor from the previous page unchanged', { details: { issues: [{ path: 'query.cursor', message: 'not a cursor this Hub made' }] } }));
+      return sendError(
+        res,
+        hubError('VALIDATION_ERROR', 'Invalid cursor: pass next_cursor from the previous page unchanged', {
+          details: { issues: [{ path: 'query.cursor', message: 'not a cursor this Hub made' }] },
+        }),
+      );
     }
     try {
       const page = await listReceipts(

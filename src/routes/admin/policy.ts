@@ -86,14 +86,23 @@ export function policyRoute(deps: PolicyRouteDeps, action: 'get' | 'put' | 'dele
       if (!body.success) return sendError(res, validationError('Invalid policy', toIssues(body.error)));
       const problems = toolEntryProblems(body.data.enabled_tools ?? [], deps.tools);
       if (problems.length > 0) {
-        return sendError(res, validationError('Invalid policy', problems.slice(0, 20).map(([i, message]) => ({ path: `enabled_tools[${i}]`, message }))));
+        return sendError(
+          res,
+          validationError(
+            'Invalid policy',
+            problems.slice(0, 20).map(([i, message]) => ({ path: `enabled_tools[${i}]`, message })),
+          ),
+        );
       }
       const written = await store.put(customerId, agentId, body.data, precondition);
       if (!written.ok) {
         return sendError(
           res,
           written.problem === 'exists'
-            ? hubError('PRECONDITION_REQUIRED', `${whose === 'this customer' ? 'This customer' : 'This agent'} already has a policy: send If-Match with its ETag (GET it first) to replace it`)
+            ? hubError(
+                'PRECONDITION_REQUIRED',
+                `${whose === 'this customer' ? 'This customer' : 'This agent'} already has a policy: send If-Match with its ETag (GET it first) to replace it`,
+              )
             : hubError('PRECONDITION_FAILED', 'The policy has changed (or is gone) since the ETag in If-Match; fetch it again'),
         );
       }

@@ -48,7 +48,8 @@ export function webhookDeliveriesRoute(deps: { db: Db; logger: Logger }): Reques
     if (forbidden) return sendError(res, forbidden);
     const q = parsed.query;
     const cursor = q.cursor === undefined ? null : decodeCursor(q.cursor);
-    if (q.cursor !== undefined && cursor === null) return sendError(res, hubError('VALIDATION_ERROR', 'Invalid cursor: pass next_cursor from the previous page unchanged'));
+    if (q.cursor !== undefined && cursor === null)
+      return sendError(res, hubError('VALIDATION_ERROR', 'Invalid cursor: pass next_cursor from the previous page unchanged'));
     const sql: unknown[] = [customerId];
     const where = ['o.customer_id = $1'];
     if (principal.kind === 'customer') where.push("o.target = 'customer'");

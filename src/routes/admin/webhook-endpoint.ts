@@ -55,7 +55,14 @@ export function webhookEndpointRoute(deps: WebhookEndpointDeps, action: 'get' | 
   };
 }
 
-async function act(deps: WebhookEndpointDeps, res: Response, action: 'get' | 'put' | 'delete' | 'rotate', customerId: string, actor: string | null, raw: unknown) {
+async function act(
+  deps: WebhookEndpointDeps,
+  res: Response,
+  action: 'get' | 'put' | 'delete' | 'rotate',
+  customerId: string,
+  actor: string | null,
+  raw: unknown,
+) {
   switch (action) {
     case 'get': {
       const endpoint = await deps.endpoints.get(customerId);

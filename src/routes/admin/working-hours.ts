@@ -60,7 +60,13 @@ export function workingHoursRoute(deps: WorkingHoursDeps, action: 'set' | 'clear
   };
 }
 
-async function save(deps: WorkingHoursDeps, res: Response, target: CredentialChange & { integration: typeof INTEGRATION }, hours: WorkingHours | null, actor: string | null) {
+async function save(
+  deps: WorkingHoursDeps,
+  res: Response,
+  target: CredentialChange & { integration: typeof INTEGRATION },
+  hours: WorkingHours | null,
+  actor: string | null,
+) {
   let record: CredentialRecord | null;
   try {
     record = await deps.store.setWorkingHours(target.customerId, target.userId, target.integration, hours);
@@ -70,10 +76,19 @@ async function save(deps: WorkingHoursDeps, res: Response, target: CredentialCha
   }
   if (record === null) {
     const who = target.userId === null ? 'customer-wide' : 'for this end user';
-    sendError(res, hubError('RESOURCE_NOT_FOUND', `There is no Google Calendar connection ${who}; connect it first`, { details: { integration: target.integration } }));
+    sendError(
+      res,
+      hubError('RESOURCE_NOT_FOUND', `There is no Google Calendar connection ${who}; connect it first`, { details: { integration: target.integration } }),
+    );
     return;
   }
   deps.onCredentialChanged(target);
-  deps.onConnectionEvent?.({ kind: 'working_hours_changed', ...target, accountEmail: record.accountEmail, actor, details: { working_hours: hours === null ? 'default' : 'set' } });
+  deps.onConnectionEvent?.({
+    kind: 'working_hours_changed',
+    ...target,
+    accountEmail: record.accountEmail,
+    actor,
+    details: { working_hours: hours === null ? 'default' : 'set' },
+  });
   sendJson(res, 200, { customer_id: target.customerId, user_id: target.userId, integration: target.integration, ...workingHoursView(record.workingHours) });
 }

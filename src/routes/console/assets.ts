@@ -9,12 +9,18 @@ export function assetsRoute(assets: ConsoleAssets | null): RequestHandler {
     const file = assets && req.path.startsWith(assets.base) ? assets.files.get(req.path.slice(assets.base.length)) : undefined;
     if (!file) return notFound(req, res, next);
     res.writeHead(200, [
-      'Content-Type', file.type,
-      'Content-Length', String(file.body.length),
-      'Cache-Control', 'public, max-age=31536000, immutable',
-      'X-Content-Type-Options', 'nosniff',
-      'Cross-Origin-Resource-Policy', 'same-origin',
-      'X-Request-Id', res.locals.requestId,
+      'Content-Type',
+      file.type,
+      'Content-Length',
+      String(file.body.length),
+      'Cache-Control',
+      'public, max-age=31536000, immutable',
+      'X-Content-Type-Options',
+      'nosniff',
+      'Cross-Origin-Resource-Policy',
+      'same-origin',
+      'X-Request-Id',
+      res.locals.requestId,
     ]);
     res.end(file.body);
     logAccess(res);

@@ -12,7 +12,7 @@ export function shellRoute(deps: ConsoleDeps): RequestHandler {
     const current = await sessionOf(req, deps.sessions);
     if (current === null) return redirect(res, '/admin/sign-in');
     if (deps.assets === null) {
-      writeDocument(res, 503, plainPage(null, 'Console not built', '<p>The console\'s browser files are missing: run <code>npm run build</code>.</p>'));
+      writeDocument(res, 503, plainPage(null, 'Console not built', "<p>The console's browser files are missing: run <code>npm run build</code>.</p>"));
       return;
     }
     writeDocument(res, 200, shellPage(deps.assets, current.session, req.path.replace(/\/+$/, '') || '/admin'));

@@ -17,7 +17,7 @@ export function signOutRoute(deps: ConsoleDeps): RequestHandler {
     }
     const header = req.headers[CSRF_HEADER];
     if (!csrfMatches(current.session, typeof header === 'string' ? header : undefined)) {
-      sendError(res, hubError('FORBIDDEN', 'Signing out needs the session\'s CSRF token in the X-CSRF-Token header'));
+      sendError(res, hubError('FORBIDDEN', "Signing out needs the session's CSRF token in the X-CSRF-Token header"));
       return;
     }
     await deps.sessions.end(current.token);

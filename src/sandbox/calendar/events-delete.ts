@@ -15,7 +15,9 @@ import type { EventFields } from './state';
  */
 
 const declined = (fields: EventFields, self: string): EventFields =>
-  fields.attendees ? { ...fields, attendees: fields.attendees.map((a) => (a.email.toLowerCase() === self ? { ...a, responseStatus: 'declined' as const } : a)) } : fields;
+  fields.attendees
+    ? { ...fields, attendees: fields.attendees.map((a) => (a.email.toLowerCase() === self ? { ...a, responseStatus: 'declined' as const } : a)) }
+    : fields;
 
 export function deleteEvent(call: ApiCall): ApiResult {
   const opened = openCalendar(call, call.params.calendarId!, 'writer');

@@ -128,7 +128,8 @@ export function listEvents(call: ApiCall): ApiResult {
   let offset = 0;
   if (typeof query.pageToken === 'string') {
     const token = decodeToken(query.pageToken);
-    if (!token || typeof token.o !== 'number' || token.c !== calendarKey(calendar.id)) return errors.badRequest('Invalid page token value.', 'calendar', 'invalid');
+    if (!token || typeof token.o !== 'number' || token.c !== calendarKey(calendar.id))
+      return errors.badRequest('Invalid page token value.', 'calendar', 'invalid');
     offset = token.o;
   }
   const page = items.slice(offset, offset + pageSize);

@@ -23,7 +23,10 @@ import type { EventFields, EventRecord, StoredAttendee, Timing } from './state';
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (v && typeof v === 'object') {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v) ?? 'null';
 }
@@ -31,7 +34,9 @@ function canonical(v: unknown): string {
 /** Fields as the organizer owns them: times by instant (a guest echoes them in its own zone), its own entry aside. */
 function sharedView(fields: EventFields, timing: Timing, self: string): string {
   const attendees = (fields.attendees ?? []).map((a) =>
-    a.email.toLowerCase() === self ? { self: true } : { email: a.email.toLowerCase(), optional: a.optional, displayName: a.displayName, responseStatus: a.responseStatus },
+    a.email.toLowerCase() === self
+      ? { self: true }
+      : { email: a.email.toLowerCase(), optional: a.optional, displayName: a.displayName, responseStatus: a.responseStatus },
   );
   const side = (s: EventFields['start']) => ({ date: s.date, timeZone: s.timeZone });
   return canonical({ ...fields, start: side(fields.start), end: side(fields.end), attendees, timing });
@@ -44,7 +49,12 @@ function withOwnReply(base: EventFields, written: EventFields, self: string): Ev
   const attendees = (base.attendees ?? []).map((a): StoredAttendee => {
     if (a.email.toLowerCase() !== self) return a;
     const { comment: _c, additionalGuests: _g, ...rest } = a;
-    return { ...rest, responseStatus: mine.responseStatus, ...(mine.comment ? { comment: mine.comment } : {}), ...(mine.additionalGuests ? { additionalGuests: mine.additionalGuests } : {}) };
+    return {
+      ...rest,
+      responseStatus: mine.responseStatus,
+      ...(mine.comment ? { comment: mine.comment } : {}),
+      ...(mine.additionalGuests ? { additionalGuests: mine.additionalGuests } : {}),
+    };
   });
   return { ...base, attendees };
 }
@@ -78,7 +88,11 @@ export function modifyEvent(call: ApiCall, mode: 'patch' | 'update'): ApiResult 
   const event = normalized.value;
   const currentSequence = instance?.exception?.sequence ?? record.sequence;
   if (event.sequence !== undefined && event.sequence < currentSequence) {
-    return errors.badRequest('Invalid sequence value. The specified sequence number is below the current sequence number of the resource.', 'calendar', 'invalidSequenceValue');
+    return errors.badRequest(
+      'Invalid sequence value. The specified sequence number is below the current sequence number of the resource.',
+      'calendar',
+      'invalidSequenceValue',
+    );
   }
 
   const self = calendarKey(calendar.id);
@@ -146,12 +160,26 @@ function announce(call: ApiCall, record: EventRecord, change: Change): void {
   const keptOff = syncGuestCopies(call.world, record, new Set(added));
   const mode = sendUpdatesMode(call.query);
   notify(call.world, record, 'invitation', added, mode, call.now);
-  inviteKeptOff(call.world, record, keptOff.filter((e) => added.includes(e)), mode, call.now);
+  inviteKeptOff(
+    call.world,
+    record,
+    keptOff.filter((e) => added.includes(e)),
+    mode,
+    call.now,
+  );
   notify(call.world, record, 'cancellation', removed, mode, call.now);
   if (record.fields.status === 'cancelled' && !change.wasCancelled) notify(call.world, record, 'cancellation', kept, mode, call.now);
   else {
     notify(call.world, record, 'invitation', reset, mode, call.now);
-    if (change.changed) notify(call.world, record, 'update', kept.filter((e) => !reset.includes(e)), mode, call.now);
+    if (change.changed)
+      notify(
+        call.world,
+        record,
+        'update',
+        kept.filter((e) => !reset.includes(e)),
+        mode,
+        call.now,
+      );
   }
 }
 

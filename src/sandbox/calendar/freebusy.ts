@@ -77,7 +77,8 @@ export function queryFreeBusy(call: ApiCall): ApiResult {
   const to = parseInstant(body.timeMax);
   if (from === undefined || to === undefined) return errors.badRequest('Bad Request', 'calendar', 'badRequest');
   if (to <= from) return emptyTimeRange();
-  if (to - from > MAX_FREEBUSY_SPAN_MS) return googleError(400, 'The requested time range is too long.', { domain: 'calendar', reason: 'timeRangeTooLong' }, { family: 'calendar' });
+  if (to - from > MAX_FREEBUSY_SPAN_MS)
+    return googleError(400, 'The requested time range is too long.', { domain: 'calendar', reason: 'timeRangeTooLong' }, { family: 'calendar' });
   const tz = body.timeZone || 'UTC';
   if (!isValidTimeZone(tz)) return errors.badRequest('Invalid time zone definition.', 'calendar', 'invalid');
   const items = body.items ?? [];

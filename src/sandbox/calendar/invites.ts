@@ -71,7 +71,14 @@ export function syncGuestCopies(world: World, record: EventRecord, reinvited: Re
 }
 
 /** Records the emails Google would send about `record` to `recipients` (the organizer never mails itself). */
-export function notify(world: World, record: EventRecord, kind: CalendarNotification['kind'], recipients: readonly string[], mode: SendUpdates, now: number): void {
+export function notify(
+  world: World,
+  record: EventRecord,
+  kind: CalendarNotification['kind'],
+  recipients: readonly string[],
+  mode: SendUpdates,
+  now: number,
+): void {
   if (mode === 'none') return;
   for (const to of new Set(recipients.map((r) => r.toLowerCase()))) {
     if (mode === 'externalOnly' && findAccount(world, to)) continue;
@@ -90,9 +97,25 @@ export function inviteKeptOff(world: World, record: EventRecord, guests: readonl
   }
 }
 
-function recordEmail(world: World, record: EventRecord, kind: CalendarNotification['kind'], to: string, mode: SendUpdates, now: number, reason?: 'not_added_to_calendar'): void {
+function recordEmail(
+  world: World,
+  record: EventRecord,
+  kind: CalendarNotification['kind'],
+  to: string,
+  mode: SendUpdates,
+  now: number,
+  reason?: 'not_added_to_calendar',
+): void {
   if (to === calendarKey(record.calendarId) || to === record.organizer.email.toLowerCase()) return;
-  const n: CalendarNotification = { at: new Date(now).toISOString(), kind, to, from: record.organizer.email, calendarId: record.calendarId, eventId: record.id, sendUpdates: mode };
+  const n: CalendarNotification = {
+    at: new Date(now).toISOString(),
+    kind,
+    to,
+    from: record.organizer.email,
+    calendarId: record.calendarId,
+    eventId: record.id,
+    sendUpdates: mode,
+  };
   if (record.fields.summary) n.summary = record.fields.summary;
   if (reason) n.reason = reason;
   world.calendar.notifications.push(n);

@@ -67,7 +67,11 @@ export function mergePatch(base: unknown, patch: unknown): unknown {
 export function dropNulls(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(dropNulls);
   if (!isObject(v)) return v;
-  return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, dropNulls(x)]));
+  return Object.fromEntries(
+    Object.entries(v)
+      .filter(([, x]) => x !== null)
+      .map(([k, x]) => [k, dropNulls(x)]),
+  );
 }
 
 type Side = 'start' | 'end';

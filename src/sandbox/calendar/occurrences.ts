@@ -61,7 +61,9 @@ export function instancesOf(world: World, record: EventRecord, window: Window, l
   if (!parsed.ok) return []; // validated on write; unreachable
   const overlaps = (t: Timing) => {
     const b = timingBounds(t, tz);
-    return (window.from === undefined || b.end > window.from || (b.start === b.end && b.start >= window.from)) && (window.to === undefined || b.start < window.to);
+    return (
+      (window.from === undefined || b.end > window.from || (b.start === b.end && b.start >= window.from)) && (window.to === undefined || b.start < window.to)
+    );
   };
   const out = new Map<string, Instance>();
   for (const occ of expandOccurrences(record.timing, parsed.value, tz, { ...window, limit })) {

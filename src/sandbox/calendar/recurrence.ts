@@ -226,9 +226,7 @@ export interface ExpandOptions {
 
 /** Instants the window filter compares; all-day occurrences use midnights in `tz`. */
 export function timingBounds(timing: Timing, tz: string): { start: number; end: number } {
-  return timing.allDay
-    ? { start: startOfDay(timing.startDate, tz), end: startOfDay(timing.endDate, tz) }
-    : { start: timing.startMs, end: timing.endMs };
+  return timing.allDay ? { start: startOfDay(timing.startDate, tz), end: startOfDay(timing.endDate, tz) } : { start: timing.startMs, end: timing.endMs };
 }
 
 export const occurrenceKey = (timing: Timing) => (timing.allDay ? formatBasicDate(timing.startDate) : formatBasicUtc(timing.startMs));

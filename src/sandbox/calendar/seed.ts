@@ -72,7 +72,9 @@ type Result = { ok: true } | { ok: false; message: string };
 /** The seed's event in Calendar API form, as a client would insert it. */
 function asApiEvent(e: EventSeed): Record<string, unknown> {
   const time = (v: EventSeed['start']) =>
-    typeof v === 'string' ? { dateTime: v, ...(e.time_zone ? { timeZone: e.time_zone } : {}) } : { date: v.date, ...(e.time_zone ? { timeZone: e.time_zone } : {}) };
+    typeof v === 'string'
+      ? { dateTime: v, ...(e.time_zone ? { timeZone: e.time_zone } : {}) }
+      : { date: v.date, ...(e.time_zone ? { timeZone: e.time_zone } : {}) };
   const body: Record<string, unknown> = { summary: e.summary, start: time(e.start), end: time(e.end) };
   for (const k of ['id', 'description', 'location', 'status', 'transparency', 'recurrence'] as const) if (e[k] !== undefined) body[k] = e[k];
   if (e.attendees) {
@@ -105,7 +107,16 @@ export function seedAccountCalendars(world: World, account: Account, seed: Calen
     }
     const acl = new Map((c.shared_with ?? []).map((s) => [accountKey(s.email), s.role] as const));
     acl.delete(owner);
-    newCalendars.push({ id, summary: c.summary, timeZone: c.time_zone ?? account.timeZone, owner, acl, created: now, events: new Map(), ...(c.description ? { description: c.description } : {}) });
+    newCalendars.push({
+      id,
+      summary: c.summary,
+      timeZone: c.time_zone ?? account.timeZone,
+      owner,
+      acl,
+      created: now,
+      events: new Map(),
+      ...(c.description ? { description: c.description } : {}),
+    });
   }
   const existingPrimary = findCalendar(world, account.email);
   const primaryTz = existingPrimary?.timeZone ?? account.timeZone;

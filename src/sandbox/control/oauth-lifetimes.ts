@@ -20,7 +20,13 @@ const lifetimesSchema = z.strictObject({
   refresh_token_limit: z.number().int().min(1).max(10_000).optional(),
 });
 
-const seconds = z.number().int().min(1).max(10 * 365 * 86_400).nullable().optional();
+const seconds = z
+  .number()
+  .int()
+  .min(1)
+  .max(10 * 365 * 86_400)
+  .nullable()
+  .optional();
 const accountPolicySchema = z.strictObject({
   time_limited_access_s: seconds,
   reauth_after_s: seconds,

@@ -83,36 +83,51 @@ export function controlRoutes(deps: ControlDeps): Router {
     if (spec) answer(res, createAccount(w(), spec), 201, (a) => describeAccount(w(), a));
   });
 
-  const withAccount = (handler: (world: World, req: Request, res: Response, account: NonNullable<ReturnType<typeof findAccount>>) => void) =>
-    (req: Request, res: Response) => {
+  const withAccount =
+    (handler: (world: World, req: Request, res: Response, account: NonNullable<ReturnType<typeof findAccount>>) => void) => (req: Request, res: Response) => {
       const account = findAccount(w(), String(req.params.email));
       if (!account) return fail(res, 404, `no sandbox account ${String(req.params.email)}`);
       handler(w(), req, res, account);
     };
-  router.get('/accounts/:email', withAccount((world, _req, res, account) => res.json(describeAccount(world, account))));
-  router.post('/accounts/:email/events', withAccount((world, req, res, account) => {
-    const spec = parse(eventsSpecSchema, req, res);
-    if (spec) answer(res, addEvents(world, account, spec), 201, () => describeAccount(world, account));
-  }));
-  router.post('/accounts/:email/messages', withAccount((world, req, res, account) => {
-    const spec = parse(messagesSpecSchema, req, res);
-    if (spec) answer(res, addMessages(world, account, spec), 201, (ids) => ({ ids }));
-  }));
-  router.post('/accounts/:email/revoke', withAccount((world, _req, res, account) => {
-    const grants = [...world.oauth.grants.values()].filter((g) => g.email === account.email);
-    for (const g of grants) revokeGrant(world, g.id);
-    res.json({ revoked_grants: grants.length });
-  }));
-  router.post('/accounts/:email/expire-tokens', withAccount((world, _req, res, account) => {
-    let expired = 0;
-    for (const t of world.oauth.accessTokens.values()) {
-      if (t.email === account.email && t.expiresAt > world.clock.now()) {
-        t.expiresAt = world.clock.now();
-        expired++;
+  router.get(
+    '/accounts/:email',
+    withAccount((world, _req, res, account) => res.json(describeAccount(world, account))),
+  );
+  router.post(
+    '/accounts/:email/events',
+    withAccount((world, req, res, account) => {
+      const spec = parse(eventsSpecSchema, req, res);
+      if (spec) answer(res, addEvents(world, account, spec), 201, () => describeAccount(world, account));
+    }),
+  );
+  router.post(
+    '/accounts/:email/messages',
+    withAccount((world, req, res, account) => {
+      const spec = parse(messagesSpecSchema, req, res);
+      if (spec) answer(res, addMessages(world, account, spec), 201, (ids) => ({ ids }));
+    }),
+  );
+  router.post(
+    '/accounts/:email/revoke',
+    withAccount((world, _req, res, account) => {
+      const grants = [...world.oauth.grants.values()].filter((g) => g.email === account.email);
+      for (const g of grants) revokeGrant(world, g.id);
+      res.json({ revoked_grants: grants.length });
+    }),
+  );
+  router.post(
+    '/accounts/:email/expire-tokens',
+    withAccount((world, _req, res, account) => {
+      let expired = 0;
+      for (const t of world.oauth.accessTokens.values()) {
+        if (t.email === account.email && t.expiresAt > world.clock.now()) {
+          t.expiresAt = world.clock.now();
+          expired++;
+        }
       }
-    }
-    res.json({ expired_access_tokens: expired });
-  }));
+      res.json({ expired_access_tokens: expired });
+    }),
+  );
 
   router.post('/clients', (req, res) => {
     const c = parse(clientSchema, req, res);
@@ -123,7 +138,12 @@ export function controlRoutes(deps: ControlDeps): Router {
   router.put('/consent', (req, res) => {
     const c = parse(consentSchema, req, res);
     if (!c) return;
-    w().oauth.consent = { mode: c.mode, ...(c.account ? { account: c.account.toLowerCase() } : {}), ...(c.grant ? { grant: c.grant.flatMap(parseScopeParam) } : {}), ...(c.deny ? { deny: true } : {}) };
+    w().oauth.consent = {
+      mode: c.mode,
+      ...(c.account ? { account: c.account.toLowerCase() } : {}),
+      ...(c.grant ? { grant: c.grant.flatMap(parseScopeParam) } : {}),
+      ...(c.deny ? { deny: true } : {}),
+    };
     res.json(w().oauth.consent);
   });
   router.put('/settings', (req, res) => {
@@ -149,10 +169,17 @@ export function controlRoutes(deps: ControlDeps): Router {
       if (!w().oauth.clients.has(t.client_id!)) return fail(res, 404, `no registered client ${t.client_id}`);
       const grant = mintOfflineGrant(w(), t.client_id!, account.email, scopes);
       const expiresIn = Math.round((grant.expiresAt.getTime() - w().clock.now()) / 1000);
-      return res.status(201).json({ access_token: grant.accessToken, refresh_token: grant.refreshToken, expires_in: expiresIn, scope: scopes.join(' '), token_type: 'Bearer' });
+      return res
+        .status(201)
+        .json({ access_token: grant.accessToken, refresh_token: grant.refreshToken, expires_in: expiresIn, scope: scopes.join(' '), token_type: 'Bearer' });
     }
     const record = mintTestToken(w(), account.email, scopes, t.client_id);
-    res.status(201).json({ access_token: record.token, expires_in: Math.round((record.expiresAt - w().clock.now()) / 1000), scope: record.scopes.join(' '), token_type: 'Bearer' });
+    res.status(201).json({
+      access_token: record.token,
+      expires_in: Math.round((record.expiresAt - w().clock.now()) / 1000),
+      scope: record.scopes.join(' '),
+      token_type: 'Bearer',
+    });
   });
 
   router.post('/faults', (req, res) => {
@@ -181,7 +208,17 @@ export function controlRoutes(deps: ControlDeps): Router {
     res.status(204).end();
   });
   router.post('/clock', (req, res) => {
-    const body = parse(z.strictObject({ advance_s: z.number().int().min(1).max(10 * 365 * 86_400) }), req, res);
+    const body = parse(
+      z.strictObject({
+        advance_s: z
+          .number()
+          .int()
+          .min(1)
+          .max(10 * 365 * 86_400),
+      }),
+      req,
+      res,
+    );
     if (!body) return;
     w().clock.advance(body.advance_s * 1000);
     res.json({ now: new Date(w().clock.now()).toISOString() });

@@ -108,8 +108,8 @@ export function checkResponseBody(doc: DiscoveryDocument, ref: string, body: unk
     if (schema.type === 'array') {
       if (!Array.isArray(v)) return problems.push(`${at}: expected an array`);
       v.forEach((item, i) => {
-      walk(schema.items ?? { type: 'any' }, item, `${path}[${i}]`);
-    });
+        walk(schema.items ?? { type: 'any' }, item, `${path}[${i}]`);
+      });
       return;
     }
     if (!scalarOk(schema, v, true)) problems.push(`${at}: ${JSON.stringify(v)} is not a valid ${schema.type}${schema.format ? ` (${schema.format})` : ''}`);

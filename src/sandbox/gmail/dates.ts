@@ -17,7 +17,10 @@ function offsetFormatter(timeZone: string): Intl.DateTimeFormat {
 
 /** Minutes east of UTC that `timeZone` observes at instant `ms` ("GMT-08:00" → -480). */
 export function utcOffsetMinutes(ms: number, timeZone: string): number {
-  const name = offsetFormatter(timeZone).formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
+  const name =
+    offsetFormatter(timeZone)
+      .formatToParts(new Date(ms))
+      .find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
   const m = /GMT([+-])(\d{2}):(\d{2})/.exec(name);
   if (!m) return 0;
   return (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]));

@@ -7,8 +7,19 @@ import type { gmail_v1 } from '@googleapis/gmail';
 export const SYSTEM_LABELS: readonly gmail_v1.Schema$Label[] = [
   { id: 'CHAT', name: 'CHAT', messageListVisibility: 'hide', labelListVisibility: 'labelHide', type: 'system' },
   ...[
-    'SENT', 'INBOX', 'IMPORTANT', 'TRASH', 'DRAFT', 'SPAM', 'CATEGORY_FORUMS', 'CATEGORY_UPDATES', 'CATEGORY_PERSONAL',
-    'CATEGORY_PROMOTIONS', 'CATEGORY_SOCIAL', 'STARRED', 'UNREAD',
+    'SENT',
+    'INBOX',
+    'IMPORTANT',
+    'TRASH',
+    'DRAFT',
+    'SPAM',
+    'CATEGORY_FORUMS',
+    'CATEGORY_UPDATES',
+    'CATEGORY_PERSONAL',
+    'CATEGORY_PROMOTIONS',
+    'CATEGORY_SOCIAL',
+    'STARRED',
+    'UNREAD',
   ].map((id) => ({ id, name: id, type: 'system' })),
 ];
 

@@ -15,12 +15,7 @@ export function messageRef(msg: StoredMessage): gmail_v1.Schema$Message {
  * A Message resource in one of Gmail's formats, keys in Gmail's order. Empty label lists are omitted (as
  * Gmail omits empty repeated fields), but empty strings it does send (`filename: ""`, root `partId: ""`).
  */
-export function renderMessage(
-  msg: StoredMessage,
-  format: MessageFormat,
-  random: SandboxRandom,
-  metadataHeaders?: readonly string[],
-): gmail_v1.Schema$Message {
+export function renderMessage(msg: StoredMessage, format: MessageFormat, random: SandboxRandom, metadataHeaders?: readonly string[]): gmail_v1.Schema$Message {
   const out: gmail_v1.Schema$Message = { ...messageRef(msg), snippet: msg.snippet };
   if (format === 'full') out.payload = renderPart(msg, msg.mime, '', random);
   if (format === 'metadata') out.payload = metadataPayload(msg.mime, metadataHeaders);

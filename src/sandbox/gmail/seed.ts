@@ -136,7 +136,12 @@ function replyHeaders(mb: Mailbox, account: Account, m: ComposedSeed): ReplyHead
 
 function seedComposed(world: World, account: Account, mb: Mailbox, m: ComposedSeed): Step {
   const lists: EmailAddress[][] = [];
-  for (const [values, what] of [[[m.from], 'from'], [m.to, 'to'], [m.cc ?? [], 'cc'], [m.bcc ?? [], 'bcc']] as const) {
+  for (const [values, what] of [
+    [[m.from], 'from'],
+    [m.to, 'to'],
+    [m.cc ?? [], 'cc'],
+    [m.bcc ?? [], 'bcc'],
+  ] as const) {
     const r = addressList(values, what);
     if (!r.ok) return r;
     lists.push(r.list);
@@ -173,7 +178,10 @@ function seedComposed(world: World, account: Account, mb: Mailbox, m: ComposedSe
   const raw = composeMessage({ headers, text: m.text, html: m.html, attachments, boundary: () => `0000000000${world.random.hex(18)}` });
   const msg = storeMessage(mb, world.random, raw, { labelIds, internalDate: dateMs, threading: 'headers' });
   if (reply.target && msg.threadId !== reply.target.threadId) {
-    return { ok: false, message: `thread_with: subject "${m.subject}" does not match "${reply.target.subject}"; Gmail only threads replies whose subject matches` };
+    return {
+      ok: false,
+      message: `thread_with: subject "${m.subject}" does not match "${reply.target.subject}"; Gmail only threads replies whose subject matches`,
+    };
   }
   return { ok: true, msg };
 }

@@ -4,8 +4,7 @@ import type { PendingAuthorization } from './state';
 
 /** The sandbox's consent screen: pick an account, untick scopes (partial consent is real), Allow or Deny. */
 
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 const shortScope = (s: string) => s.replace('https://www.googleapis.com/auth/', '').replace('https://mail.google.com/', 'mail.google.com (full Gmail)');
 

@@ -50,7 +50,10 @@ export function refreshRefusal(world: World, record: RefreshTokenRecord, grant: 
   const now = world.clock.now();
   const policy = policyOf(world, grant.email);
   if (policy.adminBlocked) {
-    return { status: 400, body: { error: 'admin_policy_enforced', error_description: 'Access to this app is restricted by the administrator of this account.' } };
+    return {
+      status: 400,
+      body: { error: 'admin_policy_enforced', error_description: 'Access to this app is restricted by the administrator of this account.' },
+    };
   }
   if (expired(record, now)) {
     world.oauth.refreshTokens.delete(record.token);

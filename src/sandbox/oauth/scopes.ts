@@ -13,7 +13,14 @@ export function normalizeScope(scope: string): string {
 }
 
 export function parseScopeParam(raw: string): string[] {
-  return [...new Set(raw.split(/[\s+]+/).filter(Boolean).map(normalizeScope))];
+  return [
+    ...new Set(
+      raw
+        .split(/[\s+]+/)
+        .filter(Boolean)
+        .map(normalizeScope),
+    ),
+  ];
 }
 
 /** Every scope the emulated APIs know (from their Discovery documents), plus the sign-in scopes. */

@@ -61,7 +61,16 @@ function idToken(world: World, clientId: string, email: string, nonce: string | 
   return jwt.sign(claims, world.oauth.signing.privateKey, { algorithm: 'RS256', keyid: world.oauth.signing.kid });
 }
 
-function tokenResponse(world: World, grantId: string, clientId: string, email: string, scopes: string[], offline: boolean, refresh: RefreshTokenRecord | undefined, nonce?: string): ApiResult {
+function tokenResponse(
+  world: World,
+  grantId: string,
+  clientId: string,
+  email: string,
+  scopes: string[],
+  offline: boolean,
+  refresh: RefreshTokenRecord | undefined,
+  nonce?: string,
+): ApiResult {
   const grant = world.oauth.grants.get(grantId)!;
   const access = issueAccessToken(world, grant, scopes, offline);
   return {

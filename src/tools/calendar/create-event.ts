@@ -4,16 +4,7 @@ import { type Result, fail, hubError, ok } from '../../errors';
 import { googleScope } from '../../integrations/integrations';
 import { type ToolContext, defineTool } from '../types';
 import { checkTimes, toGoogleEventBody } from './event-input';
-import {
-  attendeesInput,
-  calendarIdInput,
-  dateTimeInput,
-  descriptionInput,
-  locationInput,
-  sendNotificationsInput,
-  sendUpdatesOf,
-  titleInput,
-} from './inputs';
+import { attendeesInput, calendarIdInput, dateTimeInput, descriptionInput, locationInput, sendNotificationsInput, sendUpdatesOf, titleInput } from './inputs';
 import { parseGoogle } from '../google-answer';
 import { type EventResult, type GoogleEvent, eventResultSchema, eventTimeMs, googleEventSchema, toEventResult } from './mapping';
 import { getEvent } from './google';
@@ -69,7 +60,7 @@ export const calendarCreateEvent = defineTool({
     'invitations to the attendees (with send_notifications false, some guests may never see the event: see that ' +
     'field). Times are RFC 3339 with an offset; end must be after start. Pass ' +
     'context.request_id and reuse it when retrying: a retried call never creates a second event. Returns the ' +
-    'event id (for calendar_update_event / calendar_delete_event), its link, status and each attendee\'s response.',
+    "event id (for calendar_update_event / calendar_delete_event), its link, status and each attendee's response.",
   integration: 'google_calendar',
   requiredScopes: [googleScope('calendar.events')],
   sideEffects: 'writes',

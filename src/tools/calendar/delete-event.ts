@@ -36,7 +36,9 @@ export const calendarDeleteEvent = defineTool({
     // this Hub created the event, Google's 404 may be its lag (settle.ts).
     const deleted = await settle(ctx, await createdRecently(ctx, calendarId, args.event_id), () =>
       ctx.callGoogle({ integration: 'google_calendar', operation: 'calendar.events.delete', idempotent: true }, (signal, auth) =>
-        ctx.google.calendar(auth).events.delete({ calendarId, eventId: args.event_id, sendUpdates: sendUpdatesOf(args.send_notifications) }, { signal, retry: false }),
+        ctx.google
+          .calendar(auth)
+          .events.delete({ calendarId, eventId: args.event_id, sendUpdates: sendUpdatesOf(args.send_notifications) }, { signal, retry: false }),
       ),
     );
     if (deleted.ok) return ok({ event_id: args.event_id, deleted: true as const });

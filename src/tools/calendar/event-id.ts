@@ -51,7 +51,13 @@ export interface EventIdSource {
 }
 
 export function deriveEventId(key: Buffer, source: EventIdSource): string {
-  const parts = ['hub-event-v2', source.customerId.toLowerCase(), source.userId === null ? '-' : `u${source.userId}`, source.calendarId.trim().toLowerCase(), source.requestId];
+  const parts = [
+    'hub-event-v2',
+    source.customerId.toLowerCase(),
+    source.userId === null ? '-' : `u${source.userId}`,
+    source.calendarId.trim().toLowerCase(),
+    source.requestId,
+  ];
   const mac = createHmac('sha256', key);
   for (const part of parts) mac.update(`${Buffer.byteLength(part, 'utf8')}:${part}`, 'utf8');
   return base32hex(mac.digest().subarray(0, 20));

@@ -22,7 +22,7 @@ const input = z.strictObject({
     .describe('Email addresses of the other participants; their calendars must share free/busy with the connected account.'),
   date_range: z
     .strictObject({ start: dateOrDateTime('Search from'), end: dateOrDateTime(`Search until (inclusive day); at most ${MAX_RANGE_DAYS} days`) })
-    .describe('Where to search, in the organizer\'s time zone (or `timezone`).'),
+    .describe("Where to search, in the organizer's time zone (or `timezone`)."),
   preferences: z
     .strictObject({
       preferred_hours: z
@@ -53,10 +53,10 @@ export const calendarFindOptimalTimes = defineTool({
   version: '1.0.0',
   description:
     'Suggest meeting times for the connected account (the organizer) and the given attendees: slots of ' +
-    'duration_minutes on a 15-minute grid inside the organizer\'s working hours, in the organizer\'s time zone, ' +
+    "duration_minutes on a 15-minute grid inside the organizer's working hours, in the organizer's time zone, " +
     'where the organizer is free. Best first, spread over several days; score 0–1. Slots with an empty ' +
     '`conflicts` list suit everyone and always rank first. Conflict types: busy (that attendee is busy), ' +
-    'tentative (the organizer has an unanswered or maybe event then), unknown (that attendee\'s calendar is not ' +
+    "tentative (the organizer has an unanswered or maybe event then), unknown (that attendee's calendar is not " +
     'shared with the organizer, so their availability is not known). Book a suggestion with calendar_create_event.',
   integration: 'google_calendar',
   requiredScopes: [googleScope('calendar.readonly')],
@@ -94,7 +94,9 @@ export const calendarFindOptimalTimes = defineTool({
     if (!listed.ok) return listed;
     const own = busy.value.get('primary')!;
     if (!own.readable) {
-      return fail(hubError('EXTERNAL_API_ERROR', "Google could not report the organizer's own free/busy time", { retryable: true, details: { reason: own.reason } }));
+      return fail(
+        hubError('EXTERNAL_API_ERROR', "Google could not report the organizer's own free/busy time", { retryable: true, details: { reason: own.reason } }),
+      );
     }
     const time = organizerTime(listed.value.events, own.busy, zone, range);
     const attendeeBusy: AttendeeBusy[] = attendees.map((email) => {

@@ -20,7 +20,9 @@ const input = z.strictObject({
     .max(MAX_CALENDARS)
     .refine((ids) => new Set(ids.map((id) => id.toLowerCase())).size === ids.length, { message: 'a calendar is listed twice' })
     .optional()
-    .describe('Calendars to check: "primary" and/or calendar ids or people\'s email addresses (their calendars must be shared with the connected account). Default ["primary"].'),
+    .describe(
+      'Calendars to check: "primary" and/or calendar ids or people\'s email addresses (their calendars must be shared with the connected account). Default ["primary"].',
+    ),
 });
 
 const output = z.object({
@@ -29,7 +31,7 @@ const output = z.object({
     start: z.string(),
     end: z.string(),
     days: z.array(z.enum(WEEKDAYS)),
-    timezone: z.string().describe('The zone the working hours are local times of: the connected calendar\'s.'),
+    timezone: z.string().describe("The zone the working hours are local times of: the connected calendar's."),
   }),
   errors: z.array(z.object({ calendar: z.string(), reason: z.string() })).optional(),
 });
@@ -39,10 +41,10 @@ export const calendarGetAvailability = defineTool({
   name: 'calendar_get_availability',
   version: '1.0.0',
   description:
-    'Get busy time periods of one or more Google calendars (default: the connected account\'s primary calendar) ' +
-    'between two dates, plus the account owner\'s working hours. Use it before proposing or booking a meeting. ' +
+    "Get busy time periods of one or more Google calendars (default: the connected account's primary calendar) " +
+    "between two dates, plus the account owner's working hours. Use it before proposing or booking a meeting. " +
     'Busy periods are sorted by start and name their calendar; times are RFC 3339 with the offset of `timezone` ' +
-    '(default: the calendar\'s zone). Calendars Google could not read are listed under `errors` — treat them as ' +
+    "(default: the calendar's zone). Calendars Google could not read are listed under `errors` — treat them as " +
     'unknown, never as free. To get ranked meeting suggestions instead, use calendar_find_optimal_times.',
   integration: 'google_calendar',
   requiredScopes: [googleScope('calendar.readonly')],

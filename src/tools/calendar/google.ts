@@ -46,7 +46,8 @@ export const FREEBUSY_MAX_SPAN_MS = 90 * 86_400_000;
 /** `range` cut into consecutive windows of at most FREEBUSY_MAX_SPAN_MS. */
 export function freeBusyWindows(range: Interval): Interval[] {
   const windows: Interval[] = [];
-  for (let start = range.start; start < range.end; start += FREEBUSY_MAX_SPAN_MS) windows.push({ start, end: Math.min(range.end, start + FREEBUSY_MAX_SPAN_MS) });
+  for (let start = range.start; start < range.end; start += FREEBUSY_MAX_SPAN_MS)
+    windows.push({ start, end: Math.min(range.end, start + FREEBUSY_MAX_SPAN_MS) });
   return windows;
 }
 
@@ -65,7 +66,16 @@ export async function queryFreeBusy(ctx: ToolContext, ids: readonly string[], ra
   for (const id of ids) {
     const parts = windows.map((w) => w.get(id)!);
     const unreadable = parts.find((p) => !p.readable);
-    out.set(id, unreadable ?? { readable: true, busy: mergeIntervals(parts.flatMap((p) => (p.readable ? p.busy : [])), range) });
+    out.set(
+      id,
+      unreadable ?? {
+        readable: true,
+        busy: mergeIntervals(
+          parts.flatMap((p) => (p.readable ? p.busy : [])),
+          range,
+        ),
+      },
+    );
   }
   return ok(out);
 }
@@ -89,12 +99,10 @@ async function queryFreeBusyWindow(ctx: ToolContext, ids: readonly string[], ran
   return parsed.ok ? busyByCalendar(parsed.value, ids, range) : parsed;
 }
 
-const listedEventSchema = googleEventSchema
-  .pick({ id: true, status: true, start: true, end: true })
-  .extend({
-    transparency: z.string().optional(),
-    attendees: z.array(z.object({ self: z.boolean().optional(), responseStatus: z.string().optional() })).optional(),
-  });
+const listedEventSchema = googleEventSchema.pick({ id: true, status: true, start: true, end: true }).extend({
+  transparency: z.string().optional(),
+  attendees: z.array(z.object({ self: z.boolean().optional(), responseStatus: z.string().optional() })).optional(),
+});
 export type ListedEvent = z.infer<typeof listedEventSchema>;
 const eventsPageSchema = z.object({ items: z.array(listedEventSchema).optional(), nextPageToken: z.string().optional() });
 

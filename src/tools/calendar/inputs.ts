@@ -8,7 +8,9 @@ export const MAX_RANGE_DAYS = 90;
 export const timezoneInput = z
   .string()
   .refine(isIanaZone, { message: 'must be an IANA time zone such as America/New_York' })
-  .describe('IANA time zone such as "America/New_York". Dates are whole days in this zone and every returned time carries its offset. Default: the calendar\'s own time zone.');
+  .describe(
+    'IANA time zone such as "America/New_York". Dates are whole days in this zone and every returned time carries its offset. Default: the calendar\'s own time zone.',
+  );
 
 export const dateOrDateTime = (what: string) =>
   z

@@ -19,7 +19,9 @@ const input = z.strictObject({
   min_access_role: z
     .enum(ROLES)
     .optional()
-    .describe('Only calendars where the account has at least this role: "writer" for calendars you may create events on, "reader" for those whose events you may read. Default: all.'),
+    .describe(
+      'Only calendars where the account has at least this role: "writer" for calendars you may create events on, "reader" for those whose events you may read. Default: all.',
+    ),
 });
 
 const calendar = z.object({
@@ -28,7 +30,9 @@ const calendar = z.object({
   primary: z.boolean().describe("True for the account's own primary calendar."),
   access_role: z
     .string()
-    .describe('freeBusyReader: busy times only; reader: events; writer: create and edit events; owner: also sharing (Google may add roles such as writerWithoutPrivateAccess).'),
+    .describe(
+      'freeBusyReader: busy times only; reader: events; writer: create and edit events; owner: also sharing (Google may add roles such as writerWithoutPrivateAccess).',
+    ),
   time_zone: z.string().nullable().describe('IANA time zone of the calendar, when Google gives one.'),
 });
 const output = z.object({
@@ -81,7 +85,13 @@ export const calendarListCalendars = defineTool({
       const parsed = parseGoogle(pageSchema, answer.value.data, 'calendar.calendarList.list', ctx.logger);
       if (!parsed.ok) return parsed;
       for (const e of parsed.value.items ?? []) {
-        calendars.push({ id: e.id, summary: e.summaryOverride ?? e.summary ?? e.id, primary: e.primary === true, access_role: e.accessRole, time_zone: e.timeZone ?? null });
+        calendars.push({
+          id: e.id,
+          summary: e.summaryOverride ?? e.summary ?? e.id,
+          primary: e.primary === true,
+          access_role: e.accessRole,
+          time_zone: e.timeZone ?? null,
+        });
       }
       pageToken = parsed.value.nextPageToken ?? undefined;
       if (!pageToken) break;

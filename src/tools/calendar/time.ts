@@ -60,7 +60,10 @@ export function zoneFormatter(zone: string): (ms: number) => string {
 export const formatInZone = (ms: number, zone: string): string => zoneFormatter(zone)(ms);
 
 /** Local midnight starting `date` in `zone` (luxon moves a midnight that DST skips to the first valid instant). */
-export const startOfLocalDay = (date: string, zone: string): number => DateTime.fromISO(date, { zone: zoneNamed(zone) }).startOf('day').toMillis();
+export const startOfLocalDay = (date: string, zone: string): number =>
+  DateTime.fromISO(date, { zone: zoneNamed(zone) })
+    .startOf('day')
+    .toMillis();
 
 /** A range endpoint as given: a civil date or a date-time with offset. */
 export type Bound = string;
@@ -84,7 +87,12 @@ export function resolveRange(
   maxDays: number,
 ): { ok: true; range: Range } | { ok: false; issues: ValidationIssue[] } {
   const startMs = isCivilDate(start) ? startOfLocalDay(start, zone) : offsetDateTimeMs(start);
-  const endMs = isCivilDate(end) ? DateTime.fromISO(end, { zone: zoneNamed(zone) }).plus({ days: 1 }).startOf('day').toMillis() : offsetDateTimeMs(end);
+  const endMs = isCivilDate(end)
+    ? DateTime.fromISO(end, { zone: zoneNamed(zone) })
+        .plus({ days: 1 })
+        .startOf('day')
+        .toMillis()
+    : offsetDateTimeMs(end);
   const issues: ValidationIssue[] = [];
   if (startMs === undefined) issues.push({ path: paths.start, message: 'must be a date (YYYY-MM-DD) or an RFC 3339 date-time with an offset' });
   if (endMs === undefined) issues.push({ path: paths.end, message: 'must be a date (YYYY-MM-DD) or an RFC 3339 date-time with an offset' });
@@ -104,7 +112,13 @@ export const needsZone = (start: Bound, end: Bound): boolean => isCivilDate(star
  * The range resolved before any Google call, so bad input costs no request: when its zone is given or not needed
  * (date-times only) the answer is final; null when civil dates must wait for the calendar's own zone.
  */
-export function resolveRangeEarly(start: Bound, end: Bound, zone: string | undefined, paths: { start: string; end: string }, maxDays: number): ReturnType<typeof resolveRange> | null {
+export function resolveRangeEarly(
+  start: Bound,
+  end: Bound,
+  zone: string | undefined,
+  paths: { start: string; end: string },
+  maxDays: number,
+): ReturnType<typeof resolveRange> | null {
   if (zone === undefined && needsZone(start, end)) return null;
   return resolveRange(start, end, zone ?? 'UTC', paths, maxDays);
 }

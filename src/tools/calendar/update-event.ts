@@ -110,10 +110,12 @@ async function patchEvent(
 ): Promise<Result<GoogleEvent>> {
   // The same patch sent again ends in the same state (with If-Match: a 412, and a fresh read): safe to retry.
   const patched = await ctx.callGoogle({ integration: 'google_calendar', operation: 'calendar.events.patch', idempotent: true }, (signal, auth) =>
-    ctx.google.calendar(auth).events.patch(
-      { calendarId, eventId: args.event_id, sendUpdates: sendUpdatesOf(args.send_notifications), requestBody: body },
-      { signal, retry: false, ...(etag ? { headers: { 'If-Match': etag } } : {}) },
-    ),
+    ctx.google
+      .calendar(auth)
+      .events.patch(
+        { calendarId, eventId: args.event_id, sendUpdates: sendUpdatesOf(args.send_notifications), requestBody: body },
+        { signal, retry: false, ...(etag ? { headers: { 'If-Match': etag } } : {}) },
+      ),
   );
   return patched.ok ? parseGoogle(googleEventSchema, patched.value.data, 'calendar.events.patch', ctx.logger) : patched;
 }

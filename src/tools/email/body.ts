@@ -80,8 +80,23 @@ export function charsetOf(part: GmailPart): string {
  * browsers and mail clients read it as windows-1252 — its superset.
  */
 const WINDOWS_1252_LABELS = new Set([
-  'ansi_x3.4-1968', 'ascii', 'cp1252', 'cp819', 'csisolatin1', 'ibm819', 'iso-8859-1', 'iso-ir-100', 'iso8859-1',
-  'iso88591', 'iso_8859-1', 'iso_8859-1:1987', 'l1', 'latin1', 'us-ascii', 'windows-1252', 'x-cp1252',
+  'ansi_x3.4-1968',
+  'ascii',
+  'cp1252',
+  'cp819',
+  'csisolatin1',
+  'ibm819',
+  'iso-8859-1',
+  'iso-ir-100',
+  'iso8859-1',
+  'iso88591',
+  'iso_8859-1',
+  'iso_8859-1:1987',
+  'l1',
+  'latin1',
+  'us-ascii',
+  'windows-1252',
+  'x-cp1252',
 ]);
 
 /** What a charset label may look like (RFC 2978 names are ≤ 40 characters of this alphabet); anything else is noise. */

@@ -5,11 +5,7 @@ import type { Result } from '../../errors';
  * answer is decided: no new work starts, and the signal handed to the work already running aborts, so it can
  * stop too (its results are discarded). The failure is returned.
  */
-export async function mapBounded<T, R>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T, signal: AbortSignal) => Promise<Result<R>>,
-): Promise<Result<R[]>> {
+export async function mapBounded<T, R>(items: readonly T[], limit: number, work: (item: T, signal: AbortSignal) => Promise<Result<R>>): Promise<Result<R[]>> {
   const results: R[] = new Array<R>(items.length);
   const decided = new AbortController();
   let next = 0;

@@ -37,7 +37,8 @@ export async function callGmail<S extends z.ZodType>(
  * to the caller both mean there is no such message (or thread) in this mailbox.
  */
 export function notFoundAs(error: HubError, what: string, id: string): HubError {
-  const invalidId = error.code === 'EXTERNAL_API_ERROR' && error.details?.upstream_status === 400 && /invalid id value/i.test(String(error.details?.message ?? ''));
+  const invalidId =
+    error.code === 'EXTERNAL_API_ERROR' && error.details?.upstream_status === 400 && /invalid id value/i.test(String(error.details?.message ?? ''));
   if (error.code !== 'RESOURCE_NOT_FOUND' && !invalidId) return error;
   return hubError('RESOURCE_NOT_FOUND', `No ${what} with id "${id}" in this mailbox`, { details: { [`${what.replace(' ', '_')}_id`]: id } });
 }

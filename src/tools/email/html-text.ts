@@ -56,7 +56,10 @@ export function createHtmlConverter(config: HtmlConversionConfig): HtmlConverter
         const limit = htmlInputLimit(maxChars);
         const input = html.length > limit ? html.slice(0, limit) : html;
         const cut = input.length < html.length;
-        const outcome = await pool.run({ html: input, maxChars }, { key, timeoutMs: config.taskTimeoutMs, signal: signal ? AbortSignal.any([budget, signal]) : budget });
+        const outcome = await pool.run(
+          { html: input, maxChars },
+          { key, timeoutMs: config.taskTimeoutMs, signal: signal ? AbortSignal.any([budget, signal]) : budget },
+        );
         if (outcome.ok) return { ...outcome.value, truncated: outcome.value.truncated || cut };
         // The caller no longer wants this text (its answer is already decided): no fallback work for nothing.
         if (signal?.aborted) return { text: '', truncated: false, degraded: true };

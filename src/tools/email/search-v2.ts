@@ -35,14 +35,17 @@ const output = z.object({
     .number()
     .int()
     .nullable()
-    .describe("Gmail's own estimate of all matches. Not a count: Gmail answers 201 for small and large results alike. Use next_page_token to know whether more exist."),
+    .describe(
+      "Gmail's own estimate of all matches. Not a count: Gmail answers 201 for small and large results alike. Use next_page_token to know whether more exist.",
+    ),
   next_page_token: z.string().nullable().describe('Pass as page_token (with the same query) for the next page; null when this is the last page.'),
 });
 type Output = z.output<typeof output>;
 
 /** Gmail refuses a token it did not issue for this query with 400 "Invalid pageToken": the agent's input is wrong. */
 function badToken(error: HubError): HubError {
-  const invalid = error.code === 'EXTERNAL_API_ERROR' && error.details?.upstream_status === 400 && /invalid page ?token/i.test(String(error.details?.message ?? ''));
+  const invalid =
+    error.code === 'EXTERNAL_API_ERROR' && error.details?.upstream_status === 400 && /invalid page ?token/i.test(String(error.details?.message ?? ''));
   if (!invalid) return error;
   return validationError('The page_token is not one Gmail issued for this query', [
     { path: 'inputs.page_token', message: 'unknown or expired page token, or one from a search with a different query' },
@@ -57,7 +60,7 @@ export const emailSearchV2 = defineTool({
     'one page at a time. Returns the newest matching messages with sender, recipients, subject, snippet, date (ISO 8601 UTC) ' +
     'and whether they have attachments, plus next_page_token: when it is not null there are more matches — call again with ' +
     'page_token set to it and the same query. A page without a next_page_token is the end; an answer with fewer messages ' +
-    'than max_results but a next_page_token is not. result_size_estimate is Gmail\'s rough estimate, not a count.',
+    "than max_results but a next_page_token is not. result_size_estimate is Gmail's rough estimate, not a count.",
   integration: 'google_gmail',
   requiredScopes: [googleScope('gmail.readonly')],
   sideEffects: 'reads',

@@ -26,7 +26,7 @@ export const searchInputFields = {
     .max(2048)
     .describe('Gmail search query, as typed in Gmail\'s search box, e.g. "from:john@example.com subject:proposal newer_than:7d". Empty matches all mail.'),
   max_results: z.number().int().min(1).max(100).default(10).describe('How many messages to return, newest first (1–100, default 10).'),
-  include_body: z.boolean().default(false).describe('Also return each message\'s text body (default false; bodies can be long).'),
+  include_body: z.boolean().default(false).describe("Also return each message's text body (default false; bodies can be long)."),
 };
 const input = z.strictObject(searchInputFields);
 
@@ -43,7 +43,12 @@ const output = z.object({ messages: z.array(searchSummary), total_results: z.num
 type Output = z.output<typeof output>;
 
 /** `signal` aborts once the search's answer is decided (another message failed): the body is not worked on. */
-async function fetchMessage(ctx: ToolContext, id: string, withBody: boolean, signal: AbortSignal): Promise<Result<(MessageSummary & Partial<MessageBody>) | null>> {
+async function fetchMessage(
+  ctx: ToolContext,
+  id: string,
+  withBody: boolean,
+  signal: AbortSignal,
+): Promise<Result<(MessageSummary & Partial<MessageBody>) | null>> {
   // format=full: only the parts tell exactly whether a message has attachments (metadata has no parts).
   const got = await callGmail(ctx, { operation: 'gmail.users.messages.get', idempotent: true }, messageSchema, (api, options) =>
     api.users.messages.get({ userId: 'me', id, format: 'full' }, options),

@@ -81,11 +81,15 @@ export async function sendChecked(ctx: ToolContext, requestBody: gmail_v1.Schema
       // No answer: Gmail may still be working on it. Only a retry that looks first again may follow.
       const retryable = ctx.idempotencyKey !== null;
       return fail(
-        hubError('EXTERNAL_API_ERROR', `${what}; the message is not in Sent yet, so it may still go out. ${retryable ? 'A retry with the same request_id checks again before sending' : 'Check the Sent folder before sending it again'}`, {
-          retryable,
-          details: { ...upstreamDetails(sent.error), outcome: 'unknown', verification: 'not_found_yet' },
-          ...(retryable ? { retryAfterS: NOT_FOUND_YET_RETRY_S } : {}),
-        }),
+        hubError(
+          'EXTERNAL_API_ERROR',
+          `${what}; the message is not in Sent yet, so it may still go out. ${retryable ? 'A retry with the same request_id checks again before sending' : 'Check the Sent folder before sending it again'}`,
+          {
+            retryable,
+            details: { ...upstreamDetails(sent.error), outcome: 'unknown', verification: 'not_found_yet' },
+            ...(retryable ? { retryAfterS: NOT_FOUND_YET_RETRY_S } : {}),
+          },
+        ),
       );
     }
     case 'unverifiable':
@@ -99,15 +103,23 @@ const failureText = (e: HubError) =>
 /** What the caller may keep of Google's answer (never the message text, which may quote the request). */
 const upstreamDetails = (e: HubError) => {
   const { upstream_status, reason, code } = (e.details ?? {}) as Record<string, unknown>;
-  return { ...(upstream_status !== undefined ? { upstream_status } : {}), ...(reason !== undefined ? { reason } : {}), ...(code !== undefined ? { code } : {}) };
+  return {
+    ...(upstream_status !== undefined ? { upstream_status } : {}),
+    ...(reason !== undefined ? { reason } : {}),
+    ...(code !== undefined ? { code } : {}),
+  };
 };
 
 function unknownOutcome(found: Extract<SentLookup, { kind: 'unverifiable' }>, what: string, details: Record<string, unknown>): HubError {
   const why = found.reason === 'no_read_scope' ? 'the connection has no Gmail read access to check Sent' : 'too many newer messages in Sent to check';
-  return hubError('EXTERNAL_API_ERROR', `${what}, and the Hub cannot tell whether it went out (${why}); it was not sent again. Check the Sent folder before sending it with a new request_id`, {
-    retryable: false,
-    details: { ...details, outcome: 'unknown', verification: found.reason },
-  });
+  return hubError(
+    'EXTERNAL_API_ERROR',
+    `${what}, and the Hub cannot tell whether it went out (${why}); it was not sent again. Check the Sent folder before sending it with a new request_id`,
+    {
+      retryable: false,
+      details: { ...details, outcome: 'unknown', verification: found.reason },
+    },
+  );
 }
 
 /**
@@ -117,9 +129,13 @@ function unknownOutcome(found: Extract<SentLookup, { kind: 'unverifiable' }>, wh
 function lookupFailed(ctx: ToolContext, lookupError: HubError, what: string, sendError?: HubError): HubError {
   const retryable = ctx.idempotencyKey !== null && lookupError.retryable;
   if (retryable) ctx.outcomeUncertain();
-  return hubError('EXTERNAL_API_ERROR', `${what}, and checking the Sent folder failed (${failureText(lookupError)}); it was not sent again${retryable ? '. Retry with the same request_id' : ''}`, {
-    retryable,
-    details: { ...(sendError ? upstreamDetails(sendError) : {}), outcome: 'unknown', verification: 'failed' },
-    ...(retryable && lookupError.retryAfterS !== undefined ? { retryAfterS: lookupError.retryAfterS } : {}),
-  });
+  return hubError(
+    'EXTERNAL_API_ERROR',
+    `${what}, and checking the Sent folder failed (${failureText(lookupError)}); it was not sent again${retryable ? '. Retry with the same request_id' : ''}`,
+    {
+      retryable,
+      details: { ...(sendError ? upstreamDetails(sendError) : {}), outcome: 'unknown', verification: 'failed' },
+      ...(retryable && lookupError.retryAfterS !== undefined ? { retryAfterS: lookupError.retryAfterS } : {}),
+    },
+  );
 }

@@ -68,13 +68,20 @@ async function threadingFor(ctx: ToolContext, v: Input, originalId: string): Pro
   const denied = checkExtraScopes(ctx, SCOPES, REPLY_SCOPES, 'to read the message being replied to');
   if (denied) return fail(denied);
   const original = await callGmail(ctx, { operation: 'gmail.users.messages.get', idempotent: true }, messageSchema, (api, options) =>
-    api.users.messages.get({ userId: 'me', id: originalId, format: 'metadata', metadataHeaders: ['Subject', 'Message-ID', 'References', 'In-Reply-To'] }, options),
+    api.users.messages.get(
+      { userId: 'me', id: originalId, format: 'metadata', metadataHeaders: ['Subject', 'Message-ID', 'References', 'In-Reply-To'] },
+      options,
+    ),
   );
   if (!original.ok) return fail(notFoundAs(original.error, 'message', originalId));
   const header = (name: string) => headerOf(original.value.payload, name);
   const headers = replyHeaders({ messageId: header('message-id'), references: header('references'), inReplyTo: header('in-reply-to') });
   if (!headers) {
-    return fail(validationError('The message has no Message-ID header, so a reply to it cannot be threaded', [{ path: 'inputs.reply_to_message_id', message: 'message has no Message-ID header' }]));
+    return fail(
+      validationError('The message has no Message-ID header, so a reply to it cannot be threaded', [
+        { path: 'inputs.reply_to_message_id', message: 'message has no Message-ID header' },
+      ]),
+    );
   }
   const originalSubject = header('subject') ?? '';
   const subject = v.subject?.trim() ? v.subject : replySubject(originalSubject);
@@ -97,7 +104,7 @@ export const emailSend = defineTool({
     'body (plain text, or HTML with body_type "html"). To answer a message in its conversation, pass its id as reply_to_message_id: ' +
     'the reply is threaded (In-Reply-To/References, same Gmail thread) and the subject defaults to "Re: <original subject>". ' +
     'The email is really sent and cannot be recalled. Pass context.request_id and reuse it on retries: the Hub then sends at most once, ' +
-      'and checks the Sent folder before repeating a send whose outcome was uncertain.',
+    'and checks the Sent folder before repeating a send whose outcome was uncertain.',
   integration: 'google_gmail',
   requiredScopes: SCOPES,
   sideEffects: 'writes',
@@ -120,17 +127,20 @@ export const emailSend = defineTool({
       if (!found.ok) return found;
       threading = found.value;
     }
-    const raw = await buildRawMessage({
-      to: mailboxes(v.to),
-      cc: mailboxes(v.cc),
-      bcc: mailboxes(v.bcc),
-      subject: threading.subject,
-      body: v.body,
-      bodyType: v.body_type,
-      inReplyTo: threading.inReplyTo,
-      references: threading.references,
-      messageIdDomain: ctx.connection?.accountEmail?.split('@')[1] ?? 'hub.invalid',
-    }, ctx.htmlToText);
+    const raw = await buildRawMessage(
+      {
+        to: mailboxes(v.to),
+        cc: mailboxes(v.cc),
+        bcc: mailboxes(v.bcc),
+        subject: threading.subject,
+        body: v.body,
+        bodyType: v.body_type,
+        inReplyTo: threading.inReplyTo,
+        references: threading.references,
+        messageIdDomain: ctx.connection?.accountEmail?.split('@')[1] ?? 'hub.invalid',
+      },
+      ctx.htmlToText,
+    );
     const requestBody = { raw: toGmailRaw(withSendToken(raw, token)), ...(threading.threadId ? { threadId: threading.threadId } : {}) };
     const done = await sendChecked(ctx, requestBody, token);
     return done.ok ? sent(done.value) : done;

@@ -45,7 +45,10 @@ export type SentLookup =
  * Without a request_id, random (still found by a lookup within the same call). Fails only when the database
  * holding the key cannot be reached (retryable: nothing was sent).
  */
-export async function sendTokens(ctx: Pick<ToolContext, 'customerId' | 'userId' | 'idempotencyKey' | 'settings'>, inputs: unknown): Promise<Result<readonly string[]>> {
+export async function sendTokens(
+  ctx: Pick<ToolContext, 'customerId' | 'userId' | 'idempotencyKey' | 'settings'>,
+  inputs: unknown,
+): Promise<Result<readonly string[]>> {
   if (ctx.idempotencyKey === null) return ok([randomBytes(16).toString('hex')]);
   const parts = [ctx.customerId, ctx.idempotencyKey, fingerprintOf(inputs, ctx.userId)];
   const legacy = createHash('sha256')

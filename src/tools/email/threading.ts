@@ -19,7 +19,11 @@ export interface ReplyHeaders {
 }
 
 /** Undefined when the original has no Message-ID to reply to. */
-export function replyHeaders(original: { messageId?: string | undefined; references?: string | undefined; inReplyTo?: string | undefined }): ReplyHeaders | undefined {
+export function replyHeaders(original: {
+  messageId?: string | undefined;
+  references?: string | undefined;
+  inReplyTo?: string | undefined;
+}): ReplyHeaders | undefined {
   const own = messageIds(original.messageId)[0];
   if (!own) return undefined;
   const earlier = messageIds(original.references);

@@ -45,8 +45,7 @@ const CONTENT_SCOPES = new Set([
 
 export const metadataOnly = (call: ApiCall) => !call.scopes.some((s) => CONTENT_SCOPES.has(s));
 
-export const metadataScopeForbids = (what: string): ApiResult =>
-  googleError(403, what, { reason: 'forbidden' }, { family: 'gmail' });
+export const metadataScopeForbids = (what: string): ApiResult => googleError(403, what, { reason: 'forbidden' }, { family: 'gmail' });
 
 /** Format checks shared by messages.get and threads.get under the gmail.metadata scope. */
 export function checkFormatScope(call: ApiCall, format: string): ApiResult | undefined {

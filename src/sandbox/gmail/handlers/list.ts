@@ -29,8 +29,7 @@ export const listMessages: ApiHandler = (call) => {
   if (q && metadataOnly(call)) return metadataScopeForbids("Metadata scope does not support 'q' parameter");
   const labelIds = stringList(call.query.labelIds);
   const query = parseQuery(q);
-  const includeSpamTrash =
-    call.query.includeSpamTrash === true || labelIds.some((l) => l === 'SPAM' || l === 'TRASH') || mentionsSpamOrTrash(query);
+  const includeSpamTrash = call.query.includeSpamTrash === true || labelIds.some((l) => l === 'SPAM' || l === 'TRASH') || mentionsSpamOrTrash(query);
   const ctx = { mailbox: mb, email: call.account.email, now: call.now };
 
   const matches = [...mb.messages.values()]

@@ -39,7 +39,11 @@ export function composeMessage(input: ComposeInput): string {
   if (input.attachments.length) {
     entity = multipart('multipart/mixed', [entity, ...input.attachments.map(attachmentEntity)], input.boundary());
   }
-  const headers = [...input.headers.map(([k, v]): [string, string] => [k, encodeWords(v, 'Q', 52)]), ['MIME-Version', '1.0'] as [string, string], ...entity.headers];
+  const headers = [
+    ...input.headers.map(([k, v]): [string, string] => [k, encodeWords(v, 'Q', 52)]),
+    ['MIME-Version', '1.0'] as [string, string],
+    ...entity.headers,
+  ];
   return Buffer.from(serialize({ headers, body: entity.body }), 'utf8').toString('latin1');
 }
 

@@ -101,7 +101,6 @@ function decodeTransfer(bin: string, cte: string): string {
   return bin; // 7bit, 8bit, binary, or unknown: bytes as they are
 }
 
-
 /** Gmail serves parts with a filename, `attachment` disposition, or non-text content by attachmentId only. */
 export function isAttachment(node: MimeNode): boolean {
   return node.children.length === 0 && (node.filename !== '' || node.disposition === 'attachment' || !node.mimeType.startsWith('text/'));

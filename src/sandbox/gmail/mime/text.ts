@@ -47,5 +47,8 @@ export function snippetOf(root: MimeNode): string {
   let cut = escaped.slice(0, SNIPPET_LENGTH);
   // A single endless "word" (a URL, a token) is cut hard rather than dropped entirely.
   if (/[\p{L}\p{N}]/u.test(escaped[SNIPPET_LENGTH]!)) cut = cut.replace(/[\p{L}\p{N}]+$/u, '') || cut;
-  return cut.replace(/&[#\w]*$/, '').replace(/[\uD800-\uDBFF]$/, '').trimEnd();
+  return cut
+    .replace(/&[#\w]*$/, '')
+    .replace(/[\uD800-\uDBFF]$/, '')
+    .trimEnd();
 }

@@ -32,7 +32,11 @@ interface SearchDoc {
   listId: string[];
 }
 
-export const words = (text: string): string[] => text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+export const words = (text: string): string[] =>
+  text
+    .normalize('NFKC')
+    .toLowerCase()
+    .match(/[\p{L}\p{N}]+/gu) ?? [];
 
 function containsSequence(haystack: readonly string[], needle: readonly string[]): boolean {
   if (needle.length === 0) return true;
@@ -50,8 +54,7 @@ function searchDoc(msg: StoredMessage): SearchDoc {
   let doc = docs.get(msg);
   if (doc) return doc;
   const fields = msg.mime.fields;
-  const addresses = (name: string) =>
-    fields.filter((f) => f.name.toLowerCase() === name).flatMap((f) => parseAddressList(rawValue(f)).addresses);
+  const addresses = (name: string) => fields.filter((f) => f.name.toLowerCase() === name).flatMap((f) => parseAddressList(rawValue(f)).addresses);
   const { plain, html } = bodyTexts(msg.mime);
   const filenames: string[] = [];
   walkParts(msg.mime, (node) => {

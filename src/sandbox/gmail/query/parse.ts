@@ -14,8 +14,29 @@ export type QueryNode =
   | { kind: 'term'; op: string | undefined; value: string; phrase: boolean };
 
 export const OPERATORS: ReadonlySet<string> = new Set([
-  'from', 'to', 'cc', 'bcc', 'deliveredto', 'subject', 'label', 'is', 'has', 'in', 'after', 'before', 'older', 'newer',
-  'older_than', 'newer_than', 'rfc822msgid', 'filename', 'larger', 'smaller', 'size', 'category', 'list',
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'deliveredto',
+  'subject',
+  'label',
+  'is',
+  'has',
+  'in',
+  'after',
+  'before',
+  'older',
+  'newer',
+  'older_than',
+  'newer_than',
+  'rfc822msgid',
+  'filename',
+  'larger',
+  'smaller',
+  'size',
+  'category',
+  'list',
 ]);
 
 type Token =
@@ -52,7 +73,8 @@ export function tokenize(q: string): Token[] {
       else if (op !== undefined && q[i] === '"') tokens.push({ type: 'phrase', text: readPhrase(), op });
       else if (op !== undefined && q[i] === '(') tokens.push({ type: 'open', op }), i++;
       else if (op !== undefined && q[i] === '{') tokens.push({ type: 'lbrace', op }), i++;
-      else if (op !== undefined) continue; // `from:` with nothing after it constrains nothing
+      else if (op !== undefined)
+        continue; // `from:` with nothing after it constrains nothing
       else if (word === 'OR') tokens.push({ type: 'or' });
       else if (word !== 'AND') tokens.push({ type: 'word', text: word.replace(/^\+/, ''), op: undefined });
     }
