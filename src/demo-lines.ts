@@ -42,7 +42,7 @@ export function demoLines(f: DemoFacts): string[] {
   const madrid = (n: number, hhmm: string) => DateTime.fromISO(`${day(n)}T${hhmm}`, { zone: 'Europe/Madrid' }).toISO({ suppressMilliseconds: true });
   const { ben, carla } = DEMO_ACCOUNTS;
   const since = new Date(f.now.getTime() - 2 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text the newcomer pastes; the shell expands it, not JavaScript
+  // Shell text the newcomer pastes: the shell expands ${…}, not JavaScript.
   const firstSecret = 'export HUB_SECRET="${HUB_SERVICE_SECRETS%%,*}"';
   return [
     ...(f.generatedSecret

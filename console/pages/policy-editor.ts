@@ -115,9 +115,13 @@ export async function policyEditor(holder: HTMLElement, customerId: string, agen
     const set = (v: unknown) => {
       if (v === undefined) mode.value = 'unset';
       else if (v === null) mode.value = 'null';
-      else if (Array.isArray(v)) (mode.value = 'list'), input && (input.value = v.join('\n'));
-      else if (typeof v === 'number') (mode.value = 'value'), input && (input.value = String(v));
-      else mode.value = String(v);
+      else if (Array.isArray(v)) {
+        mode.value = 'list';
+        if (input) input.value = v.join('\n');
+      } else if (typeof v === 'number') {
+        mode.value = 'value';
+        if (input) input.value = String(v);
+      } else mode.value = String(v);
       sync();
     };
     const read = (): unknown => {

@@ -60,7 +60,7 @@ export function createPolicyCache(deps: { store: PolicyStore; ttlMs: number; now
     const inFlight = loading.get(customerId);
     if (inFlight) return inFlight;
     const started = generation;
-    let promise: Promise<Entry> | undefined; // read in `finally`, once assigned
+    let promise: Promise<Entry> | undefined = undefined; // read in the IIFE's `finally`, once assigned
     promise = (async () => {
       try {
         const at = now();

@@ -92,11 +92,7 @@ export interface PolicyCall {
 }
 
 export type PolicyRule =
-  | 'enabled_tools'
-  | 'max_side_effects'
-  | 'require_request_id_for_writes'
-  | 'email_allowed_recipient_domains'
-  | 'max_tool_calls_per_conversation';
+  'enabled_tools' | 'max_side_effects' | 'require_request_id_for_writes' | 'email_allowed_recipient_domains' | 'max_tool_calls_per_conversation';
 
 export const policyDenied = (rule: PolicyRule, policy: PolicyScope, message: string, extra: Record<string, unknown> = {}): HubError =>
   hubError('POLICY_DENIED', message, { details: { rule, policy, ...extra } });

@@ -37,6 +37,7 @@ function lockDataDir(dir: string): () => void {
       if (held) {
         throw new Error(
           `the embedded database in ${dir} is in use by process ${owner}; stop it, or set HUB_DATA_DIR to another directory or DATABASE_URL to a PostgreSQL server`,
+          { cause: err },
         );
       }
       rmSync(lockPath, { force: true }); // stale

@@ -149,7 +149,7 @@ export interface ToolDefinition<I = unknown, O = unknown> {
 }
 
 // The registry holds tools of many input/output types; each tool is type-checked where it is defined.
-// biome-ignore lint/suspicious/noExplicitAny: a registry of tools whose input and output types differ; each is checked where defined
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a registry of tools whose input and output types differ; each is checked where defined
 export type AnyTool = ToolDefinition<any, any>;
 
 export const defineTool = <I, O>(tool: ToolDefinition<I, O>): ToolDefinition<I, O> => tool;

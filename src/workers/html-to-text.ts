@@ -240,7 +240,6 @@ export function stripTags(html: string, maxChars: number): { text: string; trunc
     const lt = html.indexOf('<', i);
     if (lt === -1) {
       emit(html.slice(i));
-      i = html.length;
       break;
     }
     emit(html.slice(i, lt));
@@ -255,7 +254,6 @@ export function stripTags(html: string, maxChars: number): { text: string; trunc
     const gt = html.indexOf('>', lt + 1);
     if (gt === -1) {
       emit(html.slice(lt));
-      i = html.length;
       break;
     }
     const closing = html[lt + 1] === '/';

@@ -38,7 +38,6 @@ async function execute(customerId: string, tool: string, inputs: Record<string, 
     headers: { authorization: `ServiceSecret ${spawned.secret}`, 'content-type': 'application/json' },
     body: JSON.stringify({ tool, agent_id: agentId, customer_id: customerId, inputs }),
   });
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const body: any = await res.json();
   return { status: res.status, body, ms: performance.now() - t0 };
 }

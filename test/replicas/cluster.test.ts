@@ -30,7 +30,12 @@ function spawnCluster(env: Record<string, string>) {
   createInterface({ input: child.stdout! }).on('line', (text) => {
     if (!text.startsWith('{')) return;
     lines.push(JSON.parse(text) as LogLine);
-    for (const w of [...waiters]) if (w.test()) waiters.splice(waiters.indexOf(w), 1), w.done();
+    for (const w of [...waiters]) {
+      if (w.test()) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.done();
+      }
+    }
   });
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   /** Resolves once `test` holds over the lines seen so far. */

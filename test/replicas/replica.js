@@ -34,10 +34,12 @@ const createEvent = {
     if (input.delay_before_ms) await sleep(input.delay_before_ms);
     const op = { integration: 'google_calendar', operation: 'calendar.events.insert', idempotent: true };
     const inserted = await ctx.callGoogle(op, (signal, auth) =>
-      ctx.google.calendar(auth).events.insert(
-        { calendarId: 'primary', requestBody: { id, summary: input.summary, start: { dateTime: input.start }, end: { dateTime: input.end } } },
-        { signal, retry: false },
-      ),
+      ctx.google
+        .calendar(auth)
+        .events.insert(
+          { calendarId: 'primary', requestBody: { id, summary: input.summary, start: { dateTime: input.start }, end: { dateTime: input.end } } },
+          { signal, retry: false },
+        ),
     );
     let created = true;
     if (!inserted.ok) {

@@ -4,10 +4,7 @@
  */
 class SkippedServicesReporter {
   onRunComplete(_contexts, results) {
-    const missing = [
-      !process.env.DATABASE_URL && 'PostgreSQL (no DATABASE_URL)',
-      !process.env.REDIS_URL && 'Redis (no REDIS_URL)',
-    ].filter(Boolean);
+    const missing = [!process.env.DATABASE_URL && 'PostgreSQL (no DATABASE_URL)', !process.env.REDIS_URL && 'Redis (no REDIS_URL)'].filter(Boolean);
     if (missing.length === 0) return;
     process.stderr.write(
       `Skipped: the ${missing.join(' and ')} suites, ${results.numPendingTests} test(s) — to run them: ` +

@@ -69,7 +69,7 @@ describe.each(drivers())('npm run rotate-keys on %s', (driver: DriverKind) => {
   /** Runs the command against a database seeded by `seed` (PostgreSQL schema, or a PGlite directory). */
   async function run(seed: (db: Db) => Promise<void>, keys: string): Promise<{ clean: boolean; lines: string[] }> {
     let env: Record<string, string>;
-    let cleanup = async () => {};
+    let cleanup: () => Promise<unknown>;
     if (driver === 'postgres') {
       const t = await openTestDb('postgres');
       await seed(t.db);

@@ -113,7 +113,7 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
  * is retried after the Hub's retry_after_s (else a short backoff) with the same request_id, so a retried write
  * still happens at most once; anything else comes straight back.
  */
-// biome-ignore lint/suspicious/noExplicitAny: the Hub's JSON answer, narrowed by the envelope's `success` where it is read
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the Hub's JSON answer, narrowed by the envelope's `success` where it is read
 type AnswerJson = any;
 
 export function createHubClient(options: HubClientOptions): HubClient {
@@ -153,7 +153,7 @@ export function createHubClient(options: HubClientOptions): HubClient {
     }
   }
 
-  // biome-ignore lint/suspicious/noExplicitAny: the error object of an envelope the Hub answered, typed by its code in HubError
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the error object of an envelope the Hub answered, typed by its code in HubError
   const hubError = (status: number, error: any): HubError => ({ ...error, status });
 
   async function get<T>(path: string, call: { signal?: AbortSignal; timeoutMs?: number }): Promise<Answer<T>> {

@@ -18,7 +18,7 @@ export interface ApiCall {
   /** Query parameters, typed per the Discovery document (integers, booleans; repeated ones as string[]). */
   query: Record<string, QueryValue>;
   /** The JSON request body (already checked against the method's request schema), or undefined. */
-  // biome-ignore lint/suspicious/noExplicitAny: checked against the Discovery schema before a handler sees it; handlers read their method's fields
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- checked against the Discovery schema before a handler sees it; handlers read their method's fields
   body: any;
   /** For media uploads (`/upload/...`): the uploaded bytes (e.g. an RFC 2822 message). */
   media: Buffer | undefined;

@@ -63,8 +63,7 @@ export const calendarSeedFields = {
     .optional(),
 };
 
-const calendarSeedSchema = z.object(calendarSeedFields);
-export type CalendarSeed = z.infer<typeof calendarSeedSchema>;
+export type CalendarSeed = z.infer<ReturnType<typeof z.object<typeof calendarSeedFields>>>;
 type EventSeed = NonNullable<CalendarSeed['events']>[number];
 
 type Result = { ok: true } | { ok: false; message: string };

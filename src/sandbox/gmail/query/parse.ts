@@ -58,10 +58,16 @@ export function tokenize(q: string): Token[] {
   while (i < q.length) {
     const c = q[i]!;
     if (/\s/.test(c)) i++;
-    else if (c === '(' || c === '{') tokens.push({ type: c === '(' ? 'open' : 'lbrace', op: undefined }), i++;
-    else if (c === ')' || c === '}') tokens.push({ type: c === ')' ? 'close' : 'rbrace' }), i++;
-    else if (c === '-' && i + 1 < q.length && !/[\s-]/.test(q[i + 1]!)) tokens.push({ type: 'not' }), i++;
-    else if (c === '"') tokens.push({ type: 'phrase', text: readPhrase(), op: undefined });
+    else if (c === '(' || c === '{') {
+      tokens.push({ type: c === '(' ? 'open' : 'lbrace', op: undefined });
+      i++;
+    } else if (c === ')' || c === '}') {
+      tokens.push({ type: c === ')' ? 'close' : 'rbrace' });
+      i++;
+    } else if (c === '-' && i + 1 < q.length && !/[\s-]/.test(q[i + 1]!)) {
+      tokens.push({ type: 'not' });
+      i++;
+    } else if (c === '"') tokens.push({ type: 'phrase', text: readPhrase(), op: undefined });
     else {
       let j = i;
       while (j < q.length && !STOP.test(q[j]!)) j++;
@@ -71,9 +77,13 @@ export function tokenize(q: string): Token[] {
       const op = m && OPERATORS.has(m[1]!.toLowerCase()) ? m[1]!.toLowerCase() : undefined;
       if (op !== undefined && m![2] !== '') tokens.push({ type: 'word', text: m![2]!, op });
       else if (op !== undefined && q[i] === '"') tokens.push({ type: 'phrase', text: readPhrase(), op });
-      else if (op !== undefined && q[i] === '(') tokens.push({ type: 'open', op }), i++;
-      else if (op !== undefined && q[i] === '{') tokens.push({ type: 'lbrace', op }), i++;
-      else if (op !== undefined)
+      else if (op !== undefined && q[i] === '(') {
+        tokens.push({ type: 'open', op });
+        i++;
+      } else if (op !== undefined && q[i] === '{') {
+        tokens.push({ type: 'lbrace', op });
+        i++;
+      } else if (op !== undefined)
         continue; // `from:` with nothing after it constrains nothing
       else if (word === 'OR') tokens.push({ type: 'or' });
       else if (word !== 'AND') tokens.push({ type: 'word', text: word.replace(/^\+/, ''), op: undefined });
