@@ -395,6 +395,12 @@ run('admin console in Chromium', () => {
     await page.waitForURL(/window=24h/);
     await pageReady(page);
     expect(await page.textContent('main')).toContain('per 15 minutes');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    await pageReady(page);
+    await screenshot(page, '10-overview-phone');
+    expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+    await page.setViewportSize({ width: 1280, height: 900 });
     page.off('response', on404);
     expect(missing).toEqual([]);
   }, 90_000);
