@@ -46,7 +46,7 @@ export async function overview(db: Db, options: { window: OverviewWindow; custom
   const slotted = [...params, startS, bucketS];
   const slot = `floor((extract(epoch FROM started_at) - $${params.length + 1}) / $${params.length + 2})::int`;
 
-  const [totals, codes, tools, toolBuckets, connections] = await Promise.all([
+  const [totals, codes, tools, connections] = await Promise.all([
     db.query<{ slot: number; calls: string | number; errors: string | number }>(
       `SELECT ${slot} AS slot, count(*) AS calls, count(*) FILTER (WHERE outcome <> 'ok') AS errors FROM audit_receipts WHERE ${where} GROUP BY 1`,
       slotted,
@@ -61,16 +61,19 @@ export async function overview(db: Db, options: { window: OverviewWindow; custom
          FROM audit_receipts WHERE ${where} GROUP BY 1 ORDER BY calls DESC, tool LIMIT ${MAX_SERIES}`,
       params,
     ),
-    db.query<{ slot: number; tool: string; p95: number }>(
-      `SELECT ${slot} AS slot, coalesce(tool, '(unknown)') AS tool, percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms) AS p95
-         FROM audit_receipts WHERE ${where} GROUP BY 1, 2`,
-      slotted,
-    ),
     db.query<{ integration: string; status: string; n: string | number }>(
       `SELECT integration, status, count(*) AS n FROM integration_credentials${options.customerId === null ? '' : ' WHERE customer_id = $1'} GROUP BY 1, 2 ORDER BY 1, 2`,
       options.customerId === null ? [] : [options.customerId],
     ),
   ]);
+
+  // p95 per bucket for the charted tools only: `tool` is the caller's text when the tool was unknown, so grouping
+  // every name would let one customer's made-up names grow the statement for every admin looking.
+  const toolBuckets = await db.query<{ slot: number; tool: string; p95: number }>(
+    `SELECT ${slot} AS slot, coalesce(tool, '(unknown)') AS tool, percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms) AS p95
+       FROM audit_receipts WHERE ${where} AND coalesce(tool, '(unknown)') = ANY($${slotted.length + 1}::text[]) GROUP BY 1, 2`,
+    [...slotted, tools.map((t) => t.tool)],
+  );
 
   const inRange = (s: number) => s >= 0 && s < n;
   const buckets = Array.from({ length: n }, (_, i) => ({ t: new Date((startS + i * bucketS) * 1000).toISOString(), calls: 0, errors: 0 }));
