@@ -341,6 +341,12 @@ const envSchema = z.object({
   ),
   HUB_TOOL_DEADLINE_MS: integer(25_000, 100, 300_000).describe('Deadline of a whole tool call, retries and waits included.'),
   HUB_GOOGLE_TIMEOUT_MS: integer(10_000, 50, 120_000).describe('Timeout of one HTTP attempt to Google (also bounds a token refresh).'),
+  HUB_GOOGLE_HTTP: optionalString
+    .pipe(z.enum(['lean', 'node-fetch']).optional())
+    .transform((s) => s ?? 'lean')
+    .describe(
+      "How API requests to Google are sent: `lean` (Node's http with node-fetch's headers; ~0.5 ms less CPU per request) or `node-fetch` (gaxios' default). Google receives the same requests either way.",
+    ),
   HUB_GOOGLE_MAX_RETRIES: integer(3, 0, 10).describe('Retries of a failed Google call where retrying is safe (never a Gmail send once bytes left).'),
   HUB_GOOGLE_RETRY_BASE_MS: integer(250, 1, 60_000).describe('Base of the exponential backoff between retries (full jitter).'),
   HUB_GOOGLE_RETRY_MAX_MS: integer(8_000, 1, 120_000).describe('Longest wait between two retries.'),
@@ -566,6 +572,8 @@ export interface Config {
     sandbox: boolean;
     /** The OAuth app's publishing status at Google: in "testing" every grant ends 7 days after consent. */
     publishingStatus: 'production' | 'testing';
+    /** The HTTP transport under googleapis (src/upstream/google-http.ts), or gaxios' default node-fetch. */
+    http: 'lean' | 'node-fetch';
   };
 }
 
@@ -930,6 +938,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       endpoints: googleEndpoints(e),
       sandbox: e.HUB_GOOGLE_SANDBOX_URL !== undefined,
       publishingStatus: e.HUB_GOOGLE_PUBLISHING_STATUS,
+      http: e.HUB_GOOGLE_HTTP,
     },
   };
 }

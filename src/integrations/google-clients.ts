@@ -4,6 +4,7 @@ import { OAuth2Client } from 'google-auth-library';
 import { calendar_v3 } from '@googleapis/calendar';
 import { gmail_v1 } from '@googleapis/gmail';
 import type { Config } from '../config';
+import { createGoogleHttp } from '../upstream/google-http';
 
 /**
  * The only way the Hub reaches Google: clients built from configuration. With the defaults they talk to Google;
@@ -27,9 +28,15 @@ const CLIENTS_KEPT = 1000;
 
 export function createGoogleClients(google: Config['google']): GoogleClients {
   const { endpoints } = google;
+  // The API calls (and what the OAuth clients built here send) go through one transport, HUB_GOOGLE_HTTP. The
+  // token endpoint's grants (token-endpoint.ts, google-oauth.ts) keep gaxios' default: a few an hour per connection.
+  const fetchImplementation = google.http === 'lean' ? createGoogleHttp() : undefined;
   const oauth2 = (options: { redirectUri?: string; timeoutMs?: number } = {}) =>
     new OAuth2Client({
-      ...(options.timeoutMs ? { transporterOptions: { timeout: options.timeoutMs } } : {}),
+      transporterOptions: {
+        ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
+        ...(fetchImplementation ? { fetchImplementation } : {}),
+      },
       ...(google.clientId ? { clientId: google.clientId } : {}),
       ...(google.clientSecret ? { clientSecret: google.clientSecret } : {}),
       ...(options.redirectUri ? { redirectUri: options.redirectUri } : {}),
