@@ -1,5 +1,6 @@
 import { DEFAULT_WORKING_HOURS } from '../../src/integrations/working-hours';
-import { formatInZone, isCivilDate, isIanaZone, offsetDateTimeMs, resolveRange } from '../../src/tools/calendar/time';
+import { DateTime } from 'luxon';
+import { formatInZone, isCivilDate, isIanaZone, offsetDateTimeMs, resolveRange, startOfLocalDay } from '../../src/tools/calendar/time';
 import { workingWindows } from '../../src/tools/calendar/windows';
 
 const paths = { start: 'inputs.start_date', end: 'inputs.end_date' };
@@ -91,6 +92,59 @@ describe('ranges', () => {
   test('when a date and a date-time are mixed, then the date is a local day and the date-time exact', () => {
     const r = ok(range('2024-01-15', '2024-01-15T12:00:00-05:00', 'America/New_York'));
     expect(r.endMs - r.startMs).toBe(12 * H);
+  });
+});
+
+describe('local days, worked out without luxon', () => {
+  // Zones with unusual transitions: at midnight (Santiago, Havana, Beirut), 30 minutes (Lord Howe), a skipped
+  // day (Apia, end of 2011), a southern-hemisphere DST (Sydney), none (Kolkata), and the everyday ones.
+  const ZONES = [
+    'America/New_York',
+    'Europe/Berlin',
+    'America/Santiago',
+    'America/Havana',
+    'Asia/Beirut',
+    'Australia/Lord_Howe',
+    'Pacific/Apia',
+    'Australia/Sydney',
+    'Asia/Kolkata',
+    'UTC',
+  ];
+
+  test("when every day of 2011-2012 and 2026-2027 starts and ends, then the instants are luxon's, DST and skipped days included", () => {
+    const differences: string[] = [];
+    const days = [2011, 2026].flatMap((year) =>
+      Array.from({ length: 731 }, (_, i) => DateTime.fromObject({ year, month: 1, day: 1 }, { zone: 'UTC' }).plus({ days: i })),
+    );
+    for (const zone of ZONES) {
+      for (const day of days) {
+        const date = day.toISODate()!;
+        const start = DateTime.fromISO(date, { zone }).startOf('day').toMillis();
+        const end = DateTime.fromISO(date, { zone }).plus({ days: 1 }).startOf('day').toMillis();
+        if (startOfLocalDay(date, zone) !== start) differences.push(`${zone} ${date} start`);
+        const r = resolveRange(date, date, zone, paths, 90);
+        if (!r.ok || r.range.startMs !== start || r.range.endMs !== end) differences.push(`${zone} ${date} range`);
+      }
+    }
+    expect(differences).toEqual([]);
+  });
+
+  test('when a date does not exist or is not YYYY-MM-DD, then it is no civil date; leap days follow the Gregorian rule', () => {
+    for (const good of ['2024-02-29', '2000-02-29', '1999-12-31', '0001-01-01']) expect(isCivilDate(good)).toBe(true);
+    for (const bad of [
+      '2023-02-29',
+      '1900-02-29',
+      '2024-04-31',
+      '2024-13-01',
+      '2024-00-10',
+      '2024-01-00',
+      '2024-1-01',
+      '20240101',
+      ' 2024-01-01',
+      '2024-01-01T00:00:00Z',
+    ]) {
+      expect(isCivilDate(bad)).toBe(false);
+    }
   });
 });
 
