@@ -14,13 +14,11 @@ import { stringify } from 'safe-stable-stringify';
  */
 /** `key` as a KeyObject made once: a raw Buffer key builds a new one inside every createHmac (~10 µs vs ~2 µs). */
 export function callIdOf(key: KeyObject | Buffer, parts: { tool: string | null; version: string | null; inputs: unknown; requestId: string }): string {
-  const mac = createHmac('sha256', key);
-  mac.update('hub-call-v1');
-  for (const part of [`${parts.tool ?? ''}@${parts.version ?? ''}`, canonicalJson(parts.inputs), parts.requestId]) {
-    mac.update(`\n${Buffer.byteLength(part)}:`);
-    mac.update(part);
-  }
-  return mac.digest('hex').slice(0, 32);
+  const tool = `${parts.tool ?? ''}@${parts.version ?? ''}`;
+  const inputs = canonicalJson(parts.inputs);
+  // One string, one update: the same bytes as updating part by part, with one call into OpenSSL instead of seven.
+  const message = `hub-call-v1\n${Buffer.byteLength(tool)}:${tool}\n${Buffer.byteLength(inputs)}:${inputs}\n${Buffer.byteLength(parts.requestId)}:${parts.requestId}`;
+  return createHmac('sha256', key).update(message).digest('hex').slice(0, 32);
 }
 
 /**

@@ -30,6 +30,14 @@ describe('call_id', () => {
     // length prefixes: moving characters between parts never collides
     expect(callIdOf(key, { ...parts, tool: 'ab', version: 'c' })).not.toBe(callIdOf(key, { ...parts, tool: 'a', version: 'bc' }));
   });
+
+  test('when the call_id is derived, then it is the same value every version of the Hub derived (receipts stay matchable across upgrades)', () => {
+    const fixed = Buffer.from('000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f', 'hex');
+    expect(callIdOf(fixed, { tool: 'email_search', version: '2.0.0', inputs: { query: 'from:ana café', max_results: 3 }, requestId: 'req-ñ-1' })).toBe(
+      '7b35d0143f041eb27454493ce707c44e',
+    );
+    expect(callIdOf(fixed, { tool: null, version: null, inputs: undefined, requestId: 'r' })).toBe('f262cfc61bd4f25d4cdfe3314dc4d5b6');
+  });
 });
 
 describe('call_id of oversized inputs', () => {
