@@ -148,6 +148,51 @@ describe('local days, worked out without luxon', () => {
   });
 });
 
+describe('date-times read and written by hand', () => {
+  // The regular expression and Date-based code these replaced, as the reference.
+  const REFERENCE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:(Z)|([+-])(\d{2}):(\d{2}))$/i;
+  const referenceMs = (s: string): number | undefined => {
+    const m = REFERENCE.exec(s);
+    if (!m) return undefined;
+    const [y, mo, d, h, mi] = [m[1], m[2], m[3], m[4], m[5]].map(Number) as [number, number, number, number, number];
+    const sec = m[6] === undefined ? 0 : Number(m[6]);
+    const valid = DateTime.fromObject({ year: y, month: mo, day: d }, { zone: 'UTC' }).isValid;
+    if (y < 1000 || !valid || h > 23 || mi > 59 || sec > 59) return undefined;
+    const ms = m[7] === undefined ? 0 : Number(m[7].padEnd(3, '0').slice(0, 3));
+    const offset = m[8] === undefined ? (m[9] === '-' ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11])) : 0;
+    if (m[8] === undefined && (Number(m[10]) > 23 || Number(m[11]) > 59)) return undefined;
+    return Date.UTC(y, mo - 1, d, h, mi, sec, ms) - offset * 60_000;
+  };
+
+  test('when thousands of well- and ill-formed date-times are read, then each reads as the regular expression reads it', () => {
+    let seed = 7;
+    const rand = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+    const pick = <T>(xs: readonly T[]) => xs[rand(xs.length)]!;
+    const two = () => String(rand(100)).padStart(2, '0');
+    const differences: string[] = [];
+    for (let i = 0; i < 20_000; i++) {
+      const s =
+        `${pick(['2024', '1999', '0999', '9999', '20x4', '202'])}-${pick(['01', '02', '12', '13', '00', two()])}-${pick(['01', '28', '29', '30', '31', '00', two()])}` +
+        `${pick(['T', 't', ' ', 'X'])}${pick(['00', '23', '24', two()])}:${pick(['00', '59', '60', two()])}` +
+        `${pick(['', `:${two()}`, `:${two()}.${'123456789012'.slice(0, rand(12))}`, ':5'])}` +
+        `${pick(['Z', 'z', '+00:00', '-05:00', '+05:30', '+24:00', '-00:60', '+0530', '', 'Z ', '+14:00'])}`;
+      if (offsetDateTimeMs(s) !== referenceMs(s)) differences.push(s);
+    }
+    expect(differences).toEqual([]);
+  });
+
+  test('when a fraction is given, then its milliseconds are exact (0.57 s is 570 ms, not the 569 a float gives)', () => {
+    expect(offsetDateTimeMs('2024-01-15T09:00:00.57Z')! % 1000).toBe(570);
+    expect(offsetDateTimeMs('2024-01-15T09:00:00.123456789+01:00')! % 1000).toBe(123);
+  });
+
+  test('when instants across four centuries are formatted, then the text is what toISOString gives, with the zone offset', () => {
+    for (let ms = Date.UTC(1600, 0, 1); ms < Date.UTC(2400, 0, 1); ms += 86_400_000 * 3 + 3_723_456) {
+      expect(formatInZone(ms, 'UTC')).toBe(`${new Date(ms).toISOString().slice(0, 19)}+00:00`);
+    }
+  });
+});
+
 describe('working-hours windows across DST', () => {
   const windowsOf = (start: string, end: string, zone: string, hours = DEFAULT_WORKING_HOURS) => {
     const r = ok(range(start, end, zone));
