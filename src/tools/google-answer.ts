@@ -14,9 +14,15 @@ export const unexpectedAnswer = (operation: string): HubError =>
     details: { reason: 'unexpected_response', operation },
   });
 
-export function parseGoogle<S extends z.ZodType>(schema: S, data: unknown, operation: string, logger: Pick<Logger, 'warn'>): Result<z.output<S>> {
+/** `log.logger` is read only when there is something to say: a tool call's logger is made on first use (a pino child per call). */
+export function parseGoogle<S extends z.ZodType>(
+  schema: S,
+  data: unknown,
+  operation: string,
+  log: { readonly logger: Pick<Logger, 'warn'> },
+): Result<z.output<S>> {
   const parsed = schema.safeParse(data);
   if (parsed.success) return ok(parsed.data);
-  logger.warn({ operation, issues: parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.join('.'), code: i.code })) }, 'unexpected Google response');
+  log.logger.warn({ operation, issues: parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.join('.'), code: i.code })) }, 'unexpected Google response');
   return { ok: false, error: unexpectedAnswer(operation) };
 }

@@ -116,7 +116,7 @@ describe('when the Hub sends a request to Google, then Google receives exactly w
           retry: false,
         }),
     ],
-  ])('%s', async (_name, call) => {
+  ] as [string, (c: typeof lean) => Promise<unknown>][])('%s', async (_name, call) => {
     const both = await bothWays(call);
     expect(both.lean.ok).toBe(true);
     expect(both.lean.request).toEqual(both.stock.request);

@@ -92,7 +92,7 @@ describe('Google → contract', () => {
 
   test('when Google answers with an unreadable event, then EXTERNAL_API_ERROR and a warning naming the paths, never the data', () => {
     const warn = jest.fn();
-    const r = parseGoogle(googleEventSchema, { id: 'e1', summary: 'Salary talk with Jo', status: 'weird' }, 'calendar.events.get', { warn });
+    const r = parseGoogle(googleEventSchema, { id: 'e1', summary: 'Salary talk with Jo', status: 'weird' }, 'calendar.events.get', { logger: { warn } });
     expect(r.ok || r.error).toMatchObject({ code: 'EXTERNAL_API_ERROR', details: { reason: 'unexpected_response', operation: 'calendar.events.get' } });
     expect(warn).toHaveBeenCalledTimes(1);
     expect(JSON.stringify(warn.mock.calls)).not.toContain('Salary');

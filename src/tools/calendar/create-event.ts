@@ -91,7 +91,7 @@ export const calendarCreateEvent = defineTool({
       if (existing.ok) await rememberCreated(ctx, calendarId, id);
       return existing;
     }
-    const event = parseGoogle(googleEventSchema, inserted.value.data, 'calendar.events.insert', ctx.logger);
+    const event = parseGoogle(googleEventSchema, inserted.value.data, 'calendar.events.insert', ctx);
     if (!event.ok) return event;
     await rememberCreated(ctx, calendarId, event.value.id);
     return ok(toEventResult(event.value));

@@ -33,7 +33,7 @@ export async function getEvent(ctx: ToolContext, calendarId: string, eventId: st
   const answer = await ctx.callGoogle(op('calendar.events.get'), (signal, auth) =>
     ctx.google.calendar(auth).events.get({ calendarId, eventId }, { signal, retry: false }),
   );
-  return answer.ok ? parseGoogle(googleEventSchema, answer.value.data, 'calendar.events.get', ctx.logger) : answer;
+  return answer.ok ? parseGoogle(googleEventSchema, answer.value.data, 'calendar.events.get', ctx) : answer;
 }
 
 /**
@@ -95,7 +95,7 @@ async function queryFreeBusyWindow(ctx: ToolContext, ids: readonly string[], ran
     ),
   );
   if (!answer.ok) return answer;
-  const parsed = parseGoogle(freeBusySchema, answer.value.data, 'calendar.freebusy.query', ctx.logger);
+  const parsed = parseGoogle(freeBusySchema, answer.value.data, 'calendar.freebusy.query', ctx);
   return parsed.ok ? busyByCalendar(parsed.value, ids, range) : parsed;
 }
 
@@ -133,7 +133,7 @@ export async function listPrimaryEvents(ctx: ToolContext, range: Interval): Prom
       ),
     );
     if (!answer.ok) return answer;
-    const parsed = parseGoogle(eventsPageSchema, answer.value.data, 'calendar.events.list', ctx.logger);
+    const parsed = parseGoogle(eventsPageSchema, answer.value.data, 'calendar.events.list', ctx);
     if (!parsed.ok) return parsed;
     events.push(...(parsed.value.items ?? []));
     pageToken = parsed.value.nextPageToken;

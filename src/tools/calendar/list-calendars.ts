@@ -82,7 +82,7 @@ export const calendarListCalendars = defineTool({
         ),
       );
       if (!answer.ok) return answer;
-      const parsed = parseGoogle(pageSchema, answer.value.data, 'calendar.calendarList.list', ctx.logger);
+      const parsed = parseGoogle(pageSchema, answer.value.data, 'calendar.calendarList.list', ctx);
       if (!parsed.ok) return parsed;
       for (const e of parsed.value.items ?? []) {
         calendars.push({

@@ -117,7 +117,7 @@ async function patchEvent(
         { signal, retry: false, ...(etag ? { headers: { 'If-Match': etag } } : {}) },
       ),
   );
-  return patched.ok ? parseGoogle(googleEventSchema, patched.value.data, 'calendar.events.patch', ctx.logger) : patched;
+  return patched.ok ? parseGoogle(googleEventSchema, patched.value.data, 'calendar.events.patch', ctx) : patched;
 }
 
 function inCallerTerms(error: HubError, args: Input, calendarId: string): HubError {

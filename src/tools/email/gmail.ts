@@ -29,7 +29,7 @@ export async function callGmail<S extends z.ZodType>(
   fn: (api: gmail_v1.Gmail, options: Options) => Promise<{ data: unknown }>,
 ): Promise<Result<z.output<S>>> {
   const answer = await ctx.callGoogle({ integration: 'google_gmail', ...op }, (signal, auth) => fn(ctx.google.gmail(auth), { signal, retry: false }));
-  return answer.ok ? parseGoogle(schema, answer.value.data, op.operation, ctx.logger) : answer;
+  return answer.ok ? parseGoogle(schema, answer.value.data, op.operation, ctx) : answer;
 }
 
 /**
