@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { loadConfig } from '../src/config';
 import { createGoogleClients } from '../src/integrations/google-clients';
 import { googleScope } from '../src/integrations/integrations';
@@ -17,8 +18,10 @@ import { cpuMsOf, startProcess, stopProcess } from './spawned';
  * `npm run bench:realcall`: what the Hub adds to a real Google call. The compiled Google sandbox and the
  * compiled Hub each run in a process of their own; this process is the client. Per tool, the same Google
  * requests are made two ways against the same sandbox, side by side in one run:
- *   hub    — POST /api/internal/tools/execute/ to the Hub, which makes the Google calls;
- *   direct — the same Google calls straight from googleapis (the Hub's own client construction) in this process.
+ *   hub    — POST /api/internal/tools/execute/ to the Hub, which makes the Google calls (embedded PGlite; with
+ *            DATABASE_URL and REDIS_URL also "hub-pg", the Hub as deployed on PostgreSQL + Redis);
+ *   direct — the same Google calls straight from googleapis as it comes (gaxios' default transport, node-fetch;
+ *            the Hub's endpoints and client construction) in this process.
  * Tools: calendar_get_availability (one freeBusy.query), calendar_create_event (one events.insert, with a
  * request_id), email_search with max_results 3 (messages.list + 3 messages.get, format=full).
  *
@@ -27,7 +30,7 @@ import { cpuMsOf, startProcess, stopProcess } from './spawned';
  * 2. Concurrency BENCH_CONCURRENCY (default 20): BENCH_ROUNDS (default 3) interleaved rounds of BENCH_ROUND_CALLS
  *    (default 600) calls per way; throughput hub/direct (median of per-round ratios) and CPU per call — the Hub
  *    process(es) from /proc (every thread), the direct client from process.cpuUsage().
- * 3. With DATABASE_URL and REDIS_URL: the Hub on PostgreSQL + Redis as one process and as HUB_PROCESSES=2
+ * 3. With DATABASE_URL (a schema of the run's own is made and dropped) and REDIS_URL: the Hub on PostgreSQL + Redis as one process and as HUB_PROCESSES=2
  *    (node:cluster), calendar_get_availability at BENCH_CONCURRENCY × 2, throughput of 2 against 1 in
  *    interleaved rounds. On a machine whose cores also run the sandbox and this client, the ratio is bounded by
  *    what they leave free (printed).
@@ -90,6 +93,7 @@ async function main() {
   const sandboxUrl = sb.found;
   const hubs: Hub[] = [];
   const dirs: string[] = [];
+  const cleanups: (() => Promise<void>)[] = [];
   try {
     const control = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(`${sandboxUrl}/_sandbox${path}`, {
@@ -185,7 +189,8 @@ async function main() {
       return hub;
     };
 
-    const google = createGoogleClients(loadConfig({ ...baseEnv, HUB_DATA_DIR: 'memory://' }).google);
+    // The reference: googleapis as it comes (gaxios' default transport, node-fetch), built with the Hub's endpoints.
+    const google = createGoogleClients(loadConfig({ ...baseEnv, HUB_DATA_DIR: 'memory://', HUB_GOOGLE_HTTP: 'node-fetch' }).google);
     const calendar = google.calendar(google.withAccessToken(String(calGrant.access_token)));
     const gmail = google.gmail(google.withAccessToken(String(gmailGrant.access_token)));
 
@@ -257,7 +262,27 @@ async function main() {
       return (u.user + u.system) / 1000;
     };
 
+    // With DATABASE_URL: a schema of this run's own (its rows are sealed with this run's key), dropped at the end.
+    let databaseUrl: string | undefined;
+    if (env.DATABASE_URL) {
+      const schema = `bench_realcall_${randomBytes(4).toString('hex')}`;
+      const admin = new Client({ connectionString: env.DATABASE_URL });
+      await admin.connect();
+      await admin.query(`CREATE SCHEMA ${schema}`);
+      await admin.end();
+      cleanups.push(async () => {
+        const c = new Client({ connectionString: env.DATABASE_URL });
+        await c.connect();
+        await c.query(`DROP SCHEMA ${schema} CASCADE`);
+        await c.end();
+      });
+      const url = new URL(env.DATABASE_URL);
+      url.searchParams.set('options', `-c search_path=${schema}`);
+      databaseUrl = url.toString();
+    }
     const measured = [await startHub('hub', {})];
+    // As deployed: PostgreSQL and Redis (the embedded PGlite runs its SQL inside the Hub's process, billed to it).
+    if (databaseUrl && env.REDIS_URL) measured.push(await startHub('hub-pg', { DATABASE_URL: databaseUrl, REDIS_URL: env.REDIS_URL }));
     if (env.BENCH_BASELINE_DIST) measured.push(await startHub('baseline', {}, env.BENCH_BASELINE_DIST));
     const out = (s: string) => process.stdout.write(s);
     const ms = (x: number) => x.toFixed(2);
@@ -266,7 +291,10 @@ async function main() {
         .map((l) => l.toFixed(1))
         .join(' ')}\n`,
     );
-    out(`Hub (embedded PGlite, one process) vs direct googleapis, the sandbox in its own process.`);
+    out(
+      `"hub": the Hub on embedded PGlite, one process${env.DATABASE_URL && env.REDIS_URL ? '; "hub-pg": on PostgreSQL + Redis, one process' : ''}; ` +
+        `"direct": googleapis as it comes (node-fetch); the sandbox in its own process.`,
+    );
     out(env.BENCH_BASELINE_DIST ? ` "baseline": the Hub compiled in ${env.BENCH_BASELINE_DIST}, interleaved with "hub".\n\n` : '\n\n');
     for (const tool of TOOLS) {
       for (let i = 0; i < 30; i++) {
@@ -321,8 +349,8 @@ async function main() {
       out('\n');
     }
 
-    if (env.DATABASE_URL && env.REDIS_URL) {
-      const shared = { DATABASE_URL: env.DATABASE_URL, REDIS_URL: env.REDIS_URL };
+    if (databaseUrl && env.REDIS_URL) {
+      const shared = { DATABASE_URL: databaseUrl, REDIS_URL: env.REDIS_URL };
       const one = await startHub('hub×1', shared);
       const two = await startHub('hub×2', { ...shared, HUB_PROCESSES: '2', HUB_MIGRATE_ON_START: 'false' });
       const tool = 'calendar_get_availability';
@@ -358,6 +386,7 @@ async function main() {
     for (const h of hubs) await stopProcess(h.child);
     await stopProcess(sb.child);
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    for (const cleanup of cleanups) await cleanup().catch((err: unknown) => console.error(err));
   }
 }
 
