@@ -75,6 +75,8 @@ export function createBatchWriter<Row>(options: BatchWriterOptions<Row>): BatchW
         if (failures > 0) options.logger.info({ queued: queue.length }, `${options.what}: database back, writing again`);
         failures = 0;
         retryAt = 0;
+        // Let requests in between batches: an embedded database's insert runs on this thread.
+        if (queue.length > 0) await new Promise((resolve) => setImmediate(resolve));
       } catch (err) {
         if (!isDatabaseUnavailable(err)) {
           queue.splice(0, batch.length);
