@@ -30,7 +30,7 @@ export type CatalogEntry = { name: string } & CatalogVersion & { versions: Catal
  * JSON Schema for a tool's input, generated from the very zod schema that validates it, in the shape LLM
  * function-calling APIs take as-is (an object schema, no `$schema` key).
  */
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' });
   return rest;
 }

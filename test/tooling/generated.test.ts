@@ -19,7 +19,7 @@ test.each(Object.keys(generatedFiles()))('when the registry changes, then the ch
 test('when a tool is registered, then it has example inputs its own schema accepts, the ones openapi.yaml shows', () => {
   const spec = parse(readFileSync(join(ROOT, 'openapi.yaml'), 'utf8'));
   const shown = new Map<string, unknown>();
-  for (const example of Object.values(spec.paths['/api/internal/tools/execute/'].post.requestBody.content['application/json'].examples) as {
+  for (const example of Object.values(spec.paths['/api/internal/tools/execute'].post.requestBody.content['application/json'].examples) as {
     value: { tool: string; inputs: unknown };
   }[]) {
     if (!shown.has(example.value.tool)) shown.set(example.value.tool, example.value.inputs);
