@@ -5,9 +5,9 @@ import { INTEGRATION_IDS } from './integrations/integrations';
 /**
  * What each error code means and what its `details` carry — the one description openapi.yaml's per-code error
  * union is generated from (src/codegen/openapi-errors.ts), so a client can rely on, say, `setup_url` being there
- * for INTEGRATION_NOT_CONNECTED. A key is required only where every answer with that code carries it: the
- * component tests validate every answer against openapi.yaml, so a promise the Hub does not keep fails them.
- * Objects stay open (more keys may come, and some carry Google's own `reason`); null = the code has no details.
+ * for INTEGRATION_NOT_CONNECTED. A key is required only where every answer with that code carries it (and
+ * `details` itself where `{}` would not do): the component tests validate every answer against openapi.yaml, so a
+ * promise the Hub does not keep fails them. Objects stay open (more keys may come); null = the code has no details.
  */
 
 const integration = z.enum(INTEGRATION_IDS).describe('The integration a person must act on.');
@@ -21,8 +21,11 @@ const upstreamStatus = z.int().describe('The HTTP status Google answered with.')
 export interface ErrorDoc {
   /** What the code means, for the spec's table and each error's description. */
   meaning: string;
-  details: z.ZodObject | null;
+  details: z.ZodType | null;
 }
+
+/** Whether every answer with this code carries details: those whose schema `{}` does not satisfy. */
+export const detailsAlwaysSent = (doc: ErrorDoc): boolean => doc.details !== null && !doc.details.safeParse({}).success;
 
 export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
   INTEGRATION_NOT_CONNECTED: {
@@ -48,10 +51,10 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
   },
   TOOL_NOT_FOUND: {
     meaning: 'No such tool (`details.available_tools`), or a known tool whose version matches nothing (`details.available_versions`).',
-    details: z.object({
-      available_tools: z.array(z.string()).describe('Every tool name the Hub has.').optional(),
-      available_versions: z.array(z.string()).describe("The named tool's versions that are not blocked.").optional(),
-    }),
+    details: z.union([
+      z.object({ available_tools: z.array(z.string()).describe('Every tool name the Hub has.') }),
+      z.object({ available_versions: z.array(z.string()).describe("The named tool's versions that are not blocked.") }),
+    ]),
   },
   EXTERNAL_API_ERROR: {
     meaning:

@@ -1,4 +1,4 @@
-import { ERROR_DOCS } from '../error-details';
+import { ERROR_DOCS, detailsAlwaysSent } from '../error-details';
 import { ERROR_CODES, codeToStatus } from '../errors';
 import { jsonSchema } from '../tools/catalog';
 import { pascal, ref } from './openapi-tools';
@@ -22,7 +22,7 @@ export function errorSchemas(): Record<string, Schema> {
   for (const code of ERROR_CODES) {
     const { meaning, details } = ERROR_DOCS[code];
     const detailsSchema = details === null ? null : jsonSchema(details, 'input');
-    const detailsRequired = detailsSchema !== null && Array.isArray(detailsSchema.required) && detailsSchema.required.length > 0;
+    const detailsRequired = detailsAlwaysSent(ERROR_DOCS[code]);
     branches[componentName(code)] = {
       type: 'object',
       description: `HTTP ${codeToStatus(code)}. ${meaning}`,

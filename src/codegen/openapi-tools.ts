@@ -20,6 +20,24 @@ function embeddable(schema: Schema, what: string): Schema {
   return schema;
 }
 
+/**
+ * A tool's inputs without `default` keywords (each described in words instead, where the description does not
+ * say it already): openapi-typescript, by default, types a property with a default as required — right for an
+ * answer, where the server filled it in, but it would make every caller pass `max_results` and `include_body`.
+ * The catalog keeps the keywords for function calling.
+ */
+function withoutDefaults(schema: unknown): unknown {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return schema;
+  const { default: value, ...rest } = schema as Schema;
+  const out: Schema = { ...rest };
+  if (value !== undefined && !/default/i.test(String(rest.description ?? '')))
+    out.description = `${rest.description ?? ''} Default: ${JSON.stringify(value)}.`.trim();
+  if (rest.properties) out.properties = Object.fromEntries(Object.entries(rest.properties as Schema).map(([k, v]) => [k, withoutDefaults(v)]));
+  for (const key of ['items', 'additionalProperties']) if (key in rest) out[key] = withoutDefaults(rest[key]);
+  for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems']) if (Array.isArray(rest[key])) out[key] = (rest[key] as unknown[]).map(withoutDefaults);
+  return out;
+}
+
 /** The component name of one version: the tool's name, with its version when the name has several. */
 function baseName(tool: AnyTool, siblings: readonly AnyTool[]): string {
   if (siblings.length === 1) return pascal(tool.name);
@@ -28,10 +46,13 @@ function baseName(tool: AnyTool, siblings: readonly AnyTool[]): string {
   return `${pascal(tool.name)}V${sameMajor ? tool.version.replace(/\./g, '_') : major}`;
 }
 
+const effects = (tool: AnyTool) =>
+  tool.sideEffects === 'reads' ? 'reads' : tool.destructive ? 'writes: may change or remove what exists' : 'writes: only adds';
+
 /** The execute request's fields other than `tool` and `inputs`, from the schema the route validates with. */
 function requestFields(): Record<string, Schema> {
   const field = (name: keyof typeof executeRequestSchema.shape) => jsonSchema(executeRequestSchema.shape[name], 'input');
-  return { AgentId: field('agent_id'), CustomerId: field('customer_id'), UserId: field('user_id'), ExecuteContext: field('context') };
+  return { ExecuteAgentId: field('agent_id'), ExecuteCustomerId: field('customer_id'), ExecuteUserId: field('user_id'), ExecuteContext: field('context') };
 }
 
 const oneOf = (property: string, branches: { name: string; values: readonly string[] }[], description: string): Schema => ({
@@ -60,19 +81,20 @@ export function toolSchemas(registry: ToolRegistry): Record<string, Schema> {
       const label = `${tool.name} ${tool.version}`;
       const deprecated = statusOf(tool) === 'deprecated' ? { deprecated: true } : {};
       const tool_ = { type: 'string', enum: [...spellings], description: `${label}: its name, or a version of it that resolves to ${tool.version}.` };
-      schemas[`${base}Inputs`] = { ...embeddable(jsonSchema(tool.input, 'input'), `${label} input`), description: `What ${label} takes as \`inputs\`.` };
+      const inputs = withoutDefaults(embeddable(jsonSchema(tool.input, 'input'), `${label} input`)) as Schema;
+      schemas[`${base}Inputs`] = { ...inputs, description: `What ${label} takes as \`inputs\`.` };
       schemas[`${base}Result`] = { ...embeddable(jsonSchema(tool.output, 'output'), `${label} output`), description: `What ${label} answers as \`result\`.` };
       schemas[`${base}Request`] = {
         type: 'object',
-        description: `Run ${label} (${tool.sideEffects}${statusOf(tool) === 'deprecated' ? `; deprecated, call ${tool.lifecycle?.replacement} instead` : ''}): ${tool.description}`,
+        description: `Run ${label} (${effects(tool)}${statusOf(tool) === 'deprecated' ? `; deprecated, call ${tool.lifecycle?.replacement} instead` : ''}): ${tool.description}`,
         ...deprecated,
         additionalProperties: false,
         required: ['tool', 'agent_id', 'customer_id', 'inputs'],
         properties: {
           tool: tool_,
-          agent_id: ref('AgentId'),
-          customer_id: ref('CustomerId'),
-          user_id: ref('UserId'),
+          agent_id: ref('ExecuteAgentId'),
+          customer_id: ref('ExecuteCustomerId'),
+          user_id: ref('ExecuteUserId'),
           inputs: ref(`${base}Inputs`),
           context: ref('ExecuteContext'),
         },

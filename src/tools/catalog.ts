@@ -16,6 +16,8 @@ export interface CatalogVersion {
   integration: string | null;
   required_scopes: string[];
   side_effects: string;
+  /** Whether a call may change or remove what exists (false for reads, and for writes that only add). */
+  destructive: boolean;
   input_schema: Record<string, unknown>;
   output_schema: Record<string, unknown>;
 }
@@ -48,6 +50,7 @@ function describe(tool: AnyTool): CatalogVersion {
     integration: tool.integration,
     required_scopes: tool.requiredScopes.map(shortScope),
     side_effects: tool.sideEffects,
+    destructive: tool.destructive ?? false,
     input_schema: jsonSchema(tool.input, 'input'),
     output_schema: jsonSchema(tool.output, 'output'),
   };

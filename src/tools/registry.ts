@@ -41,6 +41,9 @@ function checkTool(tool: AnyTool): void {
   if (!(tool.input instanceof z.ZodObject) || !(tool.input.def.catchall instanceof z.ZodNever)) {
     throw new Error(`tool "${tool.name}" must declare its input as z.strictObject(...)`);
   }
+  if ((tool.sideEffects === 'writes') !== (tool.destructive !== undefined)) {
+    throw new Error(`tool "${tool.name}": a tool that writes declares whether it is destructive (changes or removes), one that reads does not`);
+  }
   if ((tool.integration === null) !== (tool.requiredScopes.length === 0)) {
     throw new Error(`tool "${tool.name}": required scopes go with an integration, and an integration needs scopes`);
   }
