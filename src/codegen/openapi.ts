@@ -1,6 +1,7 @@
 import { Document, isScalar, visit } from 'yaml';
 import type { ToolRegistry } from '../tools/registry';
 import { errorSchemas } from './openapi-errors';
+import { routeSchemas } from './openapi-routes';
 import { toolSchemas } from './openapi-tools';
 
 export const OPENAPI_PATH = 'openapi.yaml';
@@ -10,14 +11,14 @@ export const OPENAPI_BASE_PATH = 'openapi/base.yaml';
 type Json = Record<string, unknown>;
 
 /**
- * openapi.yaml: openapi/base.yaml with the components generated from the registry and the error codes added
- * (ExecuteRequest, SuccessEnvelope, Error and what they are made of). A generated name that base.yaml also
+ * openapi.yaml: openapi/base.yaml with the components generated from the registry, the error codes and the admin
+ * routes' own schemas added (ExecuteRequest, SuccessEnvelope, Error and what they are made of, request bodies). A generated name that base.yaml also
  * defines is refused rather than silently replaced, so the hand-written part cannot shadow the registry.
  */
 export function openApiDocument(base: Json, registry: ToolRegistry): Json {
   const components = (base.components ?? {}) as Json;
   const schemas = (components.schemas ?? {}) as Json;
-  const generated = { ...toolSchemas(registry), ...errorSchemas() };
+  const generated = { ...toolSchemas(registry), ...errorSchemas(), ...routeSchemas() };
   const clash = Object.keys(generated).filter((name) => name in schemas);
   if (clash.length > 0) throw new Error(`${OPENAPI_BASE_PATH} defines ${clash.join(', ')}, which the generator writes: remove them there`);
   return { ...base, components: { ...components, schemas: { ...schemas, ...generated } } };
