@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
 const redocly = join(root, 'node_modules', '.bin', 'redocly');
-const run = spawnSync(redocly, ['lint', 'openapi.yaml', '--config', 'redocly.yaml', '--format', 'json'], {
+const run = spawnSync(process.execPath, [redocly, 'lint', 'openapi.yaml', '--config', 'redocly.yaml', '--format', 'json'], {
   cwd: root,
   encoding: 'utf8',
   env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
