@@ -12,16 +12,19 @@ type Json = Record<string, unknown>;
 
 /**
  * openapi.yaml: openapi/base.yaml with the components generated from the registry, the error codes and the admin
- * routes' own schemas added (ExecuteRequest, SuccessEnvelope, Error and what they are made of, request bodies). A generated name that base.yaml also
- * defines is refused rather than silently replaced, so the hand-written part cannot shadow the registry.
+ * routes' own schemas added (ExecuteRequest, SuccessEnvelope, Error and what they are made of, request bodies).
+ * A name given twice — base.yaml defining a generated one, or a tool whose derived names meet another part's — is
+ * refused rather than silently replaced, so nothing can shadow what the registry says.
  */
 export function openApiDocument(base: Json, registry: ToolRegistry): Json {
   const components = (base.components ?? {}) as Json;
-  const schemas = (components.schemas ?? {}) as Json;
-  const generated = { ...toolSchemas(registry), ...errorSchemas(), ...routeSchemas() };
-  const clash = Object.keys(generated).filter((name) => name in schemas);
-  if (clash.length > 0) throw new Error(`${OPENAPI_BASE_PATH} defines ${clash.join(', ')}, which the generator writes: remove them there`);
-  return { ...base, components: { ...components, schemas: { ...schemas, ...generated } } };
+  const schemas = { ...((components.schemas ?? {}) as Json) };
+  for (const part of [toolSchemas(registry), errorSchemas(), routeSchemas()]) {
+    const clash = Object.keys(part).filter((name) => name in schemas);
+    if (clash.length > 0) throw new Error(`openapi.yaml: ${clash.join(', ')} defined twice (in ${OPENAPI_BASE_PATH}, or by two generated parts)`);
+    Object.assign(schemas, part);
+  }
+  return { ...base, components: { ...components, schemas } };
 }
 
 /** Lists and maps of a few scalars (`[ a, b ]`, `{ type: string }`, `{ $ref: … }`) read best on one line. */
