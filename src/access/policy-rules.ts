@@ -17,10 +17,23 @@ export const MAX_LIST_ENTRIES = 200;
 /** Seed 003 §5.1's default for `max_tool_calls` — applied once a customer or agent has any policy. */
 export const DEFAULT_MAX_TOOL_CALLS = 25;
 
+// openapi.yaml's PolicyRules is generated from this schema (src/codegen/openapi-routes.ts), descriptions included.
 export const policyRulesSchema = z.strictObject({
-  enabled_tools: z.array(z.string().max(80)).max(MAX_LIST_ENTRIES).nullable().optional(),
-  max_side_effects: z.enum(['reads', 'writes']).optional(),
-  max_tool_calls_per_conversation: z.number().int().min(1).max(1_000_000).nullable().optional(),
+  enabled_tools: z
+    .array(z.string().max(80))
+    .max(MAX_LIST_ENTRIES)
+    .nullable()
+    .optional()
+    .describe('Allow-list of tool names (every version) or `name@major`; null = every tool; [] = none.'),
+  max_side_effects: z.enum(['reads', 'writes']).optional().describe('`reads` refuses every tool that writes.'),
+  max_tool_calls_per_conversation: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .nullable()
+    .optional()
+    .describe('Calls per (customer, agent, `context.conversation_id`), on all replicas together; calls without a conversation_id are not counted.'),
   email_allowed_recipient_domains: z
     .array(
       z
@@ -31,8 +44,12 @@ export const policyRulesSchema = z.strictObject({
     )
     .max(MAX_LIST_ENTRIES)
     .nullable()
-    .optional(),
-  require_request_id_for_writes: z.boolean().optional(),
+    .optional()
+    .describe('email_send may write (to, cc, bcc) only to addresses in these domains (exact, case-insensitive; subdomains must be listed). null = any.'),
+  require_request_id_for_writes: z
+    .boolean()
+    .optional()
+    .describe('A tool that writes is refused without `context.request_id` (so a retry can never write twice).'),
 });
 export type PolicyRules = z.output<typeof policyRulesSchema>;
 

@@ -1,9 +1,20 @@
+import { ERROR_DOCS, detailsAlwaysSent } from '../error-details';
 import { ERROR_CODES } from '../errors';
-import type { CatalogEntry } from '../tools/catalog';
+import { type CatalogEntry, jsonSchema } from '../tools/catalog';
 import { doc, tsType } from './json-schema-ts';
 
 /** A property key as TypeScript needs it: bare when an identifier, else quoted (a versioned name such as `x@2`). */
 const key = (name: string) => (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : JSON.stringify(name));
+
+/** What `error.details` holds per code (src/error-details.ts, as openapi.yaml says it): undefined where it may be absent. */
+function errorDetails(): string {
+  const entries = ERROR_CODES.map((code) => {
+    const doc = ERROR_DOCS[code];
+    const type = doc.details === null ? 'undefined' : tsType(jsonSchema(doc.details, 'input'), code, '  ');
+    return `  ${code}: ${type}${doc.details !== null && !detailsAlwaysSent(doc) ? ' | undefined' : ''};\n`;
+  });
+  return `/** What each error code's \`details\` hold (more keys may come); undefined where an answer may carry none. */\nexport interface ErrorDetails {\n${entries.join('')}}\n`;
+}
 
 export const CLIENT_TYPES_PATH = 'packages/client/src/tools.generated.ts';
 
@@ -31,5 +42,6 @@ export function clientTypes(catalog: { tools: readonly CatalogEntry[] }): string
     "/** The Hub's closed set of error codes. */",
     `export const HUB_ERROR_CODES = ${JSON.stringify(ERROR_CODES)} as const;`,
     '',
+    errorDetails(),
   ].join('\n');
 }

@@ -44,9 +44,10 @@ function outputSchemaOf(entry: CatalogEntry): McpTool['outputSchema'] {
 
 /**
  * The catalog as MCP tools. The hints follow from what the registry declares: a tool that only reads is
- * read-only and safe to repeat; a tool that writes may change or remove what exists (MCP's own default for
- * destructiveHint) and is not idempotent without a request_id; a tool with an integration reaches Google (an
- * open world), one without (hub_echo) does not.
+ * read-only and safe to repeat; a tool that writes is not idempotent without a request_id, and destructive only
+ * when it may change or remove what exists (`destructive` in its definition: an update or a delete, not a create
+ * or a send, which only add); a tool with an integration reaches Google (an open world), one without (hub_echo)
+ * does not.
  */
 export function mcpTools(catalog: { tools: readonly CatalogEntry[] }): McpTool[] {
   return catalog.tools.map((entry) => {
@@ -57,7 +58,7 @@ export function mcpTools(catalog: { tools: readonly CatalogEntry[] }): McpTool[]
       description: entry.description,
       inputSchema: { ...entry.input_schema, type: 'object' },
       outputSchema: outputSchemaOf(entry),
-      annotations: { readOnlyHint: reads, destructiveHint: !reads, idempotentHint: reads, openWorldHint: entry.integration !== null },
+      annotations: { readOnlyHint: reads, destructiveHint: entry.destructive, idempotentHint: reads, openWorldHint: entry.integration !== null },
       _meta: { 'hub/version': entry.version, 'hub/integration': entry.integration, 'hub/required_scopes': entry.required_scopes },
     };
   });

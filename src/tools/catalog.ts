@@ -16,6 +16,8 @@ export interface CatalogVersion {
   integration: string | null;
   required_scopes: string[];
   side_effects: string;
+  /** Whether a call may change or remove what exists (false for reads, and for writes that only add). */
+  destructive: boolean;
   input_schema: Record<string, unknown>;
   output_schema: Record<string, unknown>;
 }
@@ -30,7 +32,7 @@ export type CatalogEntry = { name: string } & CatalogVersion & { versions: Catal
  * JSON Schema for a tool's input, generated from the very zod schema that validates it, in the shape LLM
  * function-calling APIs take as-is (an object schema, no `$schema` key).
  */
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' });
   return rest;
 }
@@ -48,6 +50,7 @@ function describe(tool: AnyTool): CatalogVersion {
     integration: tool.integration,
     required_scopes: tool.requiredScopes.map(shortScope),
     side_effects: tool.sideEffects,
+    destructive: tool.destructive ?? false,
     input_schema: jsonSchema(tool.input, 'input'),
     output_schema: jsonSchema(tool.output, 'output'),
   };

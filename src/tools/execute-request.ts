@@ -10,20 +10,30 @@ const printable = (max: number) => z.string().min(1).max(max).regex(PRINTABLE, '
 export const userIdSchema = printable(255);
 
 /** The body of POST /api/internal/tools/execute/, per the contract. Unknown fields are refused, not ignored. */
+// The descriptions are openapi.yaml's (src/codegen/openapi-tools.ts generates the request's fields from this schema).
 export const executeRequestSchema = z.strictObject({
   tool: z.string().min(1).max(100),
-  agent_id: z.guid('must be a UUID'),
-  customer_id: z.guid('must be a UUID'),
-  user_id: userIdSchema.nullable().optional(),
+  agent_id: z.guid('must be a UUID').describe('The calling agent instance (any 8-4-4-4-12 hex form; normalised to lower case).'),
+  customer_id: z.guid('must be a UUID').describe('The customer whose connection (credentials) the tool uses.'),
+  user_id: userIdSchema
+    .nullable()
+    .optional()
+    .describe("The end user within the customer's system: their own connection takes precedence over the customer-wide one."),
   // Checked as a plain JSON object here (not copied key by key); the tool's own schema validates its content.
   inputs: z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'must be a JSON object'),
   context: z
     .strictObject({
-      conversation_id: printable(255).nullable().optional(),
-      request_id: z.string().regex(REQUEST_ID, 'must be 1-128 visible ASCII characters').nullable().optional(),
+      conversation_id: printable(255).nullable().optional().describe('The conversation the call belongs to (logged, and counted by conversation budgets).'),
+      request_id: z
+        .string()
+        .regex(REQUEST_ID, 'must be 1-128 visible ASCII characters')
+        .nullable()
+        .optional()
+        .describe('Echoed as `metadata.request_id` and `X-Request-Id`; for a write, its idempotency key: a retry with the same one runs at most once.'),
     })
     .nullable()
-    .optional(),
+    .optional()
+    .describe('Optional context of the call.'),
 });
 
 export const isValidRequestId = (value: unknown): value is string => typeof value === 'string' && REQUEST_ID.test(value);

@@ -22,6 +22,11 @@ export interface ToolRegistry {
   /** Every version of a name, newest first. */
   versions(name: string): readonly AnyTool[];
   names(): readonly string[];
+  /**
+   * Every `tool` string that resolves to this version — the bare name when it is the one a bare name runs, then
+   * `name@M`, `name@M.m`, `name@M.m.p` where they pick it — so a closed list can describe what `tool` accepts.
+   */
+  spellings(tool: AnyTool): readonly string[];
   forIntegration(integration: IntegrationId): readonly AnyTool[];
   /** `metadata.tool_version` and, for a deprecated version, its notice and headers (computed at start). */
   versionInfo(tool: AnyTool): VersionInfo;
@@ -35,6 +40,9 @@ function checkTool(tool: AnyTool): void {
   if (!parseSemver(tool.version)) throw new Error(`tool "${tool.name}": version "${tool.version}" must be major.minor.patch`);
   if (!(tool.input instanceof z.ZodObject) || !(tool.input.def.catchall instanceof z.ZodNever)) {
     throw new Error(`tool "${tool.name}" must declare its input as z.strictObject(...)`);
+  }
+  if ((tool.sideEffects === 'writes') !== (tool.destructive !== undefined)) {
+    throw new Error(`tool "${tool.name}": a tool that writes declares whether it is destructive (changes or removes), one that reads does not`);
   }
   if ((tool.integration === null) !== (tool.requiredScopes.length === 0)) {
     throw new Error(`tool "${tool.name}": required scopes go with an integration, and an integration needs scopes`);
@@ -90,6 +98,8 @@ export function createToolRegistry(tools: readonly AnyTool[]): ToolRegistry {
     }
   }
 
+  const spellings = new Map<AnyTool, string[]>(tools.map((t) => [t, []]));
+  for (const [spec, resolution] of known) if ('tool' in resolution) spellings.get(resolution.tool)!.push(spec);
   const infos = new Map<AnyTool, VersionInfo>(tools.map((t) => [t, versionInfo(t)]));
   const list = [...byName.keys()].map((name) => (known.get(name) as { tool: AnyTool }).tool);
   const names = list.map((t) => t.name).sort();
@@ -102,6 +112,7 @@ export function createToolRegistry(tools: readonly AnyTool[]): ToolRegistry {
     list: () => list,
     versions: (name) => (byName.get(name) ?? []).map((v) => v.tool),
     names: () => names,
+    spellings: (tool) => spellings.get(tool) ?? [],
     forIntegration: (integration) => list.filter((t) => t.integration === integration),
     versionInfo: (tool) => infos.get(tool) ?? versionInfo(tool),
   };

@@ -131,6 +131,12 @@ export interface ToolDefinition<I = unknown, O = unknown> {
   /** Least-privilege Google scopes (full URLs) the tool needs; broader granted scopes also satisfy them. */
   requiredScopes: readonly string[];
   sideEffects: SideEffects;
+  /**
+   * Required for a tool that writes, absent for one that reads: whether a call may change or remove what exists
+   * (an update, a delete), or only adds something new (an event created, a mail sent — irreversible, but it
+   * overwrites nothing). MCP's destructiveHint and the catalog's `destructive` say this.
+   */
+  destructive?: boolean;
   /** A strict zod object: unknown input fields are rejected, and the catalog's JSON Schema comes from it. */
   input: z.ZodType<I>;
   output: z.ZodType<O>;

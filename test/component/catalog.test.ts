@@ -20,6 +20,7 @@ describe('GET /api/internal/tools/', () => {
       integration: null,
       required_scopes: [],
       side_effects: 'reads',
+      destructive: false,
       input_schema: {
         type: 'object',
         properties: { message: { type: 'string', minLength: 1, maxLength: 10000, description: 'Any text; it is returned unchanged.' } },

@@ -57,11 +57,14 @@ test('when an MCP client lists the tools, then it gets every tool of the registr
     expect(listed.outputSchema?.type).toBe('object');
     expect(listed.annotations).toEqual({
       readOnlyHint: tool.sideEffects === 'reads',
-      destructiveHint: tool.sideEffects === 'writes',
+      destructiveHint: tool.destructive === true,
       idempotentHint: tool.sideEffects === 'reads',
       openWorldHint: tool.integration !== null,
     });
   }
+  // Creating an event and sending a mail only add; an update or a delete changes what exists.
+  const destructive = (name: string) => byName.get(name)!.annotations?.destructiveHint;
+  expect(['calendar_create_event', 'email_send', 'calendar_update_event', 'calendar_delete_event'].map(destructive)).toEqual([false, false, true, true]);
   expect(byName.get('email_send')!.inputSchema.required).toEqual(expect.arrayContaining(['to', 'body']));
   await client.close();
 });

@@ -88,6 +88,7 @@ export const writeTool = defineTool({
   integration: null,
   requiredScopes: [],
   sideEffects: 'writes',
+  destructive: false,
   input: z.strictObject({
     tag: z.string().min(1),
     delay_ms: z.number().int().min(0).max(10_000).optional(),

@@ -20,6 +20,7 @@ const createEvent = {
   integration: 'google_calendar',
   requiredScopes: [EVENTS_SCOPE],
   sideEffects: 'writes',
+  destructive: false,
   input: z.strictObject({
     summary: z.string(),
     start: z.string(),

@@ -42,6 +42,13 @@ describe('the registry at start', () => {
     expect(registry.resolve('test_tool@2')).toMatchObject({ kind: 'blocked' });
   });
 
+  it('when versions are registered, then each knows every `tool` string that runs it (what openapi.yaml lists)', () => {
+    const registry = createToolRegistry([tool('1.1.0', { status: 'deprecated', deprecatedAt: '2026-01-01T00:00:00Z' }), tool('2.0.0')]);
+    const [v2, v1] = registry.versions('test_tool');
+    expect(registry.spellings(v2!)).toEqual(['test_tool', 'test_tool@2', 'test_tool@2.0', 'test_tool@2.0.0']);
+    expect(registry.spellings(v1!)).toEqual(['test_tool@1', 'test_tool@1.1', 'test_tool@1.1.0']);
+  });
+
   it.each([
     ['a version registered twice', [tool('1.0.0'), tool('1.0.0')], 'registered twice'],
     ['a version that is not major.minor.patch', [tool('1.0')], 'major.minor.patch'],
@@ -49,6 +56,8 @@ describe('the registry at start', () => {
     ['a date that is not an instant', [tool('1.0.0', { status: 'deprecated', deprecatedAt: 'soon' })], 'not an ISO 8601'],
     ['a replacement that resolves to nothing runnable', [tool('1.0.0', { status: 'blocked', replacement: 'test_tool@2' })], 'replacement'],
     ['a replacement that is itself blocked', [tool('1.0.0', { status: 'blocked', replacement: 'test_tool@1' })], 'replacement'],
+    ['a write that does not say whether it is destructive', [{ ...tool('1.0.0'), sideEffects: 'writes' as const }], 'destructive'],
+    ['a read that claims to be destructive', [{ ...tool('1.0.0'), destructive: true }], 'destructive'],
   ])('when given %s, then the boot fails naming it', (_what, tools, message) => {
     expect(() => createToolRegistry(tools)).toThrow(message);
   });

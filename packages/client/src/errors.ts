@@ -1,22 +1,13 @@
-import type { HUB_ERROR_CODES } from './tools.generated.js';
+import type { ErrorDetails, HUB_ERROR_CODES } from './tools.generated.js';
 
 /** Every code the Hub answers with (generated from the Hub's closed set). */
 export type HubErrorCode = (typeof HUB_ERROR_CODES)[number];
 
-/** What the Hub's error details hold for the codes whose details the contract describes. */
-interface KnownDetails {
-  /** A person must connect the integration: setup_url is where (always present). */
-  INTEGRATION_NOT_CONNECTED: { integration: string; setup_url: string };
-  /** Google no longer honours the connection; setup_url, when given, is where a person reconnects it. */
-  INTEGRATION_EXPIRED: { integration?: string; setup_url?: string; reason?: string };
-  /** Connected without the access the tool needs: what it needs, what was granted, where to fix it. */
-  INTEGRATION_PERMISSION_DENIED: { integration?: string; setup_url?: string; required_scopes?: string[]; granted_scopes?: string[] };
-  TOOL_NOT_FOUND: { available_tools: string[] };
-  VALIDATION_ERROR: { issues: { path: string; message: string }[]; truncated?: true };
-  RATE_LIMITED: { scope?: string; limit?: number; window_s?: number };
-}
-
-type DetailsOf<C extends HubErrorCode> = C extends keyof KnownDetails ? KnownDetails[C] & { [key: string]: unknown } : { [key: string]: unknown } | undefined;
+/**
+ * `details` per code, as the Hub declares them (src/error-details.ts, generated into tools.generated.ts): typed
+ * where known, with room for keys added later; `setup_url` is a string for every INTEGRATION_* code.
+ */
+type DetailsOf<C extends HubErrorCode> = ErrorDetails[C] extends infer D ? (D extends undefined ? undefined : D & { [key: string]: unknown }) : never;
 
 /** An error the Hub answered with, discriminated by `code`: `switch (error.code)` narrows `details`. */
 export type HubError = {

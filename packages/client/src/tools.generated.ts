@@ -348,3 +348,132 @@ export const TOOL_SIDE_EFFECTS = {
 
 /** The Hub's closed set of error codes. */
 export const HUB_ERROR_CODES = ["INTEGRATION_NOT_CONNECTED","INTEGRATION_EXPIRED","INTEGRATION_PERMISSION_DENIED","TOOL_NOT_FOUND","EXTERNAL_API_ERROR","RATE_LIMITED","VALIDATION_ERROR","UNAUTHORIZED","FORBIDDEN","POLICY_DENIED","RESOURCE_NOT_FOUND","CONFLICT","PAYLOAD_TOO_LARGE","INTERNAL_ERROR","SERVICE_UNAVAILABLE","PRECONDITION_FAILED","PRECONDITION_REQUIRED"] as const;
+
+/** What each error code's `details` hold (more keys may come); undefined where an answer may carry none. */
+export interface ErrorDetails {
+  INTEGRATION_NOT_CONNECTED: {
+    /** The integration a person must act on. */
+    integration: "google_calendar" | "google_gmail";
+    /** Where a person connects (or reconnects) the integration: a short-lived signed connect link, for a browser (GET /integrations/google/connect). */
+    setup_url: string;
+  };
+  INTEGRATION_EXPIRED: {
+    /** The integration a person must act on. */
+    integration: "google_calendar" | "google_gmail";
+    /** Where a person connects (or reconnects) the integration: a short-lived signed connect link, for a browser (GET /integrations/google/connect). */
+    setup_url: string;
+    /** Why the grant is no longer usable. */
+    reason?: string;
+  };
+  INTEGRATION_PERMISSION_DENIED: {
+    /** The integration a person must act on. */
+    integration: "google_calendar" | "google_gmail";
+    /** Where a person connects (or reconnects) the integration: a short-lived signed connect link, for a browser (GET /integrations/google/connect). */
+    setup_url: string;
+    /** The scopes the tool needs (short names, e.g. `calendar.events`). */
+    required_scopes: string[];
+    /** The scopes the connection holds. */
+    granted_scopes: string[];
+    /** Those of required_scopes the grant does not cover (when the Hub found them missing before calling Google). */
+    missing_scopes?: string[];
+    /** `insufficient_scopes` when Google refused the call for lack of scopes. */
+    reason?: string;
+  };
+  TOOL_NOT_FOUND: {
+    /** Every tool name the Hub has. */
+    available_tools: string[];
+  } | {
+    /** The named tool's versions that are not blocked. */
+    available_versions: string[];
+  };
+  EXTERNAL_API_ERROR: {
+    /** Google's reason (`invalid`, `backendError`…) or the Hub's (`timeout`, `network`, `circuit_open`, `refresh_failed`, `unexpected_response`…). */
+    reason?: string;
+    /** The HTTP status Google answered with. */
+    upstream_status?: number;
+    /** Google's own message, scrubbed, at most 300 characters. */
+    message?: string;
+    /** With `circuit_open`: whose circuit is open (`connection`, or `integration` for a Google-wide outage). */
+    scope?: string;
+    /** A write Google did not confirm: `not_sent` (checked, nothing happened) or `unknown` (check before repeating with a new request_id). */
+    outcome?: "unknown" | "not_sent";
+    /** Why a send stays `unknown`: the connection cannot read Sent, too much newer sent mail, the check failed, or not in Sent yet. */
+    verification?: "no_read_scope" | "scan_limit" | "failed" | "not_found_yet";
+  } | undefined;
+  RATE_LIMITED: {
+    /** Which limit was hit. */
+    scope: string;
+    /** Google's reason, or the Hub's (`mailbox_quota`, `mailbox_busy`). */
+    reason?: string;
+    /** The limit (points, or quota units, per window). */
+    limit?: number;
+    /** The limit's window in seconds. */
+    window_s?: number;
+    /** The Hub answered itself: until when Google asked it to leave the account alone. */
+    cooldown_until?: string;
+  };
+  VALIDATION_ERROR: {
+    /** What is wrong, per field (paths and messages cut to 200 characters). */
+    issues: {
+      /** The offending field, e.g. `inputs.attendees[0]`, or `(root)`. */
+      path: string;
+      message: string;
+    }[];
+    /** Present when there were more than the 20 issues listed. */
+    truncated?: true;
+  };
+  UNAUTHORIZED: undefined;
+  FORBIDDEN: {
+    /** Which scope of the service key the call is outside of. */
+    reason?: string;
+  } | undefined;
+  POLICY_DENIED: {
+    /** The rule that refused the call. */
+    rule: string;
+    /** Whose policy the rule is (the agent's overrides the customer's field by field). */
+    policy?: "customer" | "agent";
+    /** `max_tool_calls_per_conversation`: the budget. */
+    limit?: number;
+    /** `email_allowed_recipient_domains`: the recipient domains not allowed. */
+    refused_domains?: string[];
+    /** `tool_version_blocked`: the blocked version. */
+    tool_version?: string;
+    /** `tool_version_blocked`: what to call instead. */
+    replacement?: string;
+  };
+  RESOURCE_NOT_FOUND: {
+    /** The HTTP status Google answered with. */
+    upstream_status?: number;
+    /** Google's reason. */
+    reason?: string;
+    /** The event Google does not know. */
+    event_id?: string;
+    /** The calendar it was looked for on. */
+    calendar_id?: string;
+    /** The Gmail message Google does not know. */
+    message_id?: string;
+    /** The Gmail thread Google does not know. */
+    thread_id?: string;
+    /** Google has not shown an event this Hub just created yet; retry. */
+    recently_created?: true;
+  } | undefined;
+  CONFLICT: {
+    /** What the request conflicts with. */
+    reason?: string;
+    /** `request_id_reused`: the request_id. */
+    request_id?: string;
+    /** The event concerned. */
+    event_id?: string;
+  } | undefined;
+  PAYLOAD_TOO_LARGE: {
+    /** The limit. */
+    limit_bytes?: number;
+  } | undefined;
+  INTERNAL_ERROR: undefined;
+  SERVICE_UNAVAILABLE: {
+    /** What is unavailable. */
+    reason?: string;
+  } | undefined;
+  PRECONDITION_FAILED: undefined;
+  PRECONDITION_REQUIRED: undefined;
+}

@@ -10,12 +10,18 @@ import { isAllowedReturnUrl } from '../../integrations/return-urls';
 import type { Logger } from '../../logger';
 import { userIdSchema } from '../../tools/execute-request';
 
-const body = z.strictObject({
+/** The request body; openapi.yaml's ConnectLinkRequest is generated from it (src/codegen/openapi-routes.ts). */
+export const connectLinkBody = z.strictObject({
   customer_id: z.guid('must be a UUID'),
-  user_id: userIdSchema.nullable().optional(),
+  user_id: userIdSchema.nullable().optional().describe('An end user of the customer; absent or null = the customer-wide connection.'),
   integration: z.enum(INTEGRATION_IDS, { error: `must be one of ${INTEGRATION_IDS.join(', ')}` }),
-  return_url: z.string().max(2048).nullable().optional(),
-  intent: z.enum(['connect', 'replace'], { error: 'must be connect or replace' }).optional(),
+  return_url: z.string().max(2048).nullable().optional().describe('Where to send the person afterwards; must start with a prefix on HUB_CONNECT_RETURN_URLS.'),
+  intent: z
+    .enum(['connect', 'replace'], { error: 'must be connect or replace' })
+    .optional()
+    .describe(
+      '`connect` (default): the link connects the integration where none is connected, or reconnects the same Google account; completing it with another account is refused and changes nothing. `replace`: the link may also connect a different Google account in place of the connected one.',
+    ),
 });
 
 /**
@@ -27,7 +33,7 @@ const body = z.strictObject({
  */
 export function createConnectLinkRoute(deps: { connectLinks: ConnectLinks; returnUrlPrefixes: readonly string[]; logger: Logger }): RequestHandler {
   return (req, res) => {
-    const parsed = body.safeParse(req.body);
+    const parsed = connectLinkBody.safeParse(req.body);
     if (!parsed.success) {
       sendError(res, validationError('Invalid connect-link request', toIssues(parsed.error)));
       return;

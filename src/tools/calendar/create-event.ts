@@ -64,6 +64,7 @@ export const calendarCreateEvent = defineTool({
   integration: 'google_calendar',
   requiredScopes: [googleScope('calendar.events')],
   sideEffects: 'writes',
+  destructive: false,
   input,
   output: eventResultSchema,
   run: async (ctx, args) => {

@@ -28,6 +28,7 @@ export const calendarDeleteEvent = defineTool({
   integration: 'google_calendar',
   requiredScopes: [googleScope('calendar.events')],
   sideEffects: 'writes',
+  destructive: true,
   input,
   output,
   run: async (ctx, args) => {

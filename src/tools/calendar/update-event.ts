@@ -63,6 +63,7 @@ export const calendarUpdateEvent = defineTool({
   integration: 'google_calendar',
   requiredScopes: [googleScope('calendar.events')],
   sideEffects: 'writes',
+  destructive: true,
   input,
   output: eventResultSchema,
   run: async (ctx, args) => {

@@ -108,6 +108,7 @@ export const emailSend = defineTool({
   integration: 'google_gmail',
   requiredScopes: SCOPES,
   sideEffects: 'writes',
+  destructive: false,
   input,
   recipients: (v) => [...mailboxes(v.to), ...mailboxes(v.cc), ...mailboxes(v.bcc)].map((m) => m.address),
   output,

@@ -1,0 +1,20 @@
+import { policyRulesSchema } from '../access/policy-rules';
+import { connectLinkBody } from '../routes/admin/create-connect-link';
+import { serviceKeyBody } from '../routes/admin/create-service-key';
+import { jsonSchema } from '../tools/catalog';
+
+/**
+ * Components of openapi.yaml taken from the zod schemas the admin routes validate with, rather than copied into
+ * openapi/base.yaml: a field added to or tightened in a route's body shows in the spec by itself.
+ */
+export function routeSchemas(): Record<string, Record<string, unknown>> {
+  return {
+    ConnectLinkRequest: jsonSchema(connectLinkBody, 'input'),
+    ServiceKeyRequest: jsonSchema(serviceKeyBody, 'input'),
+    PolicyRules: {
+      ...jsonSchema(policyRulesSchema, 'input'),
+      description:
+        "Every field is optional. In an agent's policy a field left out is the customer's, and `null` says \"no restriction\" (it lifts the customer's). Once a customer or agent has any policy, `max_tool_calls_per_conversation` is 25 (seed 003's default) unless set; with no policy at all, nothing is limited.",
+    },
+  };
+}
