@@ -57,7 +57,12 @@ export function createPolicyGuard(deps: { policies: Policies; budget: Conversati
   const decide = (policy: EffectivePolicy | null, call: PolicyCheck): Verdict | Promise<Verdict> => {
     if (policy === null) return null;
     const { tool } = call;
-    const refused = policyRefusal(policy, { tool, recipients: tool.recipients?.(call.input) ?? NO_RECIPIENTS, hasRequestId: call.hasRequestId });
+    const refused = policyRefusal(policy, {
+      tool,
+      recipients: tool.recipients?.(call.input) ?? NO_RECIPIENTS,
+      hasRequestId: call.hasRequestId,
+      changes: tool.changesWhen?.(call.input) ?? false,
+    });
     if (refused !== null || policy.budget === null || call.conversationId === null) return refused;
     const budget = policy.budget;
     const taken = deps.budget.take(call.customerId, call.agentId, call.conversationId, budget.value);

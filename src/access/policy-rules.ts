@@ -106,6 +106,8 @@ export interface PolicyCall {
   recipients: readonly string[];
   /** Whether the caller gave context.request_id. */
   hasRequestId: boolean;
+  /** Whether this call of a tool that reads changes something all the same (ToolDefinition.changesWhen). */
+  changes: boolean;
 }
 
 export type PolicyRule =
@@ -131,6 +133,13 @@ export function policyRefusal(p: EffectivePolicy, call: PolicyCall): HubError | 
   }
   if (p.readsOnly !== null && tool.sideEffects === 'writes') {
     return policyDenied('max_side_effects', p.readsOnly.from, `The ${p.readsOnly.from} policy allows only tools that read; ${tool.name} writes`);
+  }
+  if (p.readsOnly !== null && call.changes) {
+    return policyDenied(
+      'max_side_effects',
+      p.readsOnly.from,
+      `The ${p.readsOnly.from} policy allows only calls that read; this ${tool.name} call changes what it reads`,
+    );
   }
   if (p.requireRequestId !== null && tool.sideEffects === 'writes' && !call.hasRequestId) {
     return policyDenied(

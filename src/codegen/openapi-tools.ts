@@ -47,7 +47,13 @@ function baseName(tool: AnyTool, siblings: readonly AnyTool[]): string {
 }
 
 const effects = (tool: AnyTool) =>
-  tool.sideEffects === 'reads' ? 'reads' : tool.destructive ? 'writes: may change or remove what exists' : 'writes: only adds';
+  tool.sideEffects === 'reads'
+    ? tool.changesWhen
+      ? 'reads; some inputs change what it reads'
+      : 'reads'
+    : tool.destructive
+      ? 'writes: may change or remove what exists'
+      : 'writes: only adds';
 
 /** The execute request's fields other than `tool` and `inputs`, from the schema the route validates with. */
 function requestFields(): Record<string, Schema> {

@@ -58,7 +58,7 @@ export function mcpTools(catalog: { tools: readonly CatalogEntry[] }): McpTool[]
       description: entry.description,
       inputSchema: { ...entry.input_schema, type: 'object' },
       outputSchema: outputSchemaOf(entry),
-      annotations: { readOnlyHint: reads, destructiveHint: entry.destructive, idempotentHint: reads, openWorldHint: entry.integration !== null },
+      annotations: { readOnlyHint: entry.read_only, destructiveHint: entry.destructive, idempotentHint: reads, openWorldHint: entry.integration !== null },
       _meta: { 'hub/version': entry.version, 'hub/integration': entry.integration, 'hub/required_scopes': entry.required_scopes },
     };
   });

@@ -18,6 +18,8 @@ export interface CatalogVersion {
   side_effects: string;
   /** Whether a call may change or remove what exists (false for reads, and for writes that only add). */
   destructive: boolean;
+  /** False for a tool that writes, and for one that reads but changes something for some inputs (changesWhen). */
+  read_only: boolean;
   input_schema: Record<string, unknown>;
   output_schema: Record<string, unknown>;
 }
@@ -51,6 +53,7 @@ function describe(tool: AnyTool): CatalogVersion {
     required_scopes: tool.requiredScopes.map(shortScope),
     side_effects: tool.sideEffects,
     destructive: tool.destructive ?? false,
+    read_only: tool.sideEffects === 'reads' && tool.changesWhen === undefined,
     input_schema: jsonSchema(tool.input, 'input'),
     output_schema: jsonSchema(tool.output, 'output'),
   };

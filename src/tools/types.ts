@@ -137,6 +137,12 @@ export interface ToolDefinition<I = unknown, O = unknown> {
    * overwrites nothing). MCP's destructiveHint and the catalog's `destructive` say this.
    */
   destructive?: boolean;
+  /**
+   * For a tool that reads but changes something for some inputs (email_read's `mark_as_read` clears Gmail's UNREAD
+   * label): whether this call does. A read-only policy (`max_side_effects: reads`) refuses such a call, and MCP's
+   * readOnlyHint and the catalog's `read_only` are false for the tool.
+   */
+  changesWhen?(input: I): boolean;
   /** A strict zod object: unknown input fields are rejected, and the catalog's JSON Schema comes from it. */
   input: z.ZodType<I>;
   output: z.ZodType<O>;

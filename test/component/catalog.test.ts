@@ -21,6 +21,7 @@ describe('GET /api/internal/tools/', () => {
       required_scopes: [],
       side_effects: 'reads',
       destructive: false,
+      read_only: true,
       input_schema: {
         type: 'object',
         properties: { message: { type: 'string', minLength: 1, maxLength: 10000, description: 'Any text; it is returned unchanged.' } },

@@ -56,7 +56,7 @@ test('when an MCP client lists the tools, then it gets every tool of the registr
     expect(listed.inputSchema.type).toBe('object');
     expect(listed.outputSchema?.type).toBe('object');
     expect(listed.annotations).toEqual({
-      readOnlyHint: tool.sideEffects === 'reads',
+      readOnlyHint: tool.sideEffects === 'reads' && tool.changesWhen === undefined,
       destructiveHint: tool.destructive === true,
       idempotentHint: tool.sideEffects === 'reads',
       openWorldHint: tool.integration !== null,
@@ -65,6 +65,8 @@ test('when an MCP client lists the tools, then it gets every tool of the registr
   // Creating an event and sending a mail only add; an update or a delete changes what exists.
   const destructive = (name: string) => byName.get(name)!.annotations?.destructiveHint;
   expect(['calendar_create_event', 'email_send', 'calendar_update_event', 'calendar_delete_event'].map(destructive)).toEqual([false, false, true, true]);
+  // email_read reads, but its mark_as_read clears UNREAD: not read-only (and safe to repeat).
+  expect(byName.get('email_read')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
   expect(byName.get('email_send')!.inputSchema.required).toEqual(expect.arrayContaining(['to', 'body']));
   await client.close();
 });

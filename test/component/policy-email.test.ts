@@ -51,3 +51,19 @@ test('when every recipient is inside the allowed domains (any letter case), then
   await runTool(hub, ana, 'email_send', { to: [`Ben <${BEN.email.toUpperCase()}>`], cc: [BEN.email], subject: 'Hi', body: 'x' }).expect(200);
   expect(sentBy(ANA.email)).toHaveLength(1);
 });
+
+test('when a read-only policy meets email_read with mark_as_read, then POLICY_DENIED and the message stays unread; reading it without marking is allowed', async () => {
+  const { ana } = await twoConnectedMailboxes(hub, sb, {
+    ana: [{ from: `Ben <${BEN.email}>`, to: [ANA.email], subject: 'Quarterly numbers', text: 'See attached.' }],
+  });
+  await client(hub.app).put(`/api/admin/customers/${ana.customerId}/policy`).set('Authorization', asAdmin()).send({ max_side_effects: 'reads' }).expect(201);
+  const message = mailboxAt(sb, ANA.email)[0]!;
+  expect(message.labelIds).toContain('UNREAD');
+  const requests = await sandboxRequestsFrom(sb);
+  const refused = await runTool(hub, ana, 'email_read', { message_id: message.id, mark_as_read: true }).expect(403);
+  expect(refused.body.error).toMatchObject({ code: 'POLICY_DENIED', details: { rule: 'max_side_effects' } });
+  expect(await requests()).toEqual([]);
+  const read = await runTool(hub, ana, 'email_read', { message_id: message.id }).expect(200);
+  expect(read.body.result.subject).toBe('Quarterly numbers');
+  expect(mailboxAt(sb, ANA.email)[0]!.labelIds).toContain('UNREAD');
+});

@@ -2,7 +2,7 @@ import { DEFAULT_MAX_TOOL_CALLS, effectivePolicy, mayRun, policyRefusal, policyR
 import { toolMatcher } from '../../src/access/tool-match';
 
 const tool = (name: string, version = '1.0.0', sideEffects: 'reads' | 'writes' = 'reads') => ({ name, version, sideEffects });
-const call = (t: ReturnType<typeof tool>, recipients: string[] = [], hasRequestId = false) => ({ tool: t, recipients, hasRequestId });
+const call = (t: ReturnType<typeof tool>, recipients: string[] = [], hasRequestId = false, changes = false) => ({ tool: t, recipients, hasRequestId, changes });
 
 describe('tool allow-lists', () => {
   it('when an entry names a major version, then only that major matches; a bare name matches every version', () => {
@@ -62,6 +62,15 @@ describe('refusals', () => {
       refused_domains: ['evil.example'],
     });
     expect(policyRefusal(r, call(tool('email_send', '1.0.0', 'writes'), ['z@ACME.example'], true))).toBeNull();
+  });
+
+  it('when a read-only policy meets a call of a reading tool that changes what it reads (email_read with mark_as_read), then it is refused; the same tool without the change runs', () => {
+    const p = effectivePolicy({ max_side_effects: 'reads' }, null)!;
+    const refused = policyRefusal(p, call(tool('email_read', '1.1.0', 'reads'), [], false, true));
+    expect(refused).toMatchObject({ code: 'POLICY_DENIED', details: { rule: 'max_side_effects', policy: 'customer' } });
+    expect(refused!.message).toContain('changes what it reads');
+    expect(policyRefusal(p, call(tool('email_read', '1.1.0', 'reads')))).toBeNull();
+    expect(mayRun(p, tool('email_read', '1.1.0', 'reads'))).toBe(true);
   });
 
   it('when a domain is written in capitals, then it is stored lower-case; a bare word is not a domain', () => {

@@ -46,6 +46,7 @@ export const emailRead = defineTool({
   // The one change it can make (clearing UNREAD) is idempotent at Gmail and is what opening the mail does; treating
   // the call as a write would keep whole message bodies in the idempotency store for a day to replay them.
   sideEffects: 'reads',
+  changesWhen: (v) => v.mark_as_read === true,
   input,
   output,
   run: async (ctx, v): Promise<Result<Output>> => {
