@@ -1,5 +1,5 @@
 import '../require-node'; // first: refuses an unsupported Node before anything else loads
-import { ConfigError, SANDBOX_DEFAULT_CLIENT, loadSandboxConfig, processEnv } from '../config';
+import { SANDBOX_DEFAULT_CLIENT, SandboxConfigError, loadSandboxConfig, processEnv } from './config';
 import { createSandbox } from './app';
 import { DEMO_ACCOUNTS, demoAccounts } from './demo-data';
 
@@ -12,7 +12,7 @@ async function main() {
   try {
     config = loadSandboxConfig(processEnv());
   } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
+    if (!(err instanceof SandboxConfigError)) throw err;
     process.stderr.write(`${err.message}\n`);
     process.exit(1);
   }

@@ -1,7 +1,8 @@
 import Ajv2019 from 'ajv/dist/2019';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig, loadMigrateConfig, loadSandboxConfig } from '../../src/config';
+import { loadConfig, loadMigrateConfig } from '../../src/config';
+import { loadSandboxConfig } from '../../src/sandbox/config';
 import { MIGRATE_COMMAND, ROOT, SAMPLE_SECRETS, loadCompose, read, readEnvFile, servedPaths } from '../helpers/deploy';
 
 /**

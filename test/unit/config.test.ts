@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig, loadSandboxConfig } from '../../src/config';
+import { ConfigError, loadConfig } from '../../src/config';
+import { loadSandboxConfig } from '../../src/sandbox/config';
 import { KEY_1, KEY_2, SECRET_A, testEnv } from '../helpers/env';
 
 const problems = (env: Record<string, string | undefined>) => {
