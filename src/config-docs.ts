@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { DEMO_CONFIG_SCHEMA, HUB_CONFIG_SCHEMA } from './config';
-import { SANDBOX_ENV_SCHEMA } from './sandbox/config';
+import { SANDBOX_ENV_SCHEMA } from '@hub/google-sandbox/config';
 
 /**
  * The README's configuration tables, rendered from the schemas in src/config.ts and the Google sandbox's

@@ -7,10 +7,7 @@ import { mintAdminToken } from './cli/admin-token';
 import { type Config, type DemoConfig, loadConfigOrExit, loadDemoConfig, processEnv } from './config';
 import { createConnectLinks } from './integrations/connect-links';
 import { createSignInLinks } from './console/sign-in-links';
-import { type RunningSandbox, createSandbox } from './sandbox/app';
-import { SANDBOX_DEFAULT_CLIENT, loadSandboxConfig } from './sandbox/config';
-import { DEMO_ACCOUNTS, demoAccounts } from './sandbox/demo-data';
-import type { World } from './sandbox/world';
+import { DEMO_ACCOUNTS, type RunningSandbox, SANDBOX_DEFAULT_CLIENT, type World, createSandbox, demoAccounts, loadSandboxConfig } from '@hub/google-sandbox';
 import { type RunningHub, exitOnStartFailure, explainListenError, startHub, stopOnSignals } from './server';
 
 /**

@@ -2,7 +2,7 @@ import Ajv2019 from 'ajv/dist/2019';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, loadMigrateConfig } from '../../src/config';
-import { loadSandboxConfig } from '../../src/sandbox/config';
+import { loadSandboxConfig } from '@hub/google-sandbox';
 import { MIGRATE_COMMAND, ROOT, SAMPLE_SECRETS, loadCompose, read, readEnvFile, servedPaths } from '../helpers/deploy';
 
 /**
