@@ -8,9 +8,13 @@
 FROM node:24-slim@sha256:a9f5f7c91a432850b2a8a7797adf5eadb6c733ceed61167806cee7ea7fbc29df AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
+# The Google sandbox is a workspace package: npm links it, and its command, from these two.
+COPY packages/google-sandbox/package.json ./packages/google-sandbox/
+COPY packages/google-sandbox/bin ./packages/google-sandbox/bin
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
+COPY packages/google-sandbox ./packages/google-sandbox
 COPY src ./src
 COPY bench ./bench
 COPY console ./console
@@ -23,13 +27,17 @@ ENV NODE_ENV=production \
     HUB_DATA_DIR=/app/data
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
+COPY packages/google-sandbox/package.json ./packages/google-sandbox/
+COPY packages/google-sandbox/bin ./packages/google-sandbox/bin
 RUN npm ci --omit=dev && npm cache clean --force
 COPY --from=build /app/dist/src ./dist/src
 # The admin console's browser files (served from memory under /admin/assets/<digest>/).
 COPY --from=build /app/dist/console ./dist/console
 COPY openapi.yaml ./
-# Google's Discovery documents: the Google sandbox routes and validates by them.
-COPY discovery ./discovery
+# The Google sandbox (deploy/compose.yaml's `sandbox` profile): its build, and Google's Discovery documents,
+# by which it routes and validates.
+COPY --from=build /app/packages/google-sandbox/dist ./packages/google-sandbox/dist
+COPY packages/google-sandbox/discovery ./packages/google-sandbox/discovery
 # Only used with HUB_ALLOW_EMBEDDED_DB=true (production refuses embedded PGlite otherwise); mount a volume here.
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node

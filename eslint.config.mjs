@@ -21,5 +21,5 @@ export default tseslint.config(
   // CommonJS scripts (worker and replica entry points run as plain Node), and main.ts's lazy requires, which keep
   // modules a command does not use out of its start-up.
   { files: ['**/*.js', 'src/main.ts', 'test/deploy/compose.test.ts'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
-  { files: ['test/**/*.ts', 'bench/**/*.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
+  { files: ['test/**/*.ts', 'bench/**/*.ts', 'packages/*/test/**/*.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
 );

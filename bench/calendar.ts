@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { loadConfig } from '../src/config';
 import { DEFAULT_WORKING_HOURS } from '../src/integrations/working-hours';
 import { googleScope } from '../src/integrations/integrations';
-import { createSandbox } from '../src/sandbox/app';
+import { createSandbox } from '@hub/google-sandbox';
 import { startHub } from '../src/server';
 import { busyByCalendar } from '../src/tools/calendar/mapping';
 import { organizerTime } from '../src/tools/calendar/organizer-events';

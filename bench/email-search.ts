@@ -3,7 +3,7 @@ import { loadConfig } from '../src/config';
 import { createGoogleClients } from '../src/integrations/google-clients';
 import { googleScope } from '../src/integrations/integrations';
 import { createLogger } from '../src/logger';
-import { createSandbox } from '../src/sandbox/app';
+import { createSandbox } from '@hub/google-sandbox';
 import { startHub } from '../src/server';
 
 /**

@@ -12,7 +12,7 @@ import { createCredentialStore } from '../src/store/credential-store';
 import { migrate } from '../src/store/migrate';
 import { openDatabase } from '../src/store/open';
 import { createTokenCipher } from '../src/store/token-cipher';
-import { cpuMsOf, startProcess, stopProcess } from './spawned';
+import { SANDBOX_MAIN, cpuMsOf, startProcess, stopProcess } from './spawned';
 
 /**
  * `npm run bench:realcall`: what the Hub adds to a real Google call. The compiled Google sandbox and the
@@ -79,7 +79,7 @@ interface Hub {
 
 async function main() {
   const sb = await startProcess(
-    'src/sandbox/main.js',
+    SANDBOX_MAIN,
     {
       SANDBOX_PORT: '0',
       SANDBOX_CONTROL: 'on',

@@ -1,15 +1,14 @@
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 
 /**
  * `npm run bench:sandbox`: how fast the Google sandbox is ready — the issue asks for "well under a second".
- * Cold: a fresh `node dist/src/sandbox/main.js` (demo world seeded) from spawn until it prints "listening", the
+ * Cold: a fresh `google-sandbox` process (the package's dist/main.js, demo world seeded) from spawn until it prints "listening", the
  * same way a test run or the demo pays it; median of BENCH_RUNS (default 7). Each run also prints the figure
  * the sandbox reports itself (createSandbox + listen, without Node's own start-up and module loading).
  */
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
-const MAIN = join(__dirname, '..', 'src', 'sandbox', 'main.js');
+const MAIN = require.resolve('@hub/google-sandbox/main');
 
 function coldStart(): Promise<{ totalMs: number; selfMs: number }> {
   return new Promise((resolve, reject) => {

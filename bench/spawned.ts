@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import { loadConfig } from '../src/config';
 import { googleScope } from '../src/integrations/integrations';
@@ -13,13 +13,15 @@ import { openDatabase } from '../src/store/open';
 import { createTokenCipher } from '../src/store/token-cipher';
 
 /**
- * The compiled Google sandbox and the compiled Hub (dist/) as processes of their own, the Hub on an embedded
+ * The built Google sandbox (@hub/google-sandbox) and the compiled Hub (dist/) as processes of their own, the Hub on an embedded
  * database seeded with one customer's Gmail connection — so what is measured is the Hub process alone, its
  * HTML worker loaded as the production image loads it. For bench/fuzz.ts and the hostile-HTML latency test.
  */
 
 // From source (jest) this is bench/, compiled it is dist/bench/: either way the processes run from dist/.
 export const DIST = __dirname.endsWith(join('dist', 'bench')) ? join(__dirname, '..') : join(__dirname, '..', 'dist');
+/** The built sandbox's command (the workspace package @hub/google-sandbox), as a script path under DIST. */
+export const SANDBOX_MAIN = relative(DIST, require.resolve('@hub/google-sandbox/main'));
 const CLIENT = { clientId: 'spawned.apps.googleusercontent.com', clientSecret: 'GOCSPX-spawned-secret' };
 const GMAIL_SCOPES = [googleScope('gmail.send'), googleScope('gmail.readonly'), googleScope('gmail.modify')];
 
@@ -64,7 +66,7 @@ export function cpuMsOf(pid: number): number {
 
 export async function startSpawned(options: { email: string; messages: unknown[]; hubEnv?: Record<string, string> }): Promise<Spawned> {
   const sb = await startProcess(
-    'src/sandbox/main.js',
+    SANDBOX_MAIN,
     {
       SANDBOX_PORT: '0',
       SANDBOX_CONTROL: 'on',

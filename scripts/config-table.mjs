@@ -1,13 +1,13 @@
-// `npm run docs:config`: regenerates the README's configuration tables from src/config.ts (through dist/, which
-// the npm script builds first when it is stale). `--check` only reports whether the README is current.
+// `npm run docs:config`: regenerates the README's configuration tables from src/config.ts and the Google sandbox's
+// packages/google-sandbox/src/config.ts (through the built code, which the npm script builds first when it is
+// stale). `--check` only reports whether the README is current.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
 const require = createRequire(import.meta.url);
-const { CONFIG_SCHEMAS } = require(join(root, 'dist/src/config.js'));
-const { renderConfigTables, withConfigTables } = require(join(root, 'dist/src/config-docs.js'));
+const { CONFIG_SCHEMAS, renderConfigTables, withConfigTables } = require(join(root, 'dist/src/config-docs.js'));
 
 const readmePath = join(root, 'README.md');
 const readme = readFileSync(readmePath, 'utf8');

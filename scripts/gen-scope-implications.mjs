@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Regenerates src/integrations/scope-implications.generated.ts from Google's Discovery documents.
 // Scope A implies scope B when every API method that accepts B also accepts A — so a token holding A can do
-// everything a token holding B can. Usage: node scripts/gen-scope-implications.mjs discovery
+// everything a token holding B can. Usage: node scripts/gen-scope-implications.mjs packages/google-sandbox/discovery
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 

@@ -1,19 +1,30 @@
 import type { z } from 'zod';
+import { DEMO_CONFIG_SCHEMA, HUB_CONFIG_SCHEMA } from './config';
+import { SANDBOX_ENV_SCHEMA } from '@hub/google-sandbox/config';
 
 /**
- * The README's configuration tables, rendered from the schemas in src/config.ts: each variable's
+ * The README's configuration tables, rendered from the schemas in src/config.ts and the Google sandbox's
+ * packages/google-sandbox/src/config.ts: each variable's
  * `.describe('…')` sentence and the default the schema itself yields for an unset variable (or a
  * `.meta({ defaultText })` where the default is derived from another variable). `npm run docs:config` writes
  * them between the markers; a test fails when the README differs.
  */
 
-export const TABLES_START = '<!-- config-tables:start — generated from src/config.ts by `npm run docs:config`; edit the schema, not this table -->';
+export const TABLES_START =
+  '<!-- config-tables:start — generated from src/config.ts and packages/google-sandbox/src/config.ts by `npm run docs:config`; edit the schema, not this table -->';
 export const TABLES_END = '<!-- config-tables:end -->';
 
 export interface DocumentedSchema {
   title: string;
   schema: z.ZodObject;
 }
+
+/** Every schema whose variables the README's configuration tables list, in their order. */
+export const CONFIG_SCHEMAS: readonly DocumentedSchema[] = [
+  HUB_CONFIG_SCHEMA,
+  { title: 'The Google sandbox (`packages/google-sandbox`: `npm run sandbox`, and beside the Hub in the demo)', schema: SANDBOX_ENV_SCHEMA },
+  DEMO_CONFIG_SCHEMA,
+];
 
 const code = (v: string) => `\`${v}\``;
 
@@ -40,7 +51,7 @@ export function renderConfigTables(schemas: readonly DocumentedSchema[]): string
     });
     return [`**${title}**`, '', '| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
   });
-  if (undocumented.length > 0) throw new Error(`no .describe('…') on ${undocumented.join(', ')} in src/config.ts`);
+  if (undocumented.length > 0) throw new Error(`no .describe('…') on ${undocumented.join(', ')} in its config schema`);
   return tables.join('\n\n');
 }
 

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { DEMO_ACCOUNTS, dateOnly, mondayOf } from './sandbox/demo-data';
+import { DEMO_ACCOUNTS, dateOnly, mondayOf } from '@hub/google-sandbox';
 
 /**
  * The lines `npm run demo` prints: shell commands that work as pasted into bash or zsh from the project directory,

@@ -4,12 +4,10 @@ import { resolve } from 'node:path';
 import { DEMO_CUSTOMER_ID, demoLines } from './demo-lines';
 import { type DemoSecrets, readDemoSecrets, saveDemoSecrets, secretsFileIn } from './demo-secrets';
 import { mintAdminToken } from './cli/admin-token';
-import { type Config, type DemoConfig, SANDBOX_DEFAULT_CLIENT, loadConfigOrExit, loadDemoConfig, loadSandboxConfig, processEnv } from './config';
+import { type Config, type DemoConfig, loadConfigOrExit, loadDemoConfig, processEnv } from './config';
 import { createConnectLinks } from './integrations/connect-links';
 import { createSignInLinks } from './console/sign-in-links';
-import { type RunningSandbox, createSandbox } from './sandbox/app';
-import { DEMO_ACCOUNTS, demoAccounts } from './sandbox/demo-data';
-import type { World } from './sandbox/world';
+import { DEMO_ACCOUNTS, type RunningSandbox, SANDBOX_DEFAULT_CLIENT, type World, createSandbox, demoAccounts, loadSandboxConfig } from '@hub/google-sandbox';
 import { type RunningHub, exitOnStartFailure, explainListenError, startHub, stopOnSignals } from './server';
 
 /**

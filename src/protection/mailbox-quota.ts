@@ -34,7 +34,7 @@ export interface MailboxQuota {
 
 /**
  * Google's per-method costs (Gmail "Usage limits", per-method quota usage), by method id without `gmail.users.`.
- * The sandbox keeps its own table (src/sandbox/quotas.ts) on purpose: it plays Google, so a wrong belief here
+ * The sandbox keeps its own table (packages/google-sandbox/src/quotas.ts) on purpose: it plays Google, so a wrong belief here
  * must show up as Google's 429 in the tests, not be shared by both sides.
  */
 export const GMAIL_QUOTA_COSTS: Readonly<Record<string, number>> = {

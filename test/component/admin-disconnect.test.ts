@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mintOfflineGrant } from '../../src/sandbox/oauth/tokens';
+import { mintOfflineGrant } from '@hub/google-sandbox';
 import { createCredentialStore } from '../../src/store/credential-store';
 import { createTokenCipher } from '../../src/store/token-cipher';
 import { asAdmin, asCustomer } from '../helpers/admin';

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { createApp } from '../../src/app';
 import { googleScope } from '../../src/integrations/integrations';
 import { openRedis } from '../../src/store/redis';
-import { accountKey } from '../../src/sandbox/world';
+import { accountKey } from '@hub/google-sandbox';
 import { BUILT_IN_TOOLS } from '../../src/tools';
 import { connectToSandbox, runTool, sandboxHubEnv, sandboxRequestsFrom } from '../helpers/connected';
 import { ANA, BEN, expectTool, mailboxAt, twoConnectedMailboxes } from '../helpers/email';

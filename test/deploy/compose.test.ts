@@ -1,7 +1,8 @@
 import Ajv2019 from 'ajv/dist/2019';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig, loadMigrateConfig, loadSandboxConfig } from '../../src/config';
+import { loadConfig, loadMigrateConfig } from '../../src/config';
+import { loadSandboxConfig } from '@hub/google-sandbox';
 import { MIGRATE_COMMAND, ROOT, SAMPLE_SECRETS, loadCompose, read, readEnvFile, servedPaths } from '../helpers/deploy';
 
 /**
@@ -141,5 +142,15 @@ describe('Dockerfile', () => {
     expect(dockerfile).toContain('COPY scripts ./scripts');
     expect(dockerfile).toContain(`\`${MIGRATE_COMMAND.join(' ')}\``);
     expect(dockerfile).toMatch(/^USER node$/m);
+  });
+
+  it('when the sandbox profile runs, then its command is the build of the sandbox package, which the image holds with its Discovery documents', () => {
+    const { services } = loadCompose(sandboxShell);
+    expect(services.sandbox.command).toEqual(['node', 'packages/google-sandbox/dist/main.js']);
+    const runStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    expect(runStage).toContain('COPY packages/google-sandbox/package.json ./packages/google-sandbox/'); // before npm ci: the workspace link
+    expect(runStage).toContain('COPY --from=build /app/packages/google-sandbox/dist ./packages/google-sandbox/dist');
+    expect(runStage).toContain('COPY packages/google-sandbox/discovery ./packages/google-sandbox/discovery');
+    expect(dockerfile.indexOf('COPY packages/google-sandbox ./packages/google-sandbox')).toBeLessThan(dockerfile.indexOf('RUN npm run build'));
   });
 });

@@ -14,7 +14,7 @@ const ROOT = join(__dirname, '..', '..');
 
 export function scratchProject(): string {
   const dir = mkdtempSync(join(tmpdir(), 'hub-demo-project-'));
-  for (const entry of ['dist', 'src', 'bench', 'scripts', 'discovery', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json']) {
+  for (const entry of ['dist', 'src', 'bench', 'scripts', 'packages', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json']) {
     symlinkSync(join(ROOT, entry), join(dir, entry));
   }
   copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json'));

@@ -1,9 +1,5 @@
-import { createMailbox } from '../../src/sandbox/gmail/mailbox';
-import { storeMessage } from '../../src/sandbox/gmail/ingest';
-import { renderMessage } from '../../src/sandbox/gmail/render';
-import { createRandom } from '../../src/sandbox/random';
+import { accountKey, renderRawMessage } from '@hub/google-sandbox';
 import { type GmailMessage, messageSchema } from '../../src/tools/email/gmail-schemas';
-import { accountKey } from '../../src/sandbox/world';
 import { type Connected, connectToSandbox, runTool } from './connected';
 import type { TestHub } from './hub';
 import { SCOPES, type TestSandbox } from './sandbox';
@@ -25,14 +21,12 @@ export const seedRaw = (raw: string | Buffer, labels?: string[]) => ({
 
 /** The message as the sandbox's Gmail renders it (format=full), checked by the tools' own schema. */
 export function gmailRendered(raw: string | Buffer, format: 'full' | 'metadata' = 'full'): GmailMessage {
-  const random = createRandom(1);
-  const mb = createMailbox('me@example.com', random);
-  const stored = storeMessage(mb, random, (typeof raw === 'string' ? Buffer.from(raw, 'latin1') : raw).toString('latin1'), {
+  const rendered = renderRawMessage(typeof raw === 'string' ? Buffer.from(raw, 'latin1') : raw, {
+    format,
     labelIds: ['INBOX', 'UNREAD'],
     internalDate: Date.parse('2024-01-10T09:30:00Z'),
-    threading: 'new',
   });
-  return messageSchema.parse(JSON.parse(JSON.stringify(renderMessage(stored, format, random))));
+  return messageSchema.parse(JSON.parse(JSON.stringify(rendered)));
 }
 
 /** A header of a raw message (unfolded), read straight from the bytes. */

@@ -1,7 +1,6 @@
 import { loadConfig } from '../../src/config';
 import { type GoogleClients, createGoogleClients } from '../../src/integrations/google-clients';
-import { type RunningSandbox, type Sandbox, type SandboxOptions, createSandbox } from '../../src/sandbox/app';
-import type { World } from '../../src/sandbox/world';
+import { type RunningSandbox, type Sandbox, type SandboxOptions, type World, createSandbox } from '@hub/google-sandbox';
 import { testEnv } from './env';
 
 /**

@@ -1,5 +1,5 @@
 import type { calendar_v3 } from '@googleapis/calendar';
-import { DEMO_ACCOUNTS, demoAccounts } from '../../src/sandbox/demo-data';
+import { DEMO_ACCOUNTS, demoAccounts } from '@hub/google-sandbox';
 import { SCOPES, startTestSandbox, useTestSandbox } from '../helpers/sandbox';
 
 /**

@@ -1,4 +1,4 @@
-import { createSandbox } from '../../src/sandbox/app';
+import { createSandbox } from '@hub/google-sandbox';
 import { SCOPES, useTestSandbox } from '../helpers/sandbox';
 
 /** The control API: accounts, faults, the request log, the clock — and that it exists only in sandbox mode. */

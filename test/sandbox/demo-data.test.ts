@@ -1,4 +1,4 @@
-import { DEMO_ACCOUNTS, demoAccounts } from '../../src/sandbox/demo-data';
+import { DEMO_ACCOUNTS, demoAccounts } from '@hub/google-sandbox';
 import { SCOPES, type TestSandbox, startTestSandbox } from '../helpers/sandbox';
 
 /** The demo world: it seeds, and everything in it reads back through googleapis as Google would send it. */

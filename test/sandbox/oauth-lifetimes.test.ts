@@ -2,7 +2,7 @@ import { CodeChallengeMethod } from 'google-auth-library';
 import { SCOPES, TEST_CLIENT, useTestSandbox } from '../helpers/sandbox';
 
 /**
- * How the sandbox's refresh tokens die, as Google's do (sources in src/sandbox/oauth/lifetimes.ts): Testing
+ * How the sandbox's refresh tokens die, as Google's do (sources in packages/google-sandbox/src/oauth/lifetimes.ts): Testing
  * publishing status, six months unused, the per-account limit, time-based access, Workspace re-authentication
  * and an admin's policy — each switched on through the control API.
  */

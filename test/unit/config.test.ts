@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig, loadSandboxConfig } from '../../src/config';
+import { ConfigError, loadConfig } from '../../src/config';
 import { KEY_1, KEY_2, SECRET_A, testEnv } from '../helpers/env';
 
 const problems = (env: Record<string, string | undefined>) => {
@@ -145,18 +145,6 @@ describe('Google endpoints', () => {
   it('when the client secret is set, then the logger is told to scrub it', () => {
     const { secretLiterals } = jest.requireActual('../../src/server');
     expect(secretLiterals(loadConfig(testEnv({ HUB_GOOGLE_CLIENT_SECRET: 'GOCSPX-abcdefghijklmnop' })))).toContain('GOCSPX-abcdefghijklmnop');
-  });
-});
-
-describe('sandbox configuration', () => {
-  it('when nothing is set, then port 8090, control API off, demo data on', () => {
-    expect(loadSandboxConfig({})).toMatchObject({ port: 8090, host: '127.0.0.1', control: false, demoData: true, seed: undefined, accessTokenLifetimeS: 3600 });
-  });
-
-  it('when values are invalid, then each is named', () => {
-    expect(() => loadSandboxConfig({ SANDBOX_CONTROL: 'maybe', SANDBOX_SEED: 'abc', SANDBOX_REDIRECT_URIS: 'not a url' })).toThrow(
-      /SANDBOX_SEED[\s\S]*SANDBOX_CONTROL[\s\S]*SANDBOX_REDIRECT_URIS/,
-    );
   });
 });
 

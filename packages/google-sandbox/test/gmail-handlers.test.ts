@@ -1,12 +1,12 @@
-import type { ApiCall, ApiResult } from '../../src/sandbox/api/types';
-import { allMethods, loadDiscoveryDocuments } from '../../src/sandbox/discovery/documents';
-import { checkResponseBody } from '../../src/sandbox/discovery/schema-check';
-import { GMAIL_HANDLERS } from '../../src/sandbox/gmail/handlers';
-import { type GmailSeed, seedMailbox } from '../../src/sandbox/gmail/seed';
-import { createClock } from '../../src/sandbox/clock';
-import { createGmailState } from '../../src/sandbox/gmail/state';
-import { createRandom } from '../../src/sandbox/random';
-import { type Account, type World, createWorld } from '../../src/sandbox/world';
+import type { ApiCall, ApiResult } from '../src/api/types';
+import { allMethods, loadDiscoveryDocuments } from '../src/discovery/documents';
+import { checkResponseBody } from '../src/discovery/schema-check';
+import { GMAIL_HANDLERS } from '../src/gmail/handlers';
+import { type GmailSeed, seedMailbox } from '../src/gmail/seed';
+import { createClock } from '../src/clock';
+import { createGmailState } from '../src/gmail/state';
+import { createRandom } from '../src/random';
+import { type Account, type World, createWorld } from '../src/world';
 
 /** The read side and label changes, called as the dispatcher calls them (Discovery-validated ApiCalls). */
 

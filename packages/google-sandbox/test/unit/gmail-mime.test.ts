@@ -1,9 +1,9 @@
 import MailComposer from 'nodemailer/lib/mail-composer';
-import { formatAddress, parseAddressList } from '../../src/sandbox/gmail/mime/addresses';
-import { composeMessage } from '../../src/sandbox/gmail/mime/compose';
-import { splitHeaders } from '../../src/sandbox/gmail/mime/headers';
-import { findPart, isAttachment, parseMime } from '../../src/sandbox/gmail/mime/parse';
-import { htmlToText, partText, snippetOf } from '../../src/sandbox/gmail/mime/text';
+import { formatAddress, parseAddressList } from '../../src/gmail/mime/addresses';
+import { composeMessage } from '../../src/gmail/mime/compose';
+import { splitHeaders } from '../../src/gmail/mime/headers';
+import { findPart, isAttachment, parseMime } from '../../src/gmail/mime/parse';
+import { htmlToText, partText, snippetOf } from '../../src/gmail/mime/text';
 
 const build = (options: ConstructorParameters<typeof MailComposer>[0]) =>
   new MailComposer(options)

@@ -1,12 +1,12 @@
-import type { ApiResult } from '../../src/sandbox/api/types';
-import { CALENDAR_HANDLERS } from '../../src/sandbox/calendar/handlers';
-import { type CalendarSeed, seedAccountCalendars } from '../../src/sandbox/calendar/seed';
-import { createCalendarState } from '../../src/sandbox/calendar/state';
-import { createClock } from '../../src/sandbox/clock';
-import { allMethods, loadDiscoveryDocuments } from '../../src/sandbox/discovery/documents';
-import { checkResponseBody } from '../../src/sandbox/discovery/schema-check';
-import { createRandom } from '../../src/sandbox/random';
-import { type Account, type World, createWorld } from '../../src/sandbox/world';
+import type { ApiResult } from '../src/api/types';
+import { CALENDAR_HANDLERS } from '../src/calendar/handlers';
+import { type CalendarSeed, seedAccountCalendars } from '../src/calendar/seed';
+import { createCalendarState } from '../src/calendar/state';
+import { createClock } from '../src/clock';
+import { allMethods, loadDiscoveryDocuments } from '../src/discovery/documents';
+import { checkResponseBody } from '../src/discovery/schema-check';
+import { createRandom } from '../src/random';
+import { type Account, type World, createWorld } from '../src/world';
 
 const doc = loadDiscoveryDocuments()[0]!;
 const responseRef = new Map(allMethods(doc).map((m) => [m.id, m.response?.$ref]));

@@ -1,5 +1,5 @@
-import { parseDateBound, relativeBound } from '../../src/sandbox/gmail/query/bounds';
-import { type QueryNode, parseQuery } from '../../src/sandbox/gmail/query/parse';
+import { parseDateBound, relativeBound } from '../../src/gmail/query/bounds';
+import { type QueryNode, parseQuery } from '../../src/gmail/query/parse';
 
 /** A compact rendering of the AST: `and(a, or(b, c))`, `from:x`, `"a b"`, `-x`. */
 function show(node: QueryNode): string {

@@ -1,4 +1,4 @@
-import { chooseThread, normalizeSubject, parseMessageIds, replyTargets } from '../../src/sandbox/gmail/threading';
+import { chooseThread, normalizeSubject, parseMessageIds, replyTargets } from '../../src/gmail/threading';
 
 describe('Gmail threading rules', () => {
   it.each([

@@ -1,18 +1,19 @@
-import '../require-node'; // first: refuses an unsupported Node before anything else loads
-import { ConfigError, SANDBOX_DEFAULT_CLIENT, loadSandboxConfig, processEnv } from '../config';
+import './require-node'; // first: refuses an unsupported Node before anything else loads
+import { SANDBOX_DEFAULT_CLIENT, SandboxConfigError, loadSandboxConfig, processEnv } from './config';
 import { createSandbox } from './app';
 import { DEMO_ACCOUNTS, demoAccounts } from './demo-data';
 
 /**
- * `npm run sandbox`: the Google sandbox on SANDBOX_PORT (default 8090). Point a Hub at it with
- * HUB_GOOGLE_SANDBOX_URL and the client id/secret printed below. SANDBOX_CONTROL=on adds the control API.
+ * The `google-sandbox` command (the Hub's `npm run sandbox`): the Google sandbox on SANDBOX_PORT (default 8090).
+ * Point a Hub at it with HUB_GOOGLE_SANDBOX_URL and the client id/secret printed below (any other googleapis
+ * program: README.md of this package). SANDBOX_CONTROL=on adds the control API.
  */
 async function main() {
   let config;
   try {
     config = loadSandboxConfig(processEnv());
   } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
+    if (!(err instanceof SandboxConfigError)) throw err;
     process.stderr.write(`${err.message}\n`);
     process.exit(1);
   }

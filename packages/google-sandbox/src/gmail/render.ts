@@ -1,7 +1,8 @@
 import type { gmail_v1 } from '@googleapis/gmail';
-import { ALPHABETS, type SandboxRandom } from '../random';
+import { ALPHABETS, type SandboxRandom, createRandom } from '../random';
 import { base64url } from './base64';
-import type { Mailbox, StoredMessage } from './mailbox';
+import { storeMessage } from './ingest';
+import { type Mailbox, type StoredMessage, createMailbox } from './mailbox';
 import { type MimeNode, isAttachment } from './mime/parse';
 
 export type MessageFormat = 'full' | 'metadata' | 'minimal' | 'raw';
@@ -69,4 +70,23 @@ export function renderThread(
 ): gmail_v1.Schema$Thread {
   const historyId = Math.max(...messages.map((m) => m.historyId), 0) || mb.historyId;
   return { id: threadId, historyId: String(historyId), messages: messages.map((m) => renderMessage(m, format, random, metadataHeaders)) };
+}
+
+/**
+ * A raw RFC 2822 message (bytes, or a string of one character per byte) as this Gmail serves it from
+ * messages.get, without a running sandbox: for testing code that reads Gmail's MessagePart trees (charsets,
+ * transfer encodings, nesting a composer would never produce). Ids are drawn from a fixed seed.
+ */
+export function renderRawMessage(
+  raw: Buffer | string,
+  options: { format?: MessageFormat; labelIds?: string[]; internalDate?: number } = {},
+): gmail_v1.Schema$Message {
+  const random = createRandom(1);
+  const mailbox = createMailbox('me@example.com', random);
+  const stored = storeMessage(mailbox, random, typeof raw === 'string' ? raw : raw.toString('latin1'), {
+    labelIds: options.labelIds ?? ['INBOX', 'UNREAD'],
+    internalDate: options.internalDate ?? Date.now(),
+    threading: 'new',
+  });
+  return renderMessage(stored, options.format ?? 'full', random);
 }

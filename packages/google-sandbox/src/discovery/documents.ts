@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 
 /**
- * Google's own Discovery documents (discovery/*.json at the project root) are the sandbox's source of truth:
+ * Google's own Discovery documents (discovery/*.json in this package) are the sandbox's source of truth:
  * which methods exist, at which paths, which query parameters and body fields they take, which scopes they
  * accept, and what their responses look like. Nothing about Google's API surface is restated by hand.
  */
@@ -59,13 +59,14 @@ export interface DiscoveryDocument {
 
 export const DISCOVERY_FILES = ['calendar-v3.json', 'gmail-v1.json'] as const;
 
-/** discovery/ sits at the project root, above both src/ (tests) and dist/src/ (production). */
+/**
+ * The package's discovery/ folder: this module is src/discovery/documents.ts (tests) or dist/discovery/documents.js
+ * (the built package), two levels below the package root either way.
+ */
 export function findDiscoveryDir(from = __dirname): string {
-  for (let dir = from, i = 0; i < 6; i++, dir = dirname(dir)) {
-    const candidate = join(dir, 'discovery');
-    if (existsSync(join(candidate, DISCOVERY_FILES[0]))) return candidate;
-  }
-  throw new Error(`discovery/ (Google Discovery documents) not found above ${from}`);
+  const dir = join(from, '..', '..', 'discovery');
+  if (!existsSync(join(dir, DISCOVERY_FILES[0]))) throw new Error(`discovery/ (Google Discovery documents) not found at ${dir}`);
+  return dir;
 }
 
 let cached: DiscoveryDocument[] | undefined;

@@ -1,14 +1,14 @@
 import MailComposer from 'nodemailer/lib/mail-composer';
-import type { ApiCall, ApiResult } from '../../src/sandbox/api/types';
-import { createClock } from '../../src/sandbox/clock';
-import { demoAccounts } from '../../src/sandbox/demo-data';
-import { allMethods, loadDiscoveryDocuments } from '../../src/sandbox/discovery/documents';
-import { checkResponseBody } from '../../src/sandbox/discovery/schema-check';
-import { GMAIL_HANDLERS } from '../../src/sandbox/gmail/handlers';
-import { seedMailbox } from '../../src/sandbox/gmail/seed';
-import { createGmailState } from '../../src/sandbox/gmail/state';
-import { createRandom } from '../../src/sandbox/random';
-import { type Account, type World, createWorld } from '../../src/sandbox/world';
+import type { ApiCall, ApiResult } from '../src/api/types';
+import { createClock } from '../src/clock';
+import { demoAccounts } from '../src/demo-data';
+import { allMethods, loadDiscoveryDocuments } from '../src/discovery/documents';
+import { checkResponseBody } from '../src/discovery/schema-check';
+import { GMAIL_HANDLERS } from '../src/gmail/handlers';
+import { seedMailbox } from '../src/gmail/seed';
+import { createGmailState } from '../src/gmail/state';
+import { createRandom } from '../src/random';
+import { type Account, type World, createWorld } from '../src/world';
 
 /** messages.send (delivery, Gmail's header fix-ups, threading) and seeding, called as the dispatcher calls them. */
 

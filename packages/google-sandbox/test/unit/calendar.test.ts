@@ -1,9 +1,9 @@
-import { mergeIntervals } from '../../src/sandbox/calendar/freebusy';
-import { isValidEventId, mergePatch, parseTiming } from '../../src/sandbox/calendar/model';
-import { type Recurrence, expandOccurrences, parseRecurrence } from '../../src/sandbox/calendar/recurrence';
-import { htmlLink } from '../../src/sandbox/calendar/render';
-import type { Timing } from '../../src/sandbox/calendar/state';
-import { formatInZone, parseDateTime, zonedToUtc } from '../../src/sandbox/calendar/time';
+import { mergeIntervals } from '../../src/calendar/freebusy';
+import { isValidEventId, mergePatch, parseTiming } from '../../src/calendar/model';
+import { type Recurrence, expandOccurrences, parseRecurrence } from '../../src/calendar/recurrence';
+import { htmlLink } from '../../src/calendar/render';
+import type { Timing } from '../../src/calendar/state';
+import { formatInZone, parseDateTime, zonedToUtc } from '../../src/calendar/time';
 
 const t = (iso: string) => Date.parse(iso);
 const timed = (start: string, end: string): Timing => ({ allDay: false, startMs: t(start), endMs: t(end) });

@@ -1,6 +1,6 @@
-import { loadDiscoveryDocuments } from '../../src/sandbox/discovery/documents';
-import { buildRoutes, matchRoute } from '../../src/sandbox/discovery/routes';
-import { checkQuery, checkRequestBody, checkResponseBody } from '../../src/sandbox/discovery/schema-check';
+import { loadDiscoveryDocuments } from '../../src/discovery/documents';
+import { buildRoutes, matchRoute } from '../../src/discovery/routes';
+import { checkQuery, checkRequestBody, checkResponseBody } from '../../src/discovery/schema-check';
 
 /** The Discovery-driven front end: routing by Google's path templates, and Google's request/response checks. */
 

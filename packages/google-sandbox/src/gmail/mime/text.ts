@@ -1,6 +1,6 @@
 /// <reference path="../libmime.d.ts" />
 import charset from 'libmime/lib/charset';
-import { stripTags } from '../../../workers/html-to-text';
+import { visibleText } from './html';
 import { type MimeNode, isAttachment, walkParts } from './parse';
 
 /** A text part's content as a string, per its charset parameter (US-ASCII is read as its superset UTF-8). */
@@ -9,12 +9,8 @@ export function partText(node: MimeNode): string {
   return charset.decode(Buffer.from(node.body, 'latin1'), cs);
 }
 
-/**
- * Visible text of an HTML body, for snippets and search: the Hub's own linear tag stripper (comments and
- * invisible elements dropped, block tags as line breaks, entities decoded) — one forward pass that hostile mail
- * (thousands of unclosed `<script` or `<!--`, a `<` with no `>`) cannot make quadratic.
- */
-export const htmlToText = (html: string): string => stripTags(html, Number.MAX_SAFE_INTEGER).text;
+/** Visible text of an HTML body, for snippets and search (the sandbox's own linear stripper, ./html.ts). */
+export const htmlToText = (html: string): string => visibleText(html);
 
 /** The readable text parts of a message (attachments excluded): plain ones, then HTML ones as text. */
 export function bodyTexts(root: MimeNode): { plain: string[]; html: string[] } {
