@@ -128,6 +128,11 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     listen: (port = 0, host = '127.0.0.1') =>
       new Promise((resolve, reject) => {
         const server = app.listen(port, host);
+        // Idle keep-alive connections stay open as long as Google's front ends keep them: 610 s, the documented
+        // default of Google Cloud's global external Application Load Balancer, which runs on the same Google Front
+        // End (cloud.google.com/load-balancing/docs/https, "HTTP keepalive timeout"). Node's 5 s default closed them
+        // far sooner than Google, racing clients that reuse a connection just as it closes (ECONNRESET).
+        server.keepAliveTimeout = 610_000;
         server.once('error', reject);
         server.once('listening', () => {
           const address = server.address() as AddressInfo;

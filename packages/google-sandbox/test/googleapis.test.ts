@@ -1,3 +1,5 @@
+import { request } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { calendar_v3 } from '@googleapis/calendar';
 import { gmail_v1 } from '@googleapis/gmail';
 import { OAuth2Client } from 'google-auth-library';
@@ -78,4 +80,33 @@ test('when an agent connects an account and calls Calendar and Gmail through goo
   );
   expect((await control('POST', '/faults', { operation: 'calendar.events.insert', preset: 'backendError', times: 1 })).status).toBe(201);
   await expect(calendar.events.insert({ calendarId: 'primary', requestBody: created.data }, { retry: false })).rejects.toMatchObject({ status: 500 });
+});
+
+test('when a request asks for gzip as Google requires (Accept-Encoding and a User-Agent saying gzip), then the answer is gzip; otherwise it is plain', async () => {
+  await control('POST', '/accounts', { email: 'gz@team.example', time_zone: 'UTC' });
+  const { body: grant } = await control('POST', '/tokens', {
+    email: 'gz@team.example',
+    scopes: ['https://www.googleapis.com/auth/calendar.readonly'],
+    client_id: 'hub-sandbox.apps.googleusercontent.com',
+  });
+  const get = (headers: Record<string, string>) =>
+    new Promise<{ encoding: string | undefined; vary: string | undefined; body: Buffer }>((resolve, reject) => {
+      const url = new URL(`${sandbox.url}/calendar/v3/users/me/settings/timezone`);
+      const req = request(url, { headers: { authorization: `Bearer ${grant.access_token}`, ...headers } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ encoding: res.headers['content-encoding'], vary: res.headers.vary as string | undefined, body: Buffer.concat(chunks) }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  const asked = await get({ 'accept-encoding': 'gzip', 'user-agent': 'google-api-nodejs-client/9.3.1 (gzip)' });
+  expect(asked.encoding).toBe('gzip');
+  expect(asked.vary).toBe('Origin, X-Origin, Referer');
+  expect(JSON.parse(gunzipSync(asked.body).toString())).toMatchObject({ kind: 'calendar#setting', id: 'timezone', value: 'UTC' });
+  for (const headers of [{ 'accept-encoding': 'gzip', 'user-agent': 'curl/8' }, { 'user-agent': 'agent (gzip)' }]) {
+    const plain = await get(headers);
+    expect(plain.encoding).toBeUndefined();
+    expect(JSON.parse(plain.body.toString())).toMatchObject({ id: 'timezone' });
+  }
 });

@@ -1,3 +1,4 @@
+import { gzip } from 'node:zlib';
 import type { Request, RequestHandler, Response } from 'express';
 import type { DiscoveryDocument, DiscoveryMethod } from '../discovery/documents';
 import { type ApiRoute, matchRoute } from '../discovery/routes';
@@ -43,11 +44,34 @@ export function bearerToken(req: Request): string | undefined {
   return typeof q === 'string' ? q : undefined;
 }
 
+/**
+ * Whether Google would compress its answer: it gzips when the request asks twice — `Accept-Encoding: gzip` and a
+ * User-Agent containing "gzip" (Calendar and Gmail "Performance tips", developers.google.com/workspace/calendar/api/guides/performance#gzip
+ * and developers.google.com/workspace/gmail/api/guides/performance#gzip). googleapis asks both ways, so a client
+ * of real Google reads gzip — and pays for inflating it.
+ */
+function wantsGzip(req: Request | undefined): boolean {
+  const accept = req?.headers['accept-encoding'];
+  const agent = req?.headers['user-agent'];
+  return typeof accept === 'string' && /\bgzip\b/i.test(accept) && typeof agent === 'string' && agent.includes('gzip');
+}
+
 export function sendResult(res: Response, result: ApiResult): void {
   for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
   res.status(result.status);
-  if (result.body === undefined) res.end();
-  else res.type('application/json; charset=UTF-8').send(JSON.stringify(result.body, null, 2));
+  if (result.body === undefined) return void res.end();
+  // Indented, as Google's JSON answers are.
+  const text = JSON.stringify(result.body, null, 2);
+  res.type('application/json; charset=UTF-8');
+  if (!wantsGzip(res.req)) return void res.send(text);
+  res.setHeader('Vary', 'Origin, X-Origin, Referer'); // what Google's API answers vary on
+  gzip(text, (err, packed) => {
+    if (res.destroyed) return;
+    if (err) return void res.send(text); // never seen: zlib fails only on exhausted memory; answer uncompressed
+    res.setHeader('Content-Encoding', 'gzip');
+    res.setHeader('Content-Length', packed.length);
+    res.end(packed);
+  });
 }
 
 export function apiDispatcher(options: DispatchOptions): RequestHandler {
