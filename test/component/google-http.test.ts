@@ -174,6 +174,16 @@ describe('when Google answers, then the Hub reads it as node-fetch would', () =>
     expect(both.stock.ok && both.stock.value.data).toEqual(payload);
   });
 
+  test('a small gzip answer that inflates to megabytes is read whole (inflated on the thread pool, not on the spot)', async () => {
+    const big = { kind: 'gmail#message', raw: 'A'.repeat(5 * 1024 * 1024) };
+    answer = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8', 'content-encoding': 'gzip' });
+      res.end(gzipSync(Buffer.from(JSON.stringify(big))));
+    };
+    const both = await bothWays((c) => c.gmail(c.withAccessToken(token)).users.messages.get({ userId: 'me', id: 'm1', format: 'raw' }));
+    expect(both.lean.ok && both.lean.value.data).toEqual(big);
+  });
+
   test('a 204 without a body reads as an empty answer', async () => {
     answer = (_req, res) => res.writeHead(204).end();
     const both = await bothWays((c) => c.calendar(c.withAccessToken(token)).events.delete({ calendarId: 'primary', eventId: 'e1' }));
