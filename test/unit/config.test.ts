@@ -105,12 +105,18 @@ describe('configuration', () => {
 });
 
 describe('Google endpoints', () => {
+  it('when HUB_GOOGLE_HTTP names a transport, then it is used; anything else is refused', () => {
+    expect(loadConfig(testEnv({ HUB_GOOGLE_HTTP: 'node-fetch' })).google.http).toBe('node-fetch');
+    expect(() => loadConfig(testEnv({ HUB_GOOGLE_HTTP: 'curl' }))).toThrow(/HUB_GOOGLE_HTTP/);
+  });
+
   it("when nothing is set, then every endpoint is Google's own", () => {
     expect(loadConfig(testEnv()).google).toEqual({
       clientId: undefined,
       clientSecret: undefined,
       sandbox: false,
       publishingStatus: 'production',
+      http: 'lean',
       endpoints: {
         calendarRootUrl: 'https://www.googleapis.com/',
         gmailRootUrl: 'https://gmail.googleapis.com/',
