@@ -464,6 +464,9 @@ const envSchema = z.object({
   HUB_AUDIT_FLUSH_MS: integer(250, 10, 60_000).describe('How often queued audit rows are written (a full batch of 200 is written at once).'),
   HUB_AUDIT_RETRY_S: integer(300, 1, 86_400).describe('How long queued audit rows wait out a database outage (retried with backoff) before they are dropped.'),
   HUB_AUDIT_PURGE_INTERVAL_S: integer(3600, 10, 86_400).describe('How often the retention purge runs.'),
+  HUB_AUDIT_THREAD: onOff(true).describe(
+    'On PostgreSQL, receipts are redacted, serialised and written by a thread of their own, off the request thread (`off`: on the request thread, as always on embedded PGlite).',
+  ),
   HUB_WEBHOOK_URL: optionalString.describe(
     "Receiver of every customer's connection webhooks (connection.connected, .insufficient_scopes, .expired, .disconnected); customers can add their own through the admin API.",
   ),
@@ -903,6 +906,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       flushIntervalMs: e.HUB_AUDIT_FLUSH_MS,
       retryForS: e.HUB_AUDIT_RETRY_S,
       purgeIntervalS: e.HUB_AUDIT_PURGE_INTERVAL_S,
+      thread: e.HUB_AUDIT_THREAD,
     },
     webhooks: {
       url: e.HUB_WEBHOOK_URL,

@@ -5,8 +5,9 @@ import type { HubSecrets } from '../store/hub-secrets';
 import { createBatchWriter } from './batch-writer';
 import { callIdOf } from './call-id';
 import { type ConnectionEvent, connectionEventRow, insertConnectionEvents } from './connection-events';
-import { type PayloadMode, type Redactor, createRedactor } from './redact';
-import { type CallRecord, type ReceiptRow, insertReceipts, inputsOf, receiptRow } from './receipts';
+import { type PayloadMode, createRedactor } from './redact';
+import { type ReceiptWriter, inlineReceiptWriter, receiptThreadEntry, threadedReceiptWriter } from './receipt-writer';
+import { type CallRecord, inputsOf } from './receipts';
 import { createRetention } from './retention';
 
 export interface AuditConfig {
@@ -21,6 +22,8 @@ export interface AuditConfig {
   retryForS: number;
   /** How often the retention purge runs (each run deletes in small batches). */
   purgeIntervalS: number;
+  /** HUB_AUDIT_THREAD: on PostgreSQL, receipts are redacted and written by a thread of their own (receipt-writer.ts). */
+  thread: boolean;
 }
 
 /**
@@ -37,7 +40,8 @@ export interface Audit {
   connectionEvent(event: ConnectionEvent): void;
   /** Writes everything queued (tests, benches). */
   drain(timeoutMs?: number): Promise<void>;
-  stats(): { queued: number; written: number; dropped: number };
+  /** `writer`: where receipts are made and written — a thread of their own (PostgreSQL), or the request thread. */
+  stats(): { queued: number; written: number; dropped: number; writer: 'thread' | 'inline' | 'none' };
   /** Runs one retention purge now; resolves with the rows deleted per table. */
   purge(): Promise<Record<string, number>>;
   readonly payloads: PayloadMode;
@@ -60,7 +64,7 @@ export function createAudit(deps: {
   const { config, logger } = deps;
   const now = deps.now ?? Date.now;
   let key: KeyObject | undefined;
-  let redact: Redactor | undefined;
+  let receipts: ReceiptWriter | undefined;
   const waiting: { record: CallRecord; callId: string | undefined }[] = [];
   let keyTimer: NodeJS.Timeout | undefined;
   let closed = false;
@@ -78,19 +82,20 @@ export function createAudit(deps: {
     now,
     ...(deps.onDrop ? { onDrop: deps.onDrop } : {}),
   };
-  const receipts = createBatchWriter<ReceiptRow>({ ...writerOptions, what: 'audit receipts', insert: insertReceipts });
   const events = createBatchWriter<unknown[]>({ ...writerOptions, what: 'audit connection events', insert: insertConnectionEvents });
   const retention = createRetention({ db: deps.db, logger, retentionDays: config.retentionDays, intervalMs: config.purgeIntervalS * 1000, now });
 
   const idOf = (record: CallRecord, k: KeyObject) =>
     callIdOf(k, { tool: record.execution.tool, version: record.version, inputs: inputsOf(record.body), requestId: record.execution.requestId });
-  const write = (record: CallRecord, callId: string | undefined) => {
-    try {
-      receipts.push(receiptRow(record, callId ?? idOf(record, key!), config.payloads, redact!));
-    } catch (err) {
-      logger.error({ err }, 'audit receipt could not be built; dropped'); // a bug, never the caller's problem
-      deps.onDrop?.(1);
-    }
+  const write = (record: CallRecord, callId: string | undefined) => receipts!.push(record, callId ?? idOf(record, key!));
+  /** Made once the audit key is loaded: the redaction is keyed with it. */
+  const receiptWriter = (secret: Buffer): ReceiptWriter => {
+    const options = { ...writerOptions, mode: config.payloads, redact: createRedactor(config.payloads, secret) };
+    const url = deps.db.url;
+    const entry = url !== undefined && config.thread && config.enabled ? receiptThreadEntry() : undefined;
+    if (url === undefined || entry === undefined) return inlineReceiptWriter(options);
+    // Two connections (a batch in flight and the next), opened by the thread: the request path's pool is left alone.
+    return threadedReceiptWriter({ ...options, databaseUrl: url, poolMax: 2, key: secret, entry });
   };
 
   let loading: Promise<void> | undefined;
@@ -100,7 +105,7 @@ export function createAudit(deps: {
       .then((secret) => {
         if (secret === null) throw new Error('the audit key is sealed with an encryption key this Hub does not have');
         key = createSecretKey(secret);
-        redact = createRedactor(config.payloads, secret);
+        receipts = receiptWriter(secret);
         for (const w of waiting.splice(0)) write(w.record, w.callId);
       })
       .catch((err: unknown) => {
@@ -134,19 +139,19 @@ export function createAudit(deps: {
       if (config.enabled) events.push(connectionEventRow(event, now()));
     },
     drain: async (timeoutMs) => {
-      await Promise.all([receipts.drain(timeoutMs), events.drain(timeoutMs)]);
+      await Promise.all([receipts?.drain(timeoutMs), events.drain(timeoutMs)]);
     },
     stats() {
-      const r = receipts.stats();
+      const r = receipts?.stats() ?? { queued: 0, written: 0, dropped: 0, writer: 'none' as const };
       const e = events.stats();
-      return { queued: r.queued + e.queued + waiting.length, written: r.written + e.written, dropped: r.dropped + e.dropped };
+      return { queued: r.queued + e.queued + waiting.length, written: r.written + e.written, dropped: r.dropped + e.dropped, writer: r.writer };
     },
     purge: () => retention.purge(),
     async close() {
       closed = true;
       clearTimeout(keyTimer);
       retention.stop();
-      await Promise.all([receipts.close(), events.close()]);
+      await Promise.all([receipts?.close(), events.close()]);
     },
   };
 }

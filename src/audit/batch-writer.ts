@@ -23,6 +23,8 @@ export interface BatchWriterOptions<Row> {
   flushIntervalMs: number;
   retryForMs: number;
   onDrop?: (n: number) => void;
+  /** After each batch the database took. */
+  onWritten?: (n: number) => void;
   now?: () => number;
 }
 
@@ -72,6 +74,7 @@ export function createBatchWriter<Row>(options: BatchWriterOptions<Row>): BatchW
         );
         queue.splice(0, batch.length);
         written += batch.length;
+        options.onWritten?.(batch.length);
         if (failures > 0) options.logger.info({ queued: queue.length }, `${options.what}: database back, writing again`);
         failures = 0;
         retryAt = 0;

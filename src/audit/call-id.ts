@@ -36,7 +36,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** What is left of `budget` after counting the values in `value`; negative as soon as it runs out (early exit). */
-function valuesWithin(value: unknown, budget: number): number {
+export function valuesWithin(value: unknown, budget: number): number {
   if (--budget < 0 || value === null || typeof value !== 'object') return budget;
   if (Array.isArray(value)) {
     for (const item of value) if ((budget = valuesWithin(item, budget)) < 0) return budget;

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { HubError } from '../errors';
 import { executeRequestSchema, readChargeKey } from '../tools/execute-request';
 import type { Execution } from '../tools/execute';
 import type { Queryable } from '../store/db';
@@ -93,54 +92,110 @@ export const RECEIPT_COLUMNS = [
 /** A receipt as its JSON array in RECEIPT_COLUMNS order, serialised when recorded (see receiptRow). */
 export type ReceiptRow = string;
 
-/** The code and retryable are the Hub's own closed vocabulary: kept as they are; message and details follow the mode. */
-function errorOf(error: HubError, redact: Redactor) {
+/** A call's error as its receipt keeps it, before redaction: the code and retryable are the Hub's own closed vocabulary. */
+export interface ErrorFacts {
+  code: string;
+  retryable: boolean;
+  message: string;
+  details?: unknown;
+}
+
+/**
+ * What a receipt says, read from the call where it ended: `head`, the plain columns from call_id to payload_mode
+ * (ids, times, outcome, Google operations) in RECEIPT_COLUMNS order, and the payloads not yet redacted — unless
+ * `redacted` says the request thread already did it. Plain data, so it can be handed to the receipt writer's
+ * thread (receipt-writer.ts) and made into a row there.
+ */
+export interface ReceiptFacts {
+  head: unknown[];
+  inputs: unknown;
+  output: unknown;
+  error: ErrorFacts | null;
+  /** The payloads are already redacted (the request thread bounds the work on oversized ones itself). */
+  redacted: boolean;
+}
+
+export function receiptFacts(record: CallRecord, callId: string, mode: PayloadMode): ReceiptFacts {
+  const caller = readCaller(record.body, record.execution);
+  const e = record.execution;
+  const ops = record.opsOmitted > 0 ? [...record.ops, { operation: '…', status: `${record.opsOmitted} more attempts not listed`, ms: 0 }] : record.ops;
   return {
-    code: error.code,
-    retryable: error.retryable,
-    message: redact(error.message),
-    ...(error.details !== undefined ? { details: redact(error.details) } : {}),
+    head: [
+      callId,
+      e.tool,
+      record.version,
+      caller.customerId,
+      caller.userId,
+      caller.agentId,
+      caller.conversationId,
+      e.requestId,
+      record.traceId,
+      Math.round(record.startedAt * 1000) / 1000,
+      Math.round(record.endedAt * 1000) / 1000,
+      Math.round(record.durationMs),
+      e.ok ? 'ok' : e.error.code,
+      e.ok ? null : e.error.retryable,
+      e.apiCalls,
+      ops,
+      e.replay === true,
+      mode,
+    ],
+    inputs: inputsOf(record.body),
+    output: e.ok ? e.value : undefined,
+    error: e.ok
+      ? null
+      : {
+          code: e.error.code,
+          retryable: e.error.retryable,
+          message: e.error.message,
+          ...(e.error.details !== undefined ? { details: e.error.details } : {}),
+        },
+    redacted: false,
+  };
+}
+
+/** The facts with their payloads redacted per the mode: nothing of the call's raw body is kept beyond this. */
+export function redactFacts(facts: ReceiptFacts, redact: Redactor): ReceiptFacts {
+  if (facts.redacted) return facts;
+  const { error } = facts;
+  return {
+    head: facts.head,
+    inputs: redact(facts.inputs, MAX_INPUT_NODES),
+    output: facts.output === undefined ? null : redact(facts.output),
+    error:
+      error === null
+        ? null
+        : {
+            code: error.code,
+            retryable: error.retryable,
+            message: redact(error.message) as string,
+            ...(error.details !== undefined ? { details: redact(error.details) } : {}),
+          },
+    redacted: true,
   };
 }
 
 /**
- * The row of a receipt, its payloads redacted per the mode: nothing of the call's raw body is kept beyond it.
- * It is serialised at once, a JSON array in column order (times as epoch milliseconds, payloads as values): a
- * queued receipt is one flat string rather than a tree of objects for the garbage collector to copy while it
- * waits, and a batch is sent as one JSON document (insertReceipts) rather than as 22 parameters a row for the
- * driver to convert.
+ * The row of a receipt, its payloads redacted per the mode. It is serialised at once, a JSON array in column order
+ * (times as epoch milliseconds, payloads as values): a queued receipt is one flat string rather than a tree of
+ * objects for the garbage collector to copy while it waits, and a batch is sent as one JSON document
+ * (insertReceipts) rather than as 22 parameters a row for the driver to convert.
  */
-export function receiptRow(record: CallRecord, callId: string, mode: PayloadMode, redact: Redactor): ReceiptRow {
-  const caller = readCaller(record.body, record.execution);
-  const e = record.execution;
-  const ops = record.opsOmitted > 0 ? [...record.ops, { operation: '…', status: `${record.opsOmitted} more attempts not listed`, ms: 0 }] : record.ops;
+export function rowOfFacts(facts: ReceiptFacts, redact: Redactor): ReceiptRow {
+  const r = redactFacts(facts, redact);
   return JSON.stringify([
-    callId,
-    e.tool,
-    record.version,
-    caller.customerId,
-    caller.userId,
-    caller.agentId,
-    caller.conversationId,
-    e.requestId,
-    record.traceId,
-    Math.round(record.startedAt * 1000) / 1000,
-    Math.round(record.endedAt * 1000) / 1000,
-    Math.round(record.durationMs),
-    e.ok ? 'ok' : e.error.code,
-    e.ok ? null : e.error.retryable,
-    e.apiCalls,
-    ops,
-    e.replay === true,
-    mode,
-    redact(inputsOf(record.body), MAX_INPUT_NODES),
-    e.ok ? redact(e.value) : null,
-    e.ok ? null : errorOf(e.error, redact),
+    ...r.head,
+    r.inputs ?? null,
+    r.output,
+    r.error,
     // Made once per receipt: a batch whose commit the database applied but the connection lost is retried, and
     // the unique receipt_id keeps that retry from writing it twice (ON CONFLICT DO NOTHING).
     randomUUID(),
   ]);
 }
+
+export const receiptRow = (record: CallRecord, callId: string, mode: PayloadMode, redact: Redactor): ReceiptRow =>
+  rowOfFacts(receiptFacts(record, callId, mode), redact);
 
 /** Each column read from a row of the batch document (`r`, a jsonb array in RECEIPT_COLUMNS order). */
 const RECEIPT_TYPES: Record<(typeof RECEIPT_COLUMNS)[number], 'text' | 'uuid' | 'integer' | 'boolean' | 'time' | 'jsonb'> = {

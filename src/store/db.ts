@@ -12,6 +12,11 @@ export interface Queryable {
 
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
+  /**
+   * PostgreSQL: the connection string, for a second pool to the same database (the audit receipt thread). Held in
+   * memory only: it may carry a password, so it is never logged.
+   */
+  readonly url?: string;
   /** Runs `fn` in one transaction on one connection; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Resolves when the database answers `SELECT 1` within `timeoutMs`. */

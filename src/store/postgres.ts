@@ -31,6 +31,7 @@ export function openPostgres(options: PostgresOptions): Db {
 
   return {
     kind: 'postgres',
+    url: options.url,
     query: async <R extends object>(sql: string, params?: readonly unknown[]) => (await pool.query(sql, params as unknown[] | undefined)).rows as R[],
     exec: async (sql) => {
       await pool.query(sql);

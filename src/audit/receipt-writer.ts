@@ -1,0 +1,213 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { Logger } from '../logger';
+import type { Db } from '../store/db';
+import { createBatchWriter } from './batch-writer';
+import { valuesWithin } from './call-id';
+import type { FromThread, ReceiptThreadData, ToThread } from './receipt-thread';
+import { type CallRecord, type ReceiptFacts, type ReceiptRow, insertReceipts, receiptFacts, redactFacts, rowOfFacts } from './receipts';
+import { MAX_INPUT_NODES, MAX_NODES, type PayloadMode, type Redactor } from './redact';
+
+/**
+ * Where receipts go once a call has answered. Two writers with one contract (push never waits and never throws;
+ * drain, stats and close as the batch writer's):
+ *  - inline: the row is made (payloads redacted, serialised) and written in batches on the request thread — the
+ *    embedded PGlite runs inside this thread anyway;
+ *  - threaded (PostgreSQL): the request thread only reads the call's facts and hands them, a batch at a time, to a
+ *    thread of their own (receipt-thread.ts), which redacts — an HMAC per string value — serialises and writes
+ *    them through its own pool. That was most of an audited call's cost on the request thread. Should the thread
+ *    die, what it held is counted as dropped and the inline writer takes over.
+ */
+export interface ReceiptWriter {
+  push(record: CallRecord, callId: string): void;
+  drain(timeoutMs?: number): Promise<void>;
+  stats(): { queued: number; written: number; dropped: number; writer: 'thread' | 'inline' };
+  close(timeoutMs?: number): Promise<void>;
+}
+
+export interface ReceiptWriterOptions {
+  db: Db;
+  logger: Logger;
+  mode: PayloadMode;
+  redact: Redactor;
+  maxQueued: number;
+  batchSize: number;
+  flushIntervalMs: number;
+  retryForMs: number;
+  onDrop?: (n: number) => void;
+  now?: () => number;
+}
+
+/** The inline writer, taking facts (the threaded writer's fallback hands it what it had not handed off yet). */
+function inlineFactsWriter(o: ReceiptWriterOptions) {
+  const writer = createBatchWriter<ReceiptRow>({ ...o, what: 'audit receipts', insert: insertReceipts });
+  return {
+    pushFacts(facts: ReceiptFacts) {
+      try {
+        writer.push(rowOfFacts(facts, o.redact));
+      } catch (err) {
+        o.logger.error({ err }, 'audit receipt could not be built; dropped'); // a bug, never the caller's problem
+        o.onDrop?.(1);
+      }
+    },
+    drain: (timeoutMs?: number) => writer.drain(timeoutMs),
+    stats: () => ({ ...writer.stats(), writer: 'inline' as const }),
+    close: (timeoutMs?: number) => writer.close(timeoutMs),
+  };
+}
+
+export function inlineReceiptWriter(o: ReceiptWriterOptions): ReceiptWriter {
+  const inline = inlineFactsWriter(o);
+  return { ...inline, push: (record, callId) => inline.pushFacts(receiptFacts(record, callId, o.mode)) };
+}
+
+/** The thread's entry: compiled next to this file; under jest (TypeScript sources) the build's copy in dist/. */
+export function receiptThreadEntry(): string | undefined {
+  const compiled = __filename.endsWith('.js') ? join(__dirname, 'receipt-thread.js') : join(__dirname, '..', '..', 'dist', 'src', 'audit', 'receipt-thread.js');
+  return existsSync(compiled) ? compiled : undefined;
+}
+
+/** Facts wait on the request thread until this many, or HAND_OFF_MS, then cross to the writer's thread together. */
+const HAND_OFF_AT = 128;
+const HAND_OFF_MS = 10;
+
+/**
+ * A payload larger than the redactor would read is redacted here, by the redactor's own bounded walk, rather than
+ * copied whole to the thread (a hostile body can hold 30,000 keys): the work stays bounded either way.
+ */
+const oversized = (f: ReceiptFacts) =>
+  valuesWithin(f.inputs, MAX_INPUT_NODES) < 0 || valuesWithin(f.output, MAX_NODES) < 0 || valuesWithin(f.error?.details, MAX_NODES) < 0;
+
+export function threadedReceiptWriter(o: ReceiptWriterOptions & { databaseUrl: string; poolMax: number; key: Buffer; entry: string }): ReceiptWriter {
+  const data: ReceiptThreadData = {
+    databaseUrl: o.databaseUrl,
+    poolMax: o.poolMax,
+    mode: o.mode,
+    key: new Uint8Array(o.key),
+    batchSize: o.batchSize,
+    maxQueued: o.maxQueued,
+    flushIntervalMs: o.flushIntervalMs,
+    retryForMs: o.retryForMs,
+  };
+  const worker = new Worker(o.entry, { workerData: data, stdout: false, stderr: false });
+  worker.unref(); // never what keeps the process alive: close() flushes it
+  let pending: ReceiptFacts[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const thread = { received: 0, queued: 0, written: 0, dropped: 0 };
+  let sent = 0;
+  let localDrops = 0;
+  let fallback: ReturnType<typeof inlineFactsWriter> | undefined;
+  let closing = false;
+  let nextId = 0;
+  const waiters = new Map<number, () => void>();
+  let onClosed: (() => void) | undefined;
+
+  const post = (message: ToThread) => worker.postMessage(message);
+  const handOff = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (pending.length === 0 || fallback) return;
+    const facts = pending;
+    pending = [];
+    sent += facts.length;
+    post({ type: 'facts', facts });
+  };
+  const drop = (n: number) => {
+    localDrops += n;
+    o.onDrop?.(n);
+  };
+
+  worker.on('message', (m: FromThread) => {
+    switch (m.type) {
+      case 'stats':
+        Object.assign(thread, { received: m.received, queued: m.queued, written: m.written, dropped: m.dropped });
+        return;
+      case 'drop':
+        o.onDrop?.(m.n);
+        return;
+      case 'log':
+        o.logger[m.level](m.fields, m.msg);
+        return;
+      case 'drained':
+        waiters.get(m.id)?.();
+        waiters.delete(m.id);
+        return;
+      case 'closed':
+        onClosed?.();
+        return;
+    }
+  });
+  const failed = (err: unknown) => {
+    if (fallback || closing) return;
+    // What the thread held and never wrote is lost with it.
+    const lost = sent - thread.written - thread.dropped;
+    o.logger.error({ err, lost }, 'audit receipt thread failed; receipts are written on the request thread from now on');
+    if (lost > 0) drop(lost);
+    fallback = inlineFactsWriter(o);
+    for (const facts of pending.splice(0)) fallback.pushFacts(facts);
+    for (const resolve of waiters.values()) resolve();
+    waiters.clear();
+  };
+  worker.on('error', failed);
+  worker.on('exit', (code) => failed(new Error(`the thread exited with code ${code}`)));
+
+  const inFlight = () => pending.length + (sent - thread.received) + thread.queued;
+
+  return {
+    push(record, callId) {
+      let facts: ReceiptFacts;
+      try {
+        facts = receiptFacts(record, callId, o.mode);
+        if (oversized(facts)) facts = redactFacts(facts, o.redact);
+      } catch (err) {
+        o.logger.error({ err }, 'audit receipt could not be built; dropped');
+        return drop(1);
+      }
+      if (fallback) return fallback.pushFacts(facts);
+      if (closing || inFlight() >= o.maxQueued) return drop(1);
+      pending.push(facts);
+      if (pending.length >= HAND_OFF_AT) handOff();
+      else if (timer === undefined) {
+        timer = setTimeout(handOff, HAND_OFF_MS);
+        timer.unref();
+      }
+    },
+    async drain(timeoutMs = 10_000) {
+      if (fallback) return fallback.drain(timeoutMs);
+      handOff();
+      const id = nextId++;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, timeoutMs + 1_000);
+        waiters.set(id, () => {
+          clearTimeout(t);
+          resolve();
+        });
+        post({ type: 'drain', id, timeoutMs });
+      });
+    },
+    stats: () => {
+      if (fallback) {
+        const inline = fallback.stats();
+        return { ...inline, written: inline.written + thread.written, dropped: inline.dropped + thread.dropped + localDrops };
+      }
+      return { queued: inFlight(), written: thread.written, dropped: thread.dropped + localDrops, writer: 'thread' as const };
+    },
+    async close(timeoutMs = 5_000) {
+      if (fallback) return fallback.close(timeoutMs);
+      handOff();
+      closing = true;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, timeoutMs + 1_000);
+        onClosed = () => {
+          clearTimeout(t);
+          resolve();
+        };
+        post({ type: 'close', timeoutMs });
+      });
+      const unwritten = inFlight();
+      if (unwritten > 0) drop(unwritten);
+      await worker.terminate();
+    },
+  };
+}
