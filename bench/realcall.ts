@@ -3,7 +3,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { loadConfig } from '../src/config';
 import { createGoogleClients } from '../src/integrations/google-clients';
 import { googleScope } from '../src/integrations/integrations';
@@ -12,6 +11,7 @@ import { createCredentialStore } from '../src/store/credential-store';
 import { migrate } from '../src/store/migrate';
 import { openDatabase } from '../src/store/open';
 import { createTokenCipher } from '../src/store/token-cipher';
+import { ownSchema } from './pg-schema';
 import { SANDBOX_MAIN, cpuMsOf, startProcess, stopProcess } from './spawned';
 
 /**
@@ -265,20 +265,9 @@ async function main() {
     // With DATABASE_URL: a schema of this run's own (its rows are sealed with this run's key), dropped at the end.
     let databaseUrl: string | undefined;
     if (env.DATABASE_URL) {
-      const schema = `bench_realcall_${randomBytes(4).toString('hex')}`;
-      const admin = new Client({ connectionString: env.DATABASE_URL });
-      await admin.connect();
-      await admin.query(`CREATE SCHEMA ${schema}`);
-      await admin.end();
-      cleanups.push(async () => {
-        const c = new Client({ connectionString: env.DATABASE_URL });
-        await c.connect();
-        await c.query(`DROP SCHEMA ${schema} CASCADE`);
-        await c.end();
-      });
-      const url = new URL(env.DATABASE_URL);
-      url.searchParams.set('options', `-c search_path=${schema}`);
-      databaseUrl = url.toString();
+      const schema = await ownSchema(env.DATABASE_URL, 'bench_realcall');
+      cleanups.push(schema.drop);
+      databaseUrl = schema.url;
     }
     const measured = [await startHub('hub', {})];
     // As deployed: PostgreSQL and Redis (the embedded PGlite runs its SQL inside the Hub's process, billed to it).
