@@ -91,7 +91,6 @@ export function threadedReceiptWriter(o: ReceiptWriterOptions & { databaseUrl: s
     retryForMs: o.retryForMs,
   };
   const worker = new Worker(o.entry, { workerData: data, stdout: false, stderr: false });
-  worker.unref(); // never what keeps the process alive: close() flushes it
   let pending: ReceiptFacts[] = [];
   let timer: NodeJS.Timeout | undefined;
   const thread = { received: 0, queued: 0, written: 0, dropped: 0 };
@@ -151,6 +150,9 @@ export function threadedReceiptWriter(o: ReceiptWriterOptions & { databaseUrl: s
   };
   worker.on('error', failed);
   worker.on('exit', (code) => failed(new Error(`the thread exited with code ${code}`)));
+  // Never what keeps the process alive (close() flushes it; its waits hold timers of their own). After the
+  // listeners: a 'message' listener refs the worker again.
+  worker.unref();
 
   const inFlight = () => pending.length + (sent - thread.received) + thread.queued;
 

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -117,4 +118,22 @@ test('when the receipt thread dies, then what it held is counted as dropped and 
     await writer.close();
     await testDb.drop();
   }
+});
+
+test('when a receipt writer is never closed, then its thread does not keep the process alive', async () => {
+  // A process of its own: the compiled writer, a thread started, a receipt handed over, no close().
+  const script = `
+    const { threadedReceiptWriter, receiptThreadEntry } = require(${JSON.stringify(join(__dirname, '..', '..', 'dist', 'src', 'audit', 'receipt-writer.js'))});
+    const { createRedactor } = require(${JSON.stringify(join(__dirname, '..', '..', 'dist', 'src', 'audit', 'redact.js'))});
+    const key = require('node:crypto').randomBytes(32);
+    const log = { debug() {}, info() {}, warn() {}, error() {} };
+    const w = threadedReceiptWriter({ db: {}, logger: log, mode: 'none', redact: createRedactor('none', key), maxQueued: 10, batchSize: 10,
+      flushIntervalMs: 50, retryForMs: 1000, databaseUrl: 'postgres://127.0.0.1:9/none', poolMax: 1, key, entry: receiptThreadEntry() });
+    w.stats();
+  `;
+  const started = Date.now();
+  const child = spawn(process.execPath, ['-e', script], { stdio: 'inherit', timeout: 10_000 }); // killed if it hangs
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  expect(code).toBe(0);
+  expect(Date.now() - started).toBeLessThan(10_000);
 });
