@@ -61,12 +61,14 @@ async function run(databaseUrl: string, payloads: 'redacted' | 'none') {
     body,
   });
   const callsDone = performance.now();
-  // Every request sent was answered (autocannon waits for the in-flight ones before it resolves, but counts them in `sent` only).
-  const calls = result.requests.sent;
+  // The calls the Hub answered, by its own count (hub_tool_calls_total): autocannon's `2xx` leaves out the last
+  // request of each connection, and its `sent` counts requests it cut off at the end before the Hub had them.
   await hub.audit.drain(60_000);
   const drained = performance.now();
-  const stats = hub.audit.stats();
-  await hub.close();
+  await hub.close(); // after the requests still in the Hub have been answered
+  const scrape = (await hub.metrics.scrape()).body;
+  const calls = [...scrape.matchAll(/^hub_tool_calls_total\{[^}]*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+  const stats = hub.audit.stats(); // after the shutdown flush: what it dropped counts too
   const [row] = (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.audit_receipts WHERE customer_id = $1`, [customerId])).rows;
   await admin.query(`DROP SCHEMA ${schema} CASCADE`);
   await admin.end();
@@ -79,6 +81,7 @@ async function run(databaseUrl: string, payloads: 'redacted' | 'none') {
     receiptsPerS: row!.n / ((drained - t0) / 1000),
     catchUpMs: Math.round(drained - callsDone),
     lost: calls - row!.n,
+    sent: result.requests.sent,
     dropped: stats.dropped,
     p99: result.latency.p99,
   };
@@ -105,7 +108,8 @@ async function main() {
   for (const r of rounds) {
     process.stdout.write(
       `payloads=${r.payloads.padEnd(8)} calls=${r.calls} (${r.callsPerS.toFixed(0)}/s, p99 ${r.p99} ms, non-2xx ${r.non2xx})  ` +
-        `receipts written=${r.receipts} (${r.receiptsPerS.toFixed(0)}/s, caught up ${r.catchUpMs} ms after the load)  lost=${r.lost} dropped=${r.dropped}\n`,
+        `receipts written=${r.receipts} (${r.receiptsPerS.toFixed(0)}/s, caught up ${r.catchUpMs} ms after the load)  lost=${r.lost} dropped=${r.dropped}` +
+        `${r.sent !== r.calls ? ` (autocannon sent ${r.sent}, ${r.sent - r.calls} of them cut off before the Hub had them)` : ''}\n`,
     );
   }
   process.stdout.write(`calls/s redacted ÷ none: ${(redacted.callsPerS / none.callsPerS).toFixed(2)}\n`);
