@@ -18,6 +18,12 @@ export default tseslint.config(
     },
   },
   { files: ['console/**/*.ts'], languageOptions: { globals: { ...globals.browser } } },
+  // The README's rule: the Hub reads its environment in src/config.ts and nowhere else.
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/config.ts'],
+    rules: { 'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'read configuration in src/config.ts only' }] },
+  },
   // CommonJS scripts (worker and replica entry points run as plain Node), and main.ts's lazy requires, which keep
   // modules a command does not use out of its start-up.
   { files: ['**/*.js', 'src/main.ts', 'test/deploy/compose.test.ts'], rules: { '@typescript-eslint/no-require-imports': 'off' } },

@@ -229,12 +229,34 @@ run('admin console in Chromium', () => {
     return (await res.json()) as { success: boolean };
   };
 
+  /**
+   * Receipts are written in the background, every HUB_AUDIT_FLUSH_MS (README, Audit trail): an admin opening
+   * Activity right after a call can miss it for that long, and far longer on a loaded machine. Waits (by the admin
+   * API, in the signed-in session) until the customer's trail holds `count` calls of `tool`.
+   */
+  const receiptsWritten = async (tool: string, count: number) => {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const csrf = (await page.locator('meta[name="hub-csrf"]').getAttribute('content')) ?? '';
+      const res = await page.request.get(`${hubUrl}/api/admin/customers/${DEMO_CUSTOMER_ID}/receipts?tool=${tool}&limit=100`, {
+        headers: { 'X-CSRF-Token': csrf },
+      });
+      const body = (await res.json()) as { receipts?: unknown[] };
+      if (!body.receipts) throw new Error(`the receipts list answered ${res.status()}: ${JSON.stringify(body)}`);
+      const held = body.receipts.length;
+      if (held >= count) return;
+      if (Date.now() > deadline) throw new Error(`the audit trail holds ${held} ${tool} calls of ${count}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+
   test("when an agent has made tool calls, then Activity lists them newest first, filters by tool, shows a receipt's Google operations and downloads the conversation's replay bundle", async () => {
     const availability = { start_date: '2026-11-23', end_date: '2026-11-24', timezone: 'Europe/Madrid', calendars: ['primary'] };
     expect((await execute('calendar_get_availability', availability, 'conv-console-1')).success).toBe(true);
     expect((await execute('calendar_get_availability', { ...availability, end_date: '2026-11-25' }, 'conv-console-1')).success).toBe(true);
     expect((await execute('email_search', { query: 'from:ana' }, 'conv-console-2')).success).toBe(false); // Gmail was disconnected above
 
+    await receiptsWritten('email_search', 1);
     await visit(page, `/admin/activity?customer=${DEMO_CUSTOMER_ID}`, '08-activity');
     const rows = page.getByRole('table', { name: 'Tool calls, newest first' }).getByRole('row');
     expect(await rows.nth(1).textContent()).toContain('email_search'); // newest first
@@ -274,6 +296,7 @@ run('admin console in Chromium', () => {
       const results = await Promise.all(Array.from({ length: 10 }, (_, i) => execute('hub_echo', { message: `echo ${batch * 10 + i}` }, 'conv-console-echo')));
       expect(results.every((r) => r.success)).toBe(true);
     }
+    await receiptsWritten('hub_echo', 60);
     await page.goto(`${hubUrl}/admin/activity?customer=${DEMO_CUSTOMER_ID}`);
     await pageReady(page);
     await page.getByLabel('Tool', { exact: true }).fill('hub_echo');

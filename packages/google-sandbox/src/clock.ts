@@ -4,10 +4,19 @@ export interface SandboxClock {
   advance(ms: number): void;
 }
 
+/**
+ * Never goes backwards: a wall clock stepped back (NTP on a loaded VM) would otherwise hide an event whose
+ * propagation delay had passed, or revive an expired token — Google's own time does not step back for a client.
+ */
 export function createClock(start?: number): SandboxClock {
   let offset = start === undefined ? 0 : start - Date.now();
+  let last = -Infinity;
   return {
-    now: () => Date.now() + offset,
+    now: () => {
+      const t = Date.now() + offset;
+      if (t > last) last = t;
+      return last;
+    },
     advance: (ms) => {
       offset += ms;
     },
