@@ -10,12 +10,13 @@ export interface SandboxClock {
  */
 export function createClock(start?: number): SandboxClock {
   let offset = start === undefined ? 0 : start - Date.now();
-  let last = -Infinity;
+  // The wall clock's highest reading: what steps back is the wall clock, not an offset moved on purpose.
+  let wall = -Infinity;
   return {
     now: () => {
-      const t = Date.now() + offset;
-      if (t > last) last = t;
-      return last;
+      const t = Date.now();
+      if (t > wall) wall = t;
+      return wall + offset;
     },
     advance: (ms) => {
       offset += ms;

@@ -20,4 +20,11 @@ describe('the sandbox clock', () => {
     clock.advance(2_000);
     expect(clock.now()).toBe(3_000);
   });
+
+  test('when moved back on purpose (a unit test setting a date), then it goes back', () => {
+    jest.spyOn(Date, 'now').mockReturnValue(50_000);
+    const clock = createClock();
+    clock.advance(-20_000);
+    expect(clock.now()).toBe(30_000);
+  });
 });
