@@ -1,4 +1,5 @@
 import { Document, isScalar, visit } from 'yaml';
+import { executeExamplesObject } from '../tools/examples';
 import type { ToolRegistry } from '../tools/registry';
 import { errorSchemas } from './openapi-errors';
 import { routeSchemas } from './openapi-routes';
@@ -24,7 +25,27 @@ export function openApiDocument(base: Json, registry: ToolRegistry): Json {
     if (clash.length > 0) throw new Error(`openapi.yaml: ${clash.join(', ')} defined twice (in ${OPENAPI_BASE_PATH}, or by two generated parts)`);
     Object.assign(schemas, part);
   }
-  return { ...base, components: { ...components, schemas } };
+  return { ...base, paths: withExecuteExamples((base.paths ?? {}) as Json), components: { ...components, schemas } };
+}
+
+const EXECUTE_PATH = '/api/internal/tools/execute';
+
+/** The execute request's examples, from src/tools/examples.ts (which the Postman collection is built from too). */
+function withExecuteExamples(paths: Json): Json {
+  const operation = (paths[EXECUTE_PATH] as Json | undefined)?.post as Json | undefined;
+  const media = ((operation?.requestBody as Json | undefined)?.content as Json | undefined)?.['application/json'] as Json | undefined;
+  if (!operation || !media) throw new Error(`${OPENAPI_BASE_PATH}: POST ${EXECUTE_PATH} with an application/json request body is missing`);
+  if (media.examples !== undefined)
+    throw new Error(`${OPENAPI_BASE_PATH}: the execute request's examples are generated from src/tools/examples.ts; remove them`);
+  const requestBody = operation.requestBody as Json;
+  const content = requestBody.content as Json;
+  return {
+    ...paths,
+    [EXECUTE_PATH]: {
+      ...(paths[EXECUTE_PATH] as Json),
+      post: { ...operation, requestBody: { ...requestBody, content: { ...content, 'application/json': { ...media, examples: executeExamplesObject() } } } },
+    },
+  };
 }
 
 /** Lists and maps of a few scalars (`[ a, b ]`, `{ type: string }`, `{ $ref: … }`) read best on one line. */

@@ -41,7 +41,7 @@ const tests = (exec: string[]) => [{ listen: 'test', script: { type: 'text/javas
 export function postmanCollection(catalog: { tools: readonly CatalogEntry[] }, examples: Readonly<Record<string, Record<string, unknown>>>): unknown {
   const toolRequests = catalog.tools.map((tool) => {
     const inputs = examples[tool.name];
-    if (inputs === undefined) throw new Error(`tool ${tool.name} has no example inputs: add one to src/tools/examples.ts (and openapi.yaml)`);
+    if (inputs === undefined) throw new Error(`tool ${tool.name} has no example inputs: add one to src/tools/examples.ts`);
     const body = {
       tool: tool.name,
       agent_id: '{{agentId}}',

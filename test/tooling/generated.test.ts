@@ -4,7 +4,7 @@ import { parse } from 'yaml';
 import { generatedFiles } from '../../src/cli/generate';
 import { openApiDocument } from '../../src/codegen/openapi';
 import { BUILT_IN_TOOLS } from '../../src/tools';
-import { TOOL_EXAMPLES } from '../../src/tools/examples';
+import { EXECUTE_EXAMPLES, TOOL_EXAMPLES } from '../../src/tools/examples';
 import { createToolRegistry } from '../../src/tools/registry';
 
 /**
@@ -18,19 +18,33 @@ test.each(Object.keys(generatedFiles()))('when the registry changes, then the ch
   expect(readFileSync(join(ROOT, path), 'utf8')).toBe(generatedFiles()[path]);
 });
 
-test('when a tool is registered, then it has example inputs its own schema accepts, the ones openapi.yaml shows', () => {
+test('when a tool is registered, then it has example inputs its own schema accepts, and openapi.yaml shows them', () => {
   const spec = parse(readFileSync(join(ROOT, 'openapi.yaml'), 'utf8'));
-  const shown = new Map<string, unknown>();
-  for (const example of Object.values(spec.paths['/api/internal/tools/execute'].post.requestBody.content['application/json'].examples) as {
-    value: { tool: string; inputs: unknown };
-  }[]) {
-    if (!shown.has(example.value.tool)) shown.set(example.value.tool, example.value.inputs);
-  }
+  const shown = spec.paths['/api/internal/tools/execute'].post.requestBody.content['application/json'].examples as Record<
+    string,
+    { value: { tool: string; inputs: unknown } }
+  >;
   for (const tool of BUILT_IN_TOOLS) {
     const example = TOOL_EXAMPLES[tool.name];
-    expect({ tool: tool.name, example }).toEqual({ tool: tool.name, example: shown.get(tool.name) });
     expect({ tool: tool.name, valid: tool.input.safeParse(example).success }).toEqual({ tool: tool.name, valid: true });
+    expect(Object.values(shown).find((e) => e.value.tool === tool.name)?.value.inputs).toEqual(example);
   }
+});
+
+test('when openapi.yaml shows an execute example, then the version it names accepts its inputs', () => {
+  const registry = createToolRegistry(BUILT_IN_TOOLS);
+  for (const example of EXECUTE_EXAMPLES) {
+    const resolved = registry.resolve(example.tool);
+    expect({ example: example.name, kind: resolved.kind }).toEqual({ example: example.name, kind: 'found' });
+    if (resolved.kind !== 'found') continue;
+    expect({ example: example.name, valid: resolved.tool.input.safeParse(example.inputs).success }).toEqual({ example: example.name, valid: true });
+  }
+});
+
+test('when openapi/base.yaml writes execute examples itself, then generation refuses: they come from src/tools/examples.ts', () => {
+  const base = parse(readFileSync(join(ROOT, 'openapi/base.yaml'), 'utf8'));
+  base.paths['/api/internal/tools/execute'].post.requestBody.content['application/json'].examples = {};
+  expect(() => openApiDocument(base, createToolRegistry(BUILT_IN_TOOLS))).toThrow('generated from src/tools/examples.ts');
 });
 
 test('when openapi/base.yaml defines a component the generator writes, then generation refuses rather than silently replacing it', () => {
