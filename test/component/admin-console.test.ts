@@ -225,3 +225,23 @@ describe('admin console sessions: idle timeout and absolute lifetime', () => {
     expect(await sessions.resolve(busy.token)).toBeNull();
   });
 });
+
+describe('admin console without its browser files', () => {
+  test('when the Hub was started from sources without a build, then a signed-in page says so with a 503 (the admin API still answers)', async () => {
+    const hub = await buildTestHub({ consoleAssets: null });
+    try {
+      const res = await client(hub.app)
+        .post('/admin/sign-in')
+        .type('form')
+        .send({ token: tokenOf(links().create({ kind: 'admin' }, 600).url) })
+        .expect(303);
+      const cookie = cookieOf(res).split(';')[0]!;
+      const page = await client(hub.app).get('/admin').set('Cookie', cookie).expect(503);
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      expect(page.text).toContain('npm run build');
+      await client(hub.app).get('/api/admin/customers').set('Authorization', asAdmin()).expect(200);
+    } finally {
+      await hub.close();
+    }
+  });
+});

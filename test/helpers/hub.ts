@@ -31,6 +31,8 @@ export async function buildTestHub(
     now?: () => number;
     /** Spans go here (an in-memory exporter's provider); absent = tracing off, as by default. */
     tracer?: Tracer;
+    /** null: a build without the console's browser files. */
+    consoleAssets?: null;
   } = {},
 ): Promise<TestHub> {
   const logs = captureLogs();
@@ -47,6 +49,7 @@ export async function buildTestHub(
     ...(options.accessEvents ? { accessEvents: options.accessEvents } : {}),
     ...(options.now ? { now: options.now } : {}),
     ...(options.tracer ? { tracer: options.tracer } : {}),
+    ...(options.consoleAssets === null ? { consoleAssets: null } : {}),
   });
   await hub.audit.ready().catch(() => {}); // as startHub does: call ids from the first call on
   return {
