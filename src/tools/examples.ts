@@ -57,11 +57,12 @@ export interface ExecuteExample {
   context?: { conversation_id?: string; request_id?: string };
 }
 
+/** A call of `tool` with its own example inputs above, unless `extra.inputs` shows others. */
 const call = (name: string, summary: string, tool: string, extra: Partial<ExecuteExample> = {}): ExecuteExample => ({
   name,
   summary,
   tool,
-  inputs: TOOL_EXAMPLES[tool]!,
+  inputs: extra.inputs ?? TOOL_EXAMPLES[tool]!,
   ...extra,
 });
 
@@ -75,22 +76,16 @@ export const EXECUTE_EXAMPLES: readonly ExecuteExample[] = [
   call('calendar_get_availability', 'Busy times of a week (calendar_get_availability)', 'calendar_get_availability'),
   call('calendar_create_event', 'Create an event, retry-safe (calendar_create_event)', 'calendar_create_event', { context: { request_id: 'create-7f3a' } }),
   call('calendar_update_event', 'Move an event (calendar_update_event)', 'calendar_update_event'),
-  {
-    name: 'calendar_update_event_guests',
-    summary: 'Invite one more guest; the others keep their replies (calendar_update_event)',
-    tool: 'calendar_update_event',
+  call('calendar_update_event_guests', 'Invite one more guest; the others keep their replies (calendar_update_event)', 'calendar_update_event', {
     inputs: { event_id: 'abc123', updates: { attendees: ['john@example.com', 'carla@example.com'] }, send_notifications: true },
-  },
+  }),
   call('calendar_delete_event', 'Delete an event (calendar_delete_event)', 'calendar_delete_event'),
   call('calendar_find_optimal_times', 'Best hour with two people (calendar_find_optimal_times)', 'calendar_find_optimal_times'),
   call('email_send', 'Send a mail, at most once (email_send)', 'email_send', { context: { request_id: 'send-91c2' } }),
   call('email_search', 'Search the mailbox (email_search)', 'email_search'),
-  {
-    name: 'email_search_v2',
-    summary: 'The next page of a search (email_search@2)',
-    tool: 'email_search@2',
+  call('email_search_v2', 'The next page of a search (email_search@2)', 'email_search@2', {
     inputs: { query: 'from:john@example.com', max_results: 25, include_body: false, page_token: '09876543210987654321' },
-  },
+  }),
   call('calendar_list_calendars', 'The calendars the account can add events to (calendar_list_calendars)', 'calendar_list_calendars'),
   call('hub_current_time', 'Now, where the person is (hub_current_time)', 'hub_current_time'),
   call('email_read', 'Read one message (email_read)', 'email_read'),
