@@ -89,7 +89,7 @@ export const RECEIPT_COLUMNS = [
   'receipt_id',
 ] as const;
 
-/** A receipt as its JSON array in RECEIPT_COLUMNS order, serialised when recorded (see receiptRow). */
+/** A receipt as its JSON array in RECEIPT_COLUMNS order, serialised when recorded (see rowOfFacts). */
 export type ReceiptRow = string;
 
 /** A call's error as its receipt keeps it, before redaction: the code and retryable are the Hub's own closed vocabulary. */
@@ -193,9 +193,6 @@ export function rowOfFacts(facts: ReceiptFacts, redact: Redactor): ReceiptRow {
     randomUUID(),
   ]);
 }
-
-export const receiptRow = (record: CallRecord, callId: string, mode: PayloadMode, redact: Redactor): ReceiptRow =>
-  rowOfFacts(receiptFacts(record, callId, mode), redact);
 
 /** Each column read from a row of the batch document (`r`, a jsonb array in RECEIPT_COLUMNS order). */
 const RECEIPT_TYPES: Record<(typeof RECEIPT_COLUMNS)[number], 'text' | 'uuid' | 'integer' | 'boolean' | 'time' | 'jsonb'> = {
