@@ -1,6 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -27,6 +28,12 @@ import jwt from 'jsonwebtoken';
  * the Prometheus metrics and writing the audit receipt (redacted payloads, the default) cost on the echo path
  * (tracing SDK off in both, as by default). Target >= 0.90, printed as a throughput ratio and as a ratio of Hub
  * CPU per request (the steadier of the two on a shared machine).
+ *
+ * Per call it also splits the CPU: the Hub's main thread (its event loop: one process serves at most 1/main calls a
+ * second), its other threads (the receipt writer, GC helpers), the PostgreSQL server when it runs on this machine,
+ * and the load generator (this process) — and prints the best hub/hub-unrecorded those costs allow on this
+ * machine's cores, min(1/main, cores/total) of each, so a ratio below target says whether the Hub's own thread or
+ * the machine's cores bound it.
  *
  * Storage: embedded PGlite by default, whose receipt inserts run inside the Hub's own process; with
  * BENCH_DATABASE_URL set, every Hub uses that PostgreSQL server (how a deployed Hub runs), so the database's work
@@ -107,18 +114,39 @@ async function setUpAccess(hub: Target): Promise<{ key: string; policyBody: stri
   return { key: made.key as string, policyBody: echoBody(customerId, agentId) };
 }
 
-/** CPU time (user + system, all threads) the process has used, in microseconds; Linux only. */
-function cpuMicros(pid: number): number {
+/** CPU time (user + system) from a /proc stat file, in microseconds; Linux only. */
+function cpuOfStat(path: string): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const fields = readFileSync(path, 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) * (1e6 / 100); // clock ticks at USER_HZ = 100
   } catch {
     return Number.NaN;
   }
 }
+/** All threads of the process. */
+const cpuMicros = (pid: number) => cpuOfStat(`/proc/${pid}/stat`);
+/** The main thread alone (its task id is the pid): the event loop, which bounds one process's throughput. */
+const mainThreadMicros = (pid: number) => cpuOfStat(`/proc/${pid}/task/${pid}/stat`);
+/** Every PostgreSQL server process on this machine (the bench's database when it is local); 0 without one. */
+function databaseMicros(): number {
+  let sum = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') sum += cpuOfStat(`/proc/${entry}/stat`);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return sum;
+}
 
 async function hit(target: Target, seconds: number) {
-  const cpu0 = cpuMicros(target.child.pid!);
+  const pid = target.child.pid!;
+  const cpu0 = cpuMicros(pid);
+  const main0 = mainThreadMicros(pid);
+  const db0 = databaseMicros();
+  const client0 = process.cpuUsage();
   const result = await autocannon({
     url: `http://127.0.0.1:${target.port}/api/internal/tools/execute/`,
     method: 'POST',
@@ -130,8 +158,17 @@ async function hit(target: Target, seconds: number) {
   // hub-429 allows one call per minute: at most one success per measurement, everything else is the 429 path.
   const expected = target.name === 'hub-429' ? result['2xx'] <= 1 : result.non2xx === 0;
   if (!expected || result.errors > 0) throw new Error(`${target.name}: ${result['2xx']} 2xx, ${result.non2xx} non-2xx, ${result.errors} errors`);
-  const cpuPerRequest = (cpuMicros(target.child.pid!) - cpu0) / result.requests.total;
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpu: cpuPerRequest };
+  const n = result.requests.total;
+  const client = process.cpuUsage(client0);
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpu: (cpuMicros(pid) - cpu0) / n,
+    main: (mainThreadMicros(pid) - main0) / n,
+    db: (databaseMicros() - db0) / n,
+    client: (client.user + client.system) / n,
+  };
 }
 
 /** One request at a time (no queueing), so the percentiles are the per-request cost in microseconds. */
@@ -279,6 +316,22 @@ async function main() {
       `metrics + audit on/off (${env.BENCH_DATABASE_URL ? 'PostgreSQL server' : 'embedded PGlite, in the Hub process'}): hub/hub-unrecorded = ${median(ratios.metrics).toFixed(2)} ` +
         `(median of per-round ratios; target >= 0.90); cpu per request ${med('hub', 'cpu').toFixed(1)} us vs ${med('hub-unrecorded', 'cpu').toFixed(1)} us ` +
         `(cpu ratio unrecorded/hub = ${(med('hub-unrecorded', 'cpu') / med('hub', 'cpu')).toFixed(2)})`,
+    );
+    // Where the CPU of a recorded call goes, and the best hub/hub-unrecorded these costs allow on this machine: a
+    // Hub serves at most 1/main calls per second (one event loop), and the machine at most cores/total (the Hub's
+    // threads, the database server and the load generator share its cores).
+    const split = (n: Name) => ({ main: med(n, 'main'), other: med(n, 'cpu') - med(n, 'main'), db: med(n, 'db'), client: med(n, 'client') });
+    const cores = availableParallelism();
+    const capacity = (c: ReturnType<typeof split>) => Math.min(1e6 / c.main, (cores * 1e6) / (c.main + c.other + c.db + c.client));
+    const on = split('hub');
+    const off = split('hub-unrecorded');
+    const show = (c: ReturnType<typeof split>) =>
+      `main thread ${c.main.toFixed(1)}, other Hub threads ${c.other.toFixed(1)}, database server ${c.db.toFixed(1)}, load generator ${c.client.toFixed(1)}`;
+    console.log(`cpu per call (us), hub:            ${show(on)}`);
+    console.log(`cpu per call (us), hub-unrecorded: ${show(off)}`);
+    console.log(
+      `best hub/hub-unrecorded these costs allow on ${cores} cores = ${(capacity(on) / capacity(off)).toFixed(2)} ` +
+        `(min(1/main thread, cores/total) of each; the database server counts only when it runs on this machine)`,
     );
     console.log(`cpu per request, express/hub = ${(med('express', 'cpu') / med('hub', 'cpu')).toFixed(2)}`);
     console.log(`hub latency p50 = ${med('hub', 'p50')} ms, p99 = ${med('hub', 'p99')} ms`);

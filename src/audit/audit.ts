@@ -73,10 +73,10 @@ export function createAudit(deps: {
     db: deps.db,
     logger,
     maxQueued: config.bufferMax,
-    // Embedded PGlite runs each INSERT inside this process, holding the event loop: a statement costs ~2.5 ms of
-    // its own (the commit's file writes) plus ~20 us a row, so 100 rows (~4 ms) at a time, the writer yielding
-    // between statements — 25 rows cost 2.6x the CPU a row, 200 hold the loop 8 ms. A server does the work in its
-    // own process: 200 rows a statement.
+    // Embedded PGlite executes each INSERT in this process — on its own thread by default, on the event loop with
+    // HUB_PGLITE_THREAD=off: a commit costs ~1.2 ms of its own plus ~60-90 us a row, so 100 rows at a time keeps
+    // that case's hold on the loop under ~10 ms, the writer yielding between statements. A server does the work in
+    // its own process: 200 rows a statement.
     batchSize: deps.db.kind === 'pglite' ? 100 : 200,
     flushIntervalMs: config.flushIntervalMs,
     retryForMs: config.retryForS * 1000,

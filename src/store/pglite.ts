@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { type Db, type Queryable, withTimeout } from './db';
+import { openPgliteThread, pgliteThreadEntry } from './pglite-proxy';
 
 /** `HUB_DATA_DIR=memory://` keeps the embedded database in memory (throw-away demos, tests). */
 export const IN_MEMORY = 'memory://';
@@ -55,7 +56,27 @@ function isAlive(pid: number): boolean {
   }
 }
 
-export async function openPglite(dataDir: string): Promise<Db> {
+/**
+ * Opens the embedded database: on a thread of its own (pglite-proxy.ts) when the compiled thread entry exists and
+ * `thread` is not false (HUB_PGLITE_THREAD), else in this thread. The data directory is locked here either way.
+ */
+export async function openPglite(dataDir: string, options: { thread?: boolean } = {}): Promise<Db> {
+  const entry = options.thread === false ? undefined : pgliteThreadEntry();
+  if (entry) {
+    if (dataDir === IN_MEMORY) return openPgliteThread(null, entry, () => {});
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const unlock = lockDataDir(dataDir);
+    try {
+      return await openPgliteThread(join(dataDir, 'pglite'), entry, unlock);
+    } catch (err) {
+      unlock();
+      throw err;
+    }
+  }
+  return openInProcess(dataDir);
+}
+
+async function openInProcess(dataDir: string): Promise<Db> {
   let unlock = () => {};
   let pg: PGlite;
   if (dataDir === IN_MEMORY) {
