@@ -31,9 +31,9 @@ import jwt from 'jsonwebtoken';
  *
  * Per call it also splits the CPU: the Hub's main thread (its event loop: one process serves at most 1/main calls a
  * second), its other threads (the receipt writer, GC helpers), the PostgreSQL server when it runs on this machine,
- * and the load generator (this process) — and prints the best hub/hub-unrecorded those costs allow on this
- * machine's cores, min(1/main, cores/total) of each, so a ratio below target says whether the Hub's own thread or
- * the machine's cores bound it.
+ * and the load generator (this process) — and prints the hub/hub-unrecorded those costs predict on this machine's
+ * cores, min(1/main, cores/total) of each, so a ratio below target says whether the Hub's own thread or the
+ * machine's cores bound it.
  *
  * Storage: embedded PGlite by default, whose receipt inserts run inside the Hub's own process; with
  * BENCH_DATABASE_URL set, every Hub uses that PostgreSQL server (how a deployed Hub runs), so the database's work
@@ -317,8 +317,8 @@ async function main() {
         `(median of per-round ratios; target >= 0.90); cpu per request ${med('hub', 'cpu').toFixed(1)} us vs ${med('hub-unrecorded', 'cpu').toFixed(1)} us ` +
         `(cpu ratio unrecorded/hub = ${(med('hub-unrecorded', 'cpu') / med('hub', 'cpu')).toFixed(2)})`,
     );
-    // Where the CPU of a recorded call goes, and the best hub/hub-unrecorded these costs allow on this machine: a
-    // Hub serves at most 1/main calls per second (one event loop), and the machine at most cores/total (the Hub's
+    // Where the CPU of a recorded call goes, and the hub/hub-unrecorded these costs predict on this machine: a Hub
+    // serves at most 1/main calls per second (one event loop), and the machine at most cores/total (the Hub's
     // threads, the database server and the load generator share its cores).
     const split = (n: Name) => ({ main: med(n, 'main'), other: med(n, 'cpu') - med(n, 'main'), db: med(n, 'db'), client: med(n, 'client') });
     const cores = availableParallelism();
@@ -330,8 +330,8 @@ async function main() {
     console.log(`cpu per call (us), hub:            ${show(on)}`);
     console.log(`cpu per call (us), hub-unrecorded: ${show(off)}`);
     console.log(
-      `best hub/hub-unrecorded these costs allow on ${cores} cores = ${(capacity(on) / capacity(off)).toFixed(2)} ` +
-        `(min(1/main thread, cores/total) of each; the database server counts only when it runs on this machine)`,
+      `hub/hub-unrecorded these CPU costs predict on ${cores} cores = ${(capacity(on) / capacity(off)).toFixed(2)} ` +
+        `(each: min(1/main thread, cores/total); the database server counts only when it runs on this machine)`,
     );
     console.log(`cpu per request, express/hub = ${(med('express', 'cpu') / med('hub', 'cpu')).toFixed(2)}`);
     console.log(`hub latency p50 = ${med('hub', 'p50')} ms, p99 = ${med('hub', 'p99')} ms`);
