@@ -468,7 +468,7 @@ const envSchema = z.object({
   HUB_AUDIT_RETRY_S: integer(300, 1, 86_400).describe('How long queued audit rows wait out a database outage (retried with backoff) before they are dropped.'),
   HUB_AUDIT_PURGE_INTERVAL_S: integer(3600, 10, 86_400).describe('How often the retention purge runs.'),
   HUB_AUDIT_THREAD: onOff(true).describe(
-    'On PostgreSQL, receipts are redacted, serialised and written by a thread of their own, off the request thread (`off`: on the request thread, as always on embedded PGlite).',
+    'Receipts are redacted, serialised and written by a thread of their own, off the request thread — on PostgreSQL, and on embedded PGlite running on its thread (`off`: on the request thread).',
   ),
   HUB_WEBHOOK_URL: optionalString.describe(
     "Receiver of every customer's connection webhooks (connection.connected, .insufficient_scopes, .expired, .disconnected); customers can add their own through the admin API.",

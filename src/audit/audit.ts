@@ -92,11 +92,13 @@ export function createAudit(deps: {
   /** Made once the audit key is loaded: the redaction is keyed with it. */
   const receiptWriter = (secret: Buffer): ReceiptWriter => {
     const options = { ...writerOptions, mode: config.payloads, redact: createRedactor(config.payloads, secret) };
-    const url = deps.db.url;
-    const entry = url !== undefined && config.thread && config.enabled ? receiptThreadEntry() : undefined;
-    if (url === undefined || entry === undefined) return inlineReceiptWriter(options);
-    // Two connections (a batch in flight and the next), opened by the thread: the request path's pool is left alone.
-    return threadedReceiptWriter({ ...options, databaseUrl: url, poolMax: 2, key: secret, entry });
+    const { url, channel } = deps.db;
+    const entry = (url !== undefined || channel !== undefined) && config.thread && config.enabled ? receiptThreadEntry() : undefined;
+    if (entry === undefined) return inlineReceiptWriter(options);
+    // PostgreSQL: two connections (a batch in flight and the next), opened by the thread — the request path's pool
+    // is left alone. Embedded PGlite on its thread: a port of the receipt thread's own to it.
+    const database = url !== undefined ? { url, poolMax: 2 } : { pglite: channel!() };
+    return threadedReceiptWriter({ ...options, database, key: secret, entry });
   };
 
   let loading: Promise<void> | undefined;

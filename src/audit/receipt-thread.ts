@@ -1,20 +1,21 @@
-import { parentPort, workerData } from 'node:worker_threads';
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import type { Logger } from '../logger';
+import { pgliteOverPort } from '../store/pglite-proxy';
 import { openPostgres } from '../store/postgres';
 import { createBatchWriter } from './batch-writer';
 import { type ReceiptFacts, type ReceiptRow, insertReceipts, rowOfFacts } from './receipts';
 import { type PayloadMode, createRedactor } from './redact';
 
 /**
- * The audit receipt writer's thread (receipt-writer.ts starts it, on PostgreSQL): it turns receipt facts into rows —
- * redacting their payloads, an HMAC per string value — and writes them in batches through a pool of its own, so
- * none of that costs the request thread. Messages in: `facts` (a batch), `drain`, `close`. Out: `stats` after
+ * The audit receipt writer's thread (receipt-writer.ts starts it): it turns receipt facts into rows — redacting
+ * their payloads, an HMAC per string value — and writes them in batches, through a pool of its own on PostgreSQL or
+ * straight to embedded PGlite's thread, so none of that costs the request thread. Messages in: `facts` (a batch), `drain`, `close`. Out: `stats` after
  * every batch taken or written, `drop`, `log` (the main thread logs: one writer of stdout), `drained`, `closed`.
  */
 
 export interface ReceiptThreadData {
-  databaseUrl: string;
-  poolMax: number;
+  /** Where the rows go: a PostgreSQL server (its own pool of `poolMax`), or embedded PGlite's thread through a port. */
+  database: { url: string; poolMax: number } | { pglite: MessagePort };
   mode: PayloadMode;
   /** The audit key (hub-secrets' `audit-key`): the redaction HMACs are keyed with it. */
   key: Uint8Array;
@@ -46,7 +47,7 @@ function run(port: NonNullable<typeof parentPort>, data: ReceiptThreadData): voi
       send({ type: 'log', level, fields: plain(fields), msg });
   const logger = { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') } as unknown as Logger;
 
-  const db = openPostgres({ url: data.databaseUrl, poolMax: data.poolMax, logger });
+  const db = 'pglite' in data.database ? pgliteOverPort(data.database.pglite) : openPostgres({ ...data.database, logger });
   const redact = createRedactor(data.mode, Buffer.from(data.key));
   let received = 0;
   let unbuilt = 0;

@@ -79,10 +79,9 @@ const HAND_OFF_MS = 10;
 const oversized = (f: ReceiptFacts) =>
   valuesWithin(f.inputs, MAX_INPUT_NODES) < 0 || valuesWithin(f.output, MAX_NODES) < 0 || valuesWithin(f.error?.details, MAX_NODES) < 0;
 
-export function threadedReceiptWriter(o: ReceiptWriterOptions & { databaseUrl: string; poolMax: number; key: Buffer; entry: string }): ReceiptWriter {
+export function threadedReceiptWriter(o: ReceiptWriterOptions & { database: ReceiptThreadData['database']; key: Buffer; entry: string }): ReceiptWriter {
   const data: ReceiptThreadData = {
-    databaseUrl: o.databaseUrl,
-    poolMax: o.poolMax,
+    database: o.database,
     mode: o.mode,
     key: new Uint8Array(o.key),
     batchSize: o.batchSize,
@@ -90,7 +89,8 @@ export function threadedReceiptWriter(o: ReceiptWriterOptions & { databaseUrl: s
     flushIntervalMs: o.flushIntervalMs,
     retryForMs: o.retryForMs,
   };
-  const worker = new Worker(o.entry, { workerData: data, stdout: false, stderr: false });
+  const transferList = 'pglite' in o.database ? [o.database.pglite] : [];
+  const worker = new Worker(o.entry, { workerData: data, transferList, stdout: false, stderr: false });
   let pending: ReceiptFacts[] = [];
   let timer: NodeJS.Timeout | undefined;
   const thread = { received: 0, queued: 0, written: 0, dropped: 0 };

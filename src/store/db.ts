@@ -1,3 +1,5 @@
+import type { MessagePort } from 'node:worker_threads';
+
 /**
  * The one database interface the Hub codes against. Two implementations run the same SQL: embedded PGlite
  * (WASM Postgres, a data directory on disk — nothing to install) and node-postgres against a real server.
@@ -17,6 +19,11 @@ export interface Db extends Queryable {
    * memory only: it may carry a password, so it is never logged.
    */
   readonly url?: string;
+  /**
+   * Embedded PGlite on its own thread: a new port to that thread, for another thread (the audit receipt thread) to
+   * send its statements straight there (pgliteOverPort). Absent on PostgreSQL and on PGlite in process.
+   */
+  readonly channel?: () => MessagePort;
   /** Runs `fn` in one transaction on one connection; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Resolves when the database answers `SELECT 1` within `timeoutMs`. */

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, type Transferable, Worker } from 'node:worker_threads';
 import { type Db, type Queryable, withTimeout } from './db';
 import type { FromPgliteThread, PgliteThreadData, PlainError, ToPgliteThread } from './pglite-thread';
 
@@ -9,6 +9,9 @@ import type { FromPgliteThread, PgliteThreadData, PlainError, ToPgliteThread } f
  * across. A PGlite statement costs ~0.3–1.2 ms of CPU (a commit's WAL writes through the WASM file system), which
  * in process is time the event loop serves nobody; on the thread it overlaps with the requests, and a call waits
  * only for its own statements. The cost here is a message each way (a few microseconds).
+ *
+ * Another thread (the audit receipt thread) gets a port of its own to the same PGlite (`Db.channel`), and a Db
+ * over it (`pgliteOverPort`): its statements go straight to PGlite's thread, not through the event loop.
  */
 
 /** The compiled thread entry; undefined when running from TypeScript sources without a build (the caller then runs PGlite in process). */
@@ -48,57 +51,45 @@ function thisRealm(rows: unknown): unknown[] {
 }
 
 type Answer = Extract<FromPgliteThread, { ok: true }>;
+type Reply = Extract<FromPgliteThread, { ok: boolean }>;
 type Request = ToPgliteThread extends infer M ? (M extends { id: number } ? Omit<M, 'id'> : never) : never;
 
-export async function openPgliteThread(dir: string | null, entry: string, onClosed: () => void): Promise<Db> {
-  const worker = new Worker(entry, { workerData: { dir } satisfies PgliteThreadData });
+/** What both ends of a conversation with PGlite's thread offer: a Worker (the Hub's) or a MessagePort (another thread's). */
+interface Endpoint {
+  postMessage(message: unknown, transfer?: readonly Transferable[]): void;
+  ref(): void;
+  unref(): void;
+}
+
+/** Requests and their answers over one endpoint; `lose` fails everything waiting, and everything after. */
+function conversation(endpoint: Endpoint) {
   const waiting = new Map<number, { resolve(a: Answer): void; reject(e: Error): void }>();
   let nextId = 1;
   let gone: Error | undefined;
-  let closed = false;
 
-  const started = new Promise<void>((resolve, reject) => {
-    worker.on('message', (m: FromPgliteThread) => {
-      if ('type' in m) {
-        if (m.type === 'ready') resolve();
-        else reject(errorOf(m.error));
-        return;
-      }
-      const w = waiting.get(m.id);
-      if (!w) return;
-      waiting.delete(m.id);
-      if (waiting.size === 0) worker.unref(); // idle: the thread never keeps a finished process alive
-      if (m.ok) w.resolve(m);
-      else w.reject(errorOf(m.error));
-    });
-    const end = (why: Error) => {
-      // The same message as a closed PGlite in process, so isDatabaseUnavailable reads it as the database gone.
-      gone ??= new Error(`PGlite is closed: ${why.message}`);
-      reject(gone);
-      for (const w of waiting.values()) w.reject(gone);
-      waiting.clear();
-    };
-    worker.on('error', (err) => end(err));
-    worker.on('exit', (code) => end(new Error(`its thread exited (code ${code})`)));
-  });
-  try {
-    await started;
-  } catch (err) {
-    await worker.terminate();
-    throw err;
-  }
-  worker.unref();
-
-  const request = (message: Request): Promise<Answer> =>
+  const receive = (m: Reply) => {
+    const w = waiting.get(m.id);
+    if (!w) return;
+    waiting.delete(m.id);
+    if (waiting.size === 0) endpoint.unref(); // idle: the thread never keeps a finished process alive
+    if (m.ok) w.resolve(m);
+    else w.reject(errorOf(m.error));
+  };
+  const lose = (err: Error) => {
+    gone ??= err;
+    for (const w of waiting.values()) w.reject(gone);
+    waiting.clear();
+  };
+  const request = (message: Request, transfer: readonly Transferable[] = []): Promise<Answer> =>
     new Promise((resolve, reject) => {
       if (gone) return reject(gone);
       const id = nextId++;
       try {
-        worker.postMessage({ ...message, id } as ToPgliteThread);
+        endpoint.postMessage({ ...message, id }, transfer);
       } catch (err) {
         return reject(err instanceof Error ? err : new Error(String(err))); // a parameter that cannot be copied
       }
-      if (waiting.size === 0) worker.ref(); // an answer is awaited: keep the process alive for it
+      if (waiting.size === 0) endpoint.ref(); // an answer is awaited: keep the process alive for it
       waiting.set(id, { resolve, reject });
     });
 
@@ -111,7 +102,8 @@ export async function openPgliteThread(dir: string | null, entry: string, onClos
   });
   const outside = queryable(undefined);
 
-  return {
+  /** The Db over this conversation; `close` ends the other side's part. */
+  const db = (close: () => Promise<void>, channel?: () => MessagePort): Db => ({
     kind: 'pglite',
     query: outside.query,
     exec: outside.exec,
@@ -130,13 +122,66 @@ export async function openPgliteThread(dir: string | null, entry: string, onClos
     async ping(timeoutMs) {
       await withTimeout(outside.query('SELECT 1'), timeoutMs, 'database ping timed out');
     },
-    async close() {
+    close,
+    ...(channel ? { channel } : {}),
+  });
+
+  return { receive, lose, request, db, isGone: () => gone !== undefined };
+}
+
+/** Starts PGlite's thread on `dir` (null: in memory) and answers with the Db over it; `onClosed` runs once it is closed. */
+export async function openPgliteThread(dir: string | null, entry: string, onClosed: () => void): Promise<Db> {
+  const worker = new Worker(entry, { workerData: { dir } satisfies PgliteThreadData });
+  const talk = conversation(worker);
+  // The same message as a closed PGlite in process, so isDatabaseUnavailable reads it as the database gone.
+  const started = new Promise<void>((resolve, reject) => {
+    worker.on('message', (m: FromPgliteThread) => {
+      if (!('type' in m)) return talk.receive(m);
+      if (m.type === 'ready') resolve();
+      else reject(errorOf(m.error));
+    });
+    const end = (why: Error) => {
+      const err = new Error(`PGlite is closed: ${why.message}`);
+      talk.lose(err);
+      reject(err);
+    };
+    worker.on('error', (err) => end(err));
+    worker.on('exit', (code) => end(new Error(`its thread exited (code ${code})`)));
+  });
+  try {
+    await started;
+  } catch (err) {
+    await worker.terminate();
+    throw err;
+  }
+  worker.unref();
+
+  let closed = false;
+  return talk.db(
+    async () => {
       if (closed) return;
       closed = true;
-      if (!gone) await withTimeout(request({ type: 'close' }), CLOSE_TIMEOUT_MS, 'closing the embedded database timed out').catch(() => {});
-      gone ??= new Error('PGlite is closed');
+      if (!talk.isGone()) await withTimeout(talk.request({ type: 'close' }), CLOSE_TIMEOUT_MS, 'closing the embedded database timed out').catch(() => {});
+      talk.lose(new Error('PGlite is closed'));
       await worker.terminate();
       onClosed();
     },
-  };
+    () => {
+      const { port1, port2 } = new MessageChannel();
+      talk.request({ type: 'connect', port: port2 }, [port2]).catch(() => {}); // a closed database: the port's requests fail
+      return port1;
+    },
+  );
+}
+
+/** A Db over a port from `Db.channel()` — in another thread, to the same PGlite. Closing it closes the port only. */
+export function pgliteOverPort(port: MessagePort): Db {
+  const talk = conversation(port);
+  port.on('message', (m: Reply) => talk.receive(m));
+  port.on('close', () => talk.lose(new Error('PGlite is closed: its thread is gone')));
+  port.unref();
+  return talk.db(async () => {
+    talk.lose(new Error('PGlite is closed'));
+    port.close();
+  });
 }

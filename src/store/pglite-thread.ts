@@ -1,4 +1,4 @@
-import { parentPort, workerData } from 'node:worker_threads';
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 
 /**
@@ -22,7 +22,9 @@ export type ToPgliteThread =
   | { id: number; type: 'exec'; sql: string; tx: number | undefined }
   | { id: number; type: 'begin' }
   | { id: number; type: 'end'; tx: number; commit: boolean }
-  | { id: number; type: 'close' };
+  | { id: number; type: 'close' }
+  /** Another thread's port (the audit receipt thread): served like the Hub's own, on the same database. */
+  | { id: number; type: 'connect'; port: MessagePort };
 
 export type PlainError = Record<string, string | number | boolean | null> & { message: string; name: string };
 
@@ -73,8 +75,6 @@ async function run(port: NonNullable<typeof parentPort>, data: PgliteThreadData)
   const open = new Map<number, { tx: Transaction; commit(): void; rollBack(): void }>();
   const finished = new Map<number, Promise<void>>();
   let nextTx = 1;
-  const answer = (message: FromPgliteThread) => port.postMessage(message);
-  const fail = (id: number, err: unknown) => answer({ id, ok: false, error: plainError(err) });
   const on = (tx: number | undefined) => {
     if (tx === undefined) return pg;
     const t = open.get(tx);
@@ -82,72 +82,81 @@ async function run(port: NonNullable<typeof parentPort>, data: PgliteThreadData)
     return t.tx;
   };
 
-  port.on('message', (m: ToPgliteThread) => {
-    switch (m.type) {
-      case 'query':
-        void Promise.resolve()
-          .then(() => on(m.tx).query(m.sql, m.params))
-          .then(
-            (r) => answer({ id: m.id, ok: true, rows: ownBytes(r.rows) }),
-            (err: unknown) => fail(m.id, err),
+  const serve = (port: MessagePort) => {
+    const answer = (message: FromPgliteThread) => port.postMessage(message);
+    const fail = (id: number, err: unknown) => answer({ id, ok: false, error: plainError(err) });
+    port.on('message', (m: ToPgliteThread) => {
+      switch (m.type) {
+        case 'query':
+          void Promise.resolve()
+            .then(() => on(m.tx).query(m.sql, m.params))
+            .then(
+              (r) => answer({ id: m.id, ok: true, rows: ownBytes(r.rows) }),
+              (err: unknown) => fail(m.id, err),
+            );
+          return;
+        case 'exec':
+          void Promise.resolve()
+            .then(() => on(m.tx).exec(m.sql))
+            .then(
+              () => answer({ id: m.id, ok: true }),
+              (err: unknown) => fail(m.id, err),
+            );
+          return;
+        case 'begin': {
+          const txId = nextTx++;
+          let began = false;
+          const done = pg.transaction(async (tx) => {
+            began = true;
+            await new Promise<void>((resolve, reject) => {
+              open.set(txId, { tx, commit: resolve, rollBack: () => reject(new RollBack()) });
+              answer({ id: m.id, ok: true, tx: txId });
+            });
+          });
+          finished.set(txId, done);
+          // BEGIN itself failed (the callback never ran): that is the answer to `begin`.
+          done.catch((err: unknown) => {
+            if (!began) {
+              finished.delete(txId);
+              fail(m.id, err);
+            }
+          });
+          return;
+        }
+        case 'end': {
+          const t = open.get(m.tx);
+          const done = finished.get(m.tx);
+          if (!t || !done) return fail(m.id, new Error('the transaction has already ended'));
+          open.delete(m.tx);
+          finished.delete(m.tx);
+          if (m.commit) t.commit();
+          else t.rollBack();
+          // PGlite commits (or rolls back) once the callback settles; the answer waits for that.
+          done.then(
+            () => answer({ id: m.id, ok: true }),
+            (err: unknown) => (err instanceof RollBack ? answer({ id: m.id, ok: true }) : fail(m.id, err)),
           );
-        return;
-      case 'exec':
-        void Promise.resolve()
-          .then(() => on(m.tx).exec(m.sql))
-          .then(
+          return;
+        }
+        case 'connect':
+          serve(m.port);
+          answer({ id: m.id, ok: true });
+          return;
+        case 'close':
+          void pg.close().then(
             () => answer({ id: m.id, ok: true }),
             (err: unknown) => fail(m.id, err),
           );
-        return;
-      case 'begin': {
-        const txId = nextTx++;
-        let began = false;
-        const done = pg.transaction(async (tx) => {
-          began = true;
-          await new Promise<void>((resolve, reject) => {
-            open.set(txId, { tx, commit: resolve, rollBack: () => reject(new RollBack()) });
-            answer({ id: m.id, ok: true, tx: txId });
-          });
-        });
-        finished.set(txId, done);
-        // BEGIN itself failed (the callback never ran): that is the answer to `begin`.
-        done.catch((err: unknown) => {
-          if (!began) {
-            finished.delete(txId);
-            fail(m.id, err);
-          }
-        });
-        return;
+          return;
+        default: {
+          const unknown: never = m;
+          throw new Error(`unknown message ${JSON.stringify(unknown)}`);
+        }
       }
-      case 'end': {
-        const t = open.get(m.tx);
-        const done = finished.get(m.tx);
-        if (!t || !done) return fail(m.id, new Error('the transaction has already ended'));
-        open.delete(m.tx);
-        finished.delete(m.tx);
-        if (m.commit) t.commit();
-        else t.rollBack();
-        // PGlite commits (or rolls back) once the callback settles; the answer waits for that.
-        done.then(
-          () => answer({ id: m.id, ok: true }),
-          (err: unknown) => (err instanceof RollBack ? answer({ id: m.id, ok: true }) : fail(m.id, err)),
-        );
-        return;
-      }
-      case 'close':
-        void pg.close().then(
-          () => answer({ id: m.id, ok: true }),
-          (err: unknown) => fail(m.id, err),
-        );
-        return;
-      default: {
-        const unknown: never = m;
-        throw new Error(`unknown message ${JSON.stringify(unknown)}`);
-      }
-    }
-  });
-  answer({ id: 0, type: 'ready' });
+    });
+  };
+  serve(port);
+  port.postMessage({ id: 0, type: 'ready' } satisfies FromPgliteThread);
 }
 
 if (parentPort) void run(parentPort, workerData as PgliteThreadData);

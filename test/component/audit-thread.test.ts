@@ -15,8 +15,8 @@ import { openTestDb } from '../helpers/db';
 import { services } from '../helpers/env';
 
 /**
- * The receipt thread (src/audit/receipt-writer.ts): on PostgreSQL receipts are redacted, serialised and written by a
- * thread of their own — and read exactly as the request thread would have written them; should the thread die,
+ * The receipt thread (src/audit/receipt-writer.ts): on PostgreSQL, and on embedded PGlite running on its own thread,
+ * receipts are redacted, serialised and written by a thread of their own — and read exactly as the request thread would have written them; should the thread die,
  * what it held is counted as dropped and the request thread writes from then on.
  */
 
@@ -35,6 +35,31 @@ const comparable = (r: Row) => {
 
 const onPostgres = services().databaseUrl ? test : test.skip;
 
+/** Calls both Hubs with the same cases; their receipts must be the same, column for column. */
+async function expectSameReceipts(threaded: TestHub, inline: TestHub) {
+  expect(threaded.audit.stats().writer).toBe('thread');
+  expect(inline.audit.stats().writer).toBe('inline');
+  const [a, b] = [randomUUID(), randomUUID()];
+  const cases: [Record<string, unknown>, string?][] = [
+    [{ message: 'hello, ☕ receipts' }],
+    [{ message: 'x'.repeat(5_000) }],
+    [{ message: 42 }], // refused: not a string
+    [{ wrong: true }, 'no_such_tool'],
+  ];
+  for (const [inputs, tool] of cases) {
+    await call(threaded, a, inputs, tool);
+    await call(inline, b, inputs, tool);
+  }
+  await Promise.all([threaded.audit.drain(), inline.audit.drain()]);
+  const rows = async (customerId: string) =>
+    (await threaded.testDb.db.query<Row>('SELECT * FROM audit_receipts WHERE customer_id = $1 ORDER BY started_at', [customerId])).map(comparable);
+  const [fromThread, fromRequest] = [await rows(a), await rows(b)];
+  expect(fromThread).toHaveLength(cases.length);
+  expect(fromThread.map((r) => ({ ...r, customer_id: null, agent_id: null }))).toEqual(fromRequest.map((r) => ({ ...r, customer_id: null, agent_id: null })));
+  expect(JSON.stringify(fromThread)).not.toContain('hello');
+  expect(threaded.audit.stats()).toMatchObject({ queued: 0, written: cases.length, dropped: 0 });
+}
+
 onPostgres('when the Hub runs on PostgreSQL, then receipts are written by the receipt thread, the same receipts the request thread writes', async () => {
   const threaded = await buildTestHub({ env: { HUB_AUDIT_FLUSH_MS: '20' } });
   // A second Hub on the same database (so the same audit key) writing on its request thread.
@@ -43,27 +68,19 @@ onPostgres('when the Hub runs on PostgreSQL, then receipts are written by the re
     env: { HUB_AUDIT_THREAD: 'off' },
   });
   try {
-    expect(threaded.audit.stats().writer).toBe('thread');
-    expect(inline.audit.stats().writer).toBe('inline');
-    const [a, b] = [randomUUID(), randomUUID()];
-    const cases: [Record<string, unknown>, string?][] = [
-      [{ message: 'hello, ☕ receipts' }],
-      [{ message: 'x'.repeat(5_000) }],
-      [{ message: 42 }], // refused: not a string
-      [{ wrong: true }, 'no_such_tool'],
-    ];
-    for (const [inputs, tool] of cases) {
-      await call(threaded, a, inputs, tool);
-      await call(inline, b, inputs, tool);
-    }
-    await Promise.all([threaded.audit.drain(), inline.audit.drain()]);
-    const rows = async (customerId: string) =>
-      (await threaded.testDb.db.query<Row>('SELECT * FROM audit_receipts WHERE customer_id = $1 ORDER BY started_at', [customerId])).map(comparable);
-    const [fromThread, fromRequest] = [await rows(a), await rows(b)];
-    expect(fromThread).toHaveLength(cases.length);
-    expect(fromThread.map((r) => ({ ...r, customer_id: null, agent_id: null }))).toEqual(fromRequest.map((r) => ({ ...r, customer_id: null, agent_id: null })));
-    expect(JSON.stringify(fromThread)).not.toContain('hello');
-    expect(threaded.audit.stats()).toMatchObject({ queued: 0, written: cases.length, dropped: 0 });
+    await expectSameReceipts(threaded, inline);
+  } finally {
+    await inline.close();
+    await threaded.close();
+  }
+});
+
+test('when the Hub runs on embedded PGlite (on its thread), then receipts are made by the receipt thread and sent straight to PGlite, the same receipts the request thread writes', async () => {
+  const threaded = await buildTestHub({ driver: 'pglite', env: { HUB_AUDIT_FLUSH_MS: '20' } });
+  // A second Hub on the same PGlite (the same audit key) writing on its request thread; closing it leaves the database open.
+  const inline = await buildTestHub({ db: { ...threaded.testDb.db, close: async () => {} }, env: { HUB_AUDIT_THREAD: 'off' } });
+  try {
+    await expectSameReceipts(threaded, inline);
   } finally {
     await inline.close();
     await threaded.close();
@@ -87,8 +104,7 @@ test('when the receipt thread dies, then what it held is counted as dropped and 
     flushIntervalMs: 10,
     retryForMs: 60_000,
     onDrop: (n) => drops.push(n),
-    databaseUrl: 'postgres://never-used.invalid/hub',
-    poolMax: 1,
+    database: { url: 'postgres://never-used.invalid/hub', poolMax: 1 },
     key: secret,
     entry: crashing,
   });
@@ -128,7 +144,7 @@ test('when a receipt writer is never closed, then its thread does not keep the p
     const key = require('node:crypto').randomBytes(32);
     const log = { debug() {}, info() {}, warn() {}, error() {} };
     const w = threadedReceiptWriter({ db: {}, logger: log, mode: 'none', redact: createRedactor('none', key), maxQueued: 10, batchSize: 10,
-      flushIntervalMs: 50, retryForMs: 1000, databaseUrl: 'postgres://127.0.0.1:9/none', poolMax: 1, key, entry: receiptThreadEntry() });
+      flushIntervalMs: 50, retryForMs: 1000, database: { url: 'postgres://127.0.0.1:9/none', poolMax: 1 }, key, entry: receiptThreadEntry() });
     w.stats();
   `;
   const started = Date.now();
