@@ -9,8 +9,9 @@ import { type PayloadMode, createRedactor } from './redact';
 /**
  * The audit receipt writer's thread (receipt-writer.ts starts it): it turns receipt facts into rows — redacting
  * their payloads, an HMAC per string value — and writes them in batches, through a pool of its own on PostgreSQL or
- * straight to embedded PGlite's thread, so none of that costs the request thread. Messages in: `facts` (a batch), `drain`, `close`. Out: `stats` after
- * every batch taken or written, `drop`, `log` (the main thread logs: one writer of stdout), `drained`, `closed`.
+ * straight to embedded PGlite's thread, so none of that costs the request thread. Messages in: `facts` (a batch),
+ * `drain`, `close`. Out: `stats` after every batch taken or written, `drop`, `log` (the main thread logs: one
+ * writer of stdout), `drained`, `closed`.
  */
 
 export interface ReceiptThreadData {
