@@ -62,35 +62,22 @@ function isAlive(pid: number): boolean {
  */
 export async function openPglite(dataDir: string, options: { thread?: boolean } = {}): Promise<Db> {
   const entry = options.thread === false ? undefined : pgliteThreadEntry();
-  if (entry) {
-    if (dataDir === IN_MEMORY) return openPgliteThread(null, entry, () => {});
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const unlock = lockDataDir(dataDir);
-    try {
-      return await openPgliteThread(join(dataDir, 'pglite'), entry, unlock);
-    } catch (err) {
-      unlock();
-      throw err;
-    }
-  }
-  return openInProcess(dataDir);
-}
-
-async function openInProcess(dataDir: string): Promise<Db> {
+  const dir = dataDir === IN_MEMORY ? null : join(dataDir, 'pglite');
   let unlock = () => {};
-  let pg: PGlite;
-  if (dataDir === IN_MEMORY) {
-    pg = await PGlite.create();
-  } else {
+  if (dir !== null) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     unlock = lockDataDir(dataDir);
-    try {
-      pg = await PGlite.create(join(dataDir, 'pglite'));
-    } catch (err) {
-      unlock();
-      throw err;
-    }
   }
+  try {
+    return entry ? await openPgliteThread(dir, entry, unlock) : await openInProcess(dir, unlock);
+  } catch (err) {
+    unlock();
+    throw err;
+  }
+}
+
+async function openInProcess(dir: string | null, unlock: () => void): Promise<Db> {
+  const pg = dir === null ? await PGlite.create() : await PGlite.create(dir);
 
   return {
     kind: 'pglite',
