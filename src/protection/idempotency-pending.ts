@@ -2,26 +2,35 @@ import type { Logger } from '../logger';
 import type { IdempotencyStore, Lease, StoredOutcome } from './idempotency-store';
 
 /**
- * Outcomes of writes that happened while the idempotency store could not take them (a Redis or database
- * outage mid-call). Each is kept in memory and stored again with capped exponential backoff until it lands
- * (complete() also re-creates a record the store lost meanwhile), and the guard answers retries of its key from
- * here. Bounded: at most `maxEntries`, each for at most the record ttl. A graceful stop drains them (server.ts:
- * tried until the store takes them or the drain time runs out); a process that exits with entries still
- * pending loses them, logged with their count — a retry then takes the key over and is told to verify first.
+ * Outcomes of writes this replica finished but has not stored yet, answered from here meanwhile (the guard looks
+ * here first). Two kinds:
+ * - `outage`: complete() failed (a Redis or database outage mid-call). Stored again with capped exponential
+ *   backoff until it lands (complete() also re-creates a record the store lost meanwhile).
+ * - `deferred`: a write Google itself deduplicates, run without a lease (idempotency.ts), recorded after its
+ *   answer went out. Stored at once, every deferred outcome waiting in one recordMany() — one round trip, one
+ *   commit — and, if the store is down, retried like the others.
+ * Bounded: at most `maxEntries`, each for at most the record ttl. A graceful stop drains them (server.ts: tried
+ * until the store takes them or the drain time runs out); a process that exits with entries still pending loses
+ * them, logged with their count — a retry then takes the key over and is told to verify first (an outage entry),
+ * or meets Google's own duplicate check (a deferred one).
  */
 
 export interface PendingOutcome {
   lease: Lease;
   outcome: StoredOutcome;
   expiresAt: number;
+  kind: 'outage' | 'deferred';
 }
 
 export interface PendingOutcomes {
-  add(lease: Lease, outcome: StoredOutcome): void;
+  add(lease: Lease, outcome: StoredOutcome, kind?: PendingOutcome['kind']): void;
   get(key: string): PendingOutcome | undefined;
   /** At shutdown: store what is pending, retrying within `timeoutMs`; resolves to how many could not be stored. */
   drain(timeoutMs: number): Promise<number>;
 }
+
+/** At most this many deferred outcomes per recordMany(). */
+const BATCH = 256;
 
 export function createPendingOutcomes(
   store: IdempotencyStore,
@@ -33,6 +42,7 @@ export function createPendingOutcomes(
   const entries = new Map<string, PendingOutcome>(); // insertion order = oldest first
   let timer: NodeJS.Timeout | undefined;
   let flushing = false;
+  let failing = false; // the last round found the store down: backing off, warned once
   let waitMs = firstRetryMs;
 
   const schedule = () => {
@@ -40,36 +50,68 @@ export function createPendingOutcomes(
     timer = setTimeout(() => void flush(), waitMs);
     timer.unref(); // never keeps a process alive that is otherwise done
   };
+  /** A new entry: at once when the store is answering (a deferred record), else after the first retry delay. */
+  const soon = (kind: PendingOutcome['kind']) => {
+    if (failing) return schedule();
+    if (kind === 'deferred' && timer && waitMs > 0) {
+      clearTimeout(timer);
+      timer = undefined;
+    }
+    waitMs = kind === 'deferred' ? 0 : firstRetryMs;
+    schedule();
+  };
+
+  /** Stores the waiting deferred outcomes, a batch per round trip; false when the store failed. */
+  async function recordDeferred(): Promise<boolean> {
+    for (;;) {
+      const batch = [...entries.values()].filter((e) => e.kind === 'deferred').slice(0, BATCH);
+      if (batch.length === 0) return true;
+      try {
+        await store.recordMany(batch);
+      } catch (err) {
+        if (!failing) options.logger.warn({ err, store: store.kind, waiting: batch.length }, 'could not record write outcomes; keeping them and retrying');
+        return false;
+      }
+      // Written, or the key already held a live record (which then answers retries): either way, done here —
+      // unless the call was repeated meanwhile and its entry replaced.
+      for (const e of batch) if (entries.get(e.lease.key) === e) entries.delete(e.lease.key);
+      if (batch.length < BATCH) return true;
+    }
+  }
+
+  /** One round: drop what outlived its ttl, store the deferred outcomes, then the outage ones; false if the store failed. */
+  async function round(): Promise<boolean> {
+    for (const [key, entry] of entries) {
+      if (entry.expiresAt > Date.now()) continue;
+      entries.delete(key);
+      options.logger.error({ store: store.kind }, 'gave up recording the outcome of a write: its record ttl passed while the store was down');
+    }
+    if (!(await recordDeferred())) return false;
+    for (const [key, entry] of entries) {
+      if (entry.kind !== 'outage') continue;
+      try {
+        const result = await store.complete(entry.lease, entry.outcome);
+        entries.delete(key);
+        options.logger.info({ store: store.kind, result }, 'recorded the outcome of an earlier write');
+      } catch {
+        return false; // still down: try the rest next round
+      }
+    }
+    return true;
+  }
 
   async function flush() {
     timer = undefined;
     flushing = true;
-    let storeDown = false;
-    try {
-      for (const [key, entry] of entries) {
-        if (entry.expiresAt <= Date.now()) {
-          entries.delete(key);
-          options.logger.error({ store: store.kind }, 'gave up recording the outcome of a write: its record ttl passed while the store was down');
-          continue;
-        }
-        try {
-          const result = await store.complete(entry.lease, entry.outcome);
-          entries.delete(key);
-          options.logger.info({ store: store.kind, result }, 'recorded the outcome of an earlier write');
-        } catch {
-          storeDown = true; // still down: try the rest next round
-          break;
-        }
-      }
-    } finally {
-      flushing = false;
-    }
-    waitMs = storeDown ? Math.min(waitMs * 2, maxRetryMs) : firstRetryMs;
+    const storeDown = !(await round().finally(() => (flushing = false)));
+    failing = storeDown;
+    // Up: whatever arrived during this round goes at once (deferred outcomes wait for nothing else).
+    waitMs = storeDown ? Math.min(waitMs * 2, maxRetryMs) : 0;
     schedule();
   }
 
   return {
-    add(lease, outcome) {
+    add(lease, outcome, kind = 'outage') {
       if (entries.size >= maxEntries) {
         const oldest = entries.keys().next().value as string;
         entries.delete(oldest);
@@ -78,9 +120,9 @@ export function createPendingOutcomes(
           'too many unrecorded write outcomes; dropped the oldest (a retry of it verifies first)',
         );
       }
-      entries.set(lease.key, { lease, outcome, expiresAt: Date.now() + options.ttlMs });
-      waitMs = firstRetryMs;
-      schedule();
+      entries.delete(lease.key); // a replaced entry moves to the end: insertion order stays oldest first
+      entries.set(lease.key, { lease, outcome, expiresAt: Date.now() + options.ttlMs, kind });
+      soon(kind);
     },
     get: (key) => entries.get(key),
     async drain(timeoutMs) {

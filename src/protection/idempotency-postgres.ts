@@ -4,6 +4,7 @@ import {
   type BeginResult,
   type IdempotencyStore,
   type Lease,
+  type PeekResult,
   type StoredOutcome,
   checkLeaseMs,
   checkTtlS,
@@ -78,6 +79,12 @@ export function createPostgresIdempotencyStore(db: Db, options: { ttlS: number }
       return { state: 'acquired', lease: { key, owner, fingerprint }, earlier: got.taken_over ? { reason: 'taken_over', since: got.since_ms } : null };
     }
 
+    const found = await classify(key, fingerprint);
+    return found.state === 'free' ? null : found; // free: the record vanished or its lease ran out since the INSERT
+  }
+
+  /** The record under `key` as a caller with `fingerprint` sees it (one SELECT; writes nothing). */
+  async function classify(key: string, fingerprint: string): Promise<PeekResult> {
     const rows = await db.query<ExistingRow>(
       `SELECT fingerprint, state, outcome, expires_at <= now() AS expired,
               (extract(epoch FROM lease_until - now()) * 1000)::float8 AS lease_left_ms
@@ -85,11 +92,11 @@ export function createPostgresIdempotencyStore(db: Db, options: { ttlS: number }
       [key],
     );
     const row = rows[0];
-    if (!row || row.expired) return null;
+    if (!row || row.expired) return { state: 'free' };
     if (row.fingerprint !== fingerprint) return { state: 'mismatch' };
     if (row.state === 'done') return { state: 'replay', outcome: row.outcome ?? {} };
     if (row.lease_left_ms > 0) return { state: 'in_progress', retryAfterS: retryAfterSeconds(row.lease_left_ms) };
-    return null; // the lease ran out since the INSERT: take it over
+    return { state: 'free' };
   }
 
   return {
@@ -142,6 +149,35 @@ export function createPostgresIdempotencyStore(db: Db, options: { ttlS: number }
 
     async abandon(lease: Lease) {
       await db.query(`UPDATE idempotency_records SET lease_until = now() WHERE key = $1 AND owner = $2 AND state = 'running'`, [lease.key, lease.owner]);
+    },
+
+    peek: (idKey, fingerprint) => classify(storageKey(idKey), fingerprint),
+
+    // One statement (one commit) for the whole batch: a commit is most of an insert's cost, ~1.2 ms of CPU on
+    // the embedded PGlite. Keys are distinct within a batch (the guard keeps one entry per key), as ON CONFLICT
+    // DO UPDATE requires.
+    async recordMany(entries) {
+      if (entries.length === 0) return new Set<string>();
+      const rows = await db.query<{ key: string }>(
+        `INSERT INTO idempotency_records AS r (key, fingerprint, state, owner, outcome, lease_until, expires_at)
+         SELECT k, f, 'done', o::uuid, x::jsonb, now(), now() + $5::float8 * interval '1 second'
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS t(k, f, o, x)
+         ON CONFLICT (key) DO UPDATE SET
+           fingerprint = EXCLUDED.fingerprint, state = 'done', owner = EXCLUDED.owner, outcome = EXCLUDED.outcome,
+           lease_until = EXCLUDED.lease_until, expires_at = EXCLUDED.expires_at, created_at = now()
+         WHERE r.expires_at <= now()
+            OR (r.state = 'running' AND r.lease_until <= now() AND r.fingerprint = EXCLUDED.fingerprint)
+         RETURNING key`,
+        [
+          entries.map((e) => e.lease.key),
+          entries.map((e) => e.lease.fingerprint),
+          entries.map((e) => e.lease.owner),
+          entries.map((e) => toJsonb(e.outcome)),
+          ttlS,
+        ],
+      );
+      await purgeExpired();
+      return new Set(rows.map((r) => r.key));
     },
   };
 }

@@ -5,6 +5,7 @@ import {
   type EarlierAttempt,
   type IdempotencyStore,
   type Lease,
+  type PeekResult,
   type StoredOutcome,
   checkLeaseMs,
   checkTtlS,
@@ -92,6 +93,35 @@ redis.call('SET', KEYS[1], cjson.encode(rec), 'KEEPTTL')
 return 1
 `;
 
+// KEYS[1] record; ARGV fingerprint. Classifies the record as BEGIN would, writing nothing.
+// Returns {'free'} | {'replay', raw value} | {'in_progress', lease ms left} | {'mismatch'}.
+const PEEK = `
+local raw = redis.call('GET', KEYS[1])
+if not raw then return {'free'} end
+local ok, rec = pcall(cjson.decode, raw)
+if not ok or type(rec) ~= 'table' then return redis.error_reply('corrupt idempotency record') end
+if rec.fp ~= ARGV[1] then return {'mismatch'} end
+if rec.state == 'done' then return {'replay', raw} end
+local t = redis.call('TIME')
+local left = (tonumber(rec.leaseUntil) or 0) - (tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+if left > 0 then return {'in_progress', math.ceil(left)} end
+return {'free'}
+`;
+
+// KEYS[1] record; ARGV fingerprint, outcome JSON, ttl ms. Records an outcome run without a lease, unless the key
+// holds a finished record, another fingerprint's, or a lease still running. Returns 1 stored, 0 left as it was.
+const RECORD = `
+local raw = redis.call('GET', KEYS[1])
+if raw then
+  local ok, rec = pcall(cjson.decode, raw)
+  if not ok or type(rec) ~= 'table' or rec.state ~= 'running' or rec.fp ~= ARGV[1] then return 0 end
+  local t = redis.call('TIME')
+  if (tonumber(rec.leaseUntil) or 0) > tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) then return 0 end
+end
+redis.call('SET', KEYS[1], '{"v":1,"fp":' .. cjson.encode(ARGV[1]) .. ',"state":"done","outcome":' .. ARGV[2] .. '}', 'PX', ARGV[3])
+return 1
+`;
+
 type BeginReply = [string, (string | number)?, string?, string?, string?];
 
 interface IdempotencyCommands {
@@ -99,6 +129,7 @@ interface IdempotencyCommands {
   hubIdemComplete(key: string, owner: string, outcomeJson: string, ttlMs: number, fp: string): Promise<number>;
   hubIdemRelease(key: string, owner: string): Promise<number>;
   hubIdemAbandon(key: string, owner: string): Promise<number>;
+  hubIdemPeek(key: string, fp: string): Promise<[string, (string | number)?]>;
 }
 
 /** How long after Redis lost its records (or first started) acquisitions are treated as possibly repeated. */
@@ -118,6 +149,8 @@ export function createRedisIdempotencyStore(
   redis.defineCommand('hubIdemComplete', { numberOfKeys: 1, lua: COMPLETE });
   redis.defineCommand('hubIdemRelease', { numberOfKeys: 1, lua: RELEASE });
   redis.defineCommand('hubIdemAbandon', { numberOfKeys: 1, lua: ABANDON });
+  redis.defineCommand('hubIdemPeek', { numberOfKeys: 1, lua: PEEK });
+  redis.defineCommand('hubIdemRecord', { numberOfKeys: 1, lua: RECORD });
   const commands = redis as unknown as IdempotencyCommands;
 
   const earlierAttempt = (takenOver: boolean, since: number, epoch: number, now: number): EarlierAttempt | null => {
@@ -166,6 +199,32 @@ export function createRedisIdempotencyStore(
 
     async abandon(lease) {
       await commands.hubIdemAbandon(prefix + lease.key, lease.owner);
+    },
+
+    async peek(key, fingerprint): Promise<PeekResult> {
+      if (options.available?.() === false) throw new Error('redis is not answering (breaker open)');
+      const [state, detail] = await commands.hubIdemPeek(prefix + storageKey(key), fingerprint);
+      switch (state) {
+        case 'free':
+        case 'mismatch':
+          return { state };
+        case 'replay':
+          return { state, outcome: (JSON.parse(String(detail)) as { outcome: StoredOutcome }).outcome };
+        case 'in_progress':
+          return { state, retryAfterS: retryAfterSeconds(Number(detail)) };
+        default:
+          throw new Error(`unexpected idempotency reply from redis: ${String(state)}`);
+      }
+    },
+
+    // One pipeline: every script is written at once and answered in one round trip.
+    async recordMany(entries) {
+      const pipeline = redis.pipeline() as unknown as { hubIdemRecord(...args: unknown[]): unknown; exec(): Promise<[Error | null, unknown][] | null> };
+      for (const { lease, outcome } of entries) pipeline.hubIdemRecord(prefix + lease.key, lease.fingerprint, JSON.stringify(outcome), ttlMs);
+      const replies = (await pipeline.exec()) ?? [];
+      const failed = replies.find(([err]) => err !== null);
+      if (failed) throw failed[0]!;
+      return new Set(entries.filter((_, i) => replies[i]?.[1] === 1).map((e) => e.lease.key));
     },
   };
 }

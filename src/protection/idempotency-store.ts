@@ -49,6 +49,15 @@ export interface Lease {
 /** complete(): 'superseded' = nothing written, another owner took the key over (it verifies, then records). */
 export type CompleteResult = 'stored' | 'superseded';
 
+/** What peek() finds under a key, taking nothing: `free` = no record, an expired one, or a lease that has passed. */
+export type PeekResult = Exclude<BeginResult, { state: 'acquired' }> | { state: 'free' };
+
+/** An outcome to record without a lease (recordMany); the lease names key, a fresh owner and the fingerprint. */
+export interface Recorded {
+  lease: Lease;
+  outcome: StoredOutcome;
+}
+
 export interface IdempotencyStore {
   readonly kind: 'redis' | 'postgres';
   begin(key: IdempotencyKey, fingerprint: string, leaseMs: number): Promise<BeginResult>;
@@ -61,6 +70,17 @@ export interface IdempotencyStore {
    * lease now, so the next attempt takes over at once with `earlier` set and verifies before writing.
    */
   abandon(lease: Lease): Promise<void>;
+  /**
+   * For writes that Google itself deduplicates (idempotency.ts, `deduplicatedUpstream`): what the key holds,
+   * classified as begin() would, but without writing anything.
+   */
+  peek(key: IdempotencyKey, fingerprint: string): Promise<PeekResult>;
+  /**
+   * Stores finished outcomes that were run without a lease, in one round trip: each is written unless its key
+   * holds a live record (a finished one, or a lease still running) — that one is left as it is. Resolves to the
+   * storage keys written.
+   */
+  recordMany(entries: readonly Recorded[]): Promise<Set<string>>;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');

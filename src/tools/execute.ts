@@ -289,10 +289,16 @@ export async function executeTool(
   const idempotencyKey = request.context?.request_id;
   if (tool.sideEffects !== 'writes' || idempotencyKey == null) return done(await run(), apiCalls);
   const guard = () =>
-    deps.idempotency.run({ customerId: caller.customerId, tool: tool.name, requestId: idempotencyKey }, input.data, caller.userId, (a) => {
-      attempt = a;
-      return run();
-    });
+    deps.idempotency.run(
+      { customerId: caller.customerId, tool: tool.name, requestId: idempotencyKey },
+      input.data,
+      caller.userId,
+      (a) => {
+        attempt = a;
+        return run();
+      },
+      { deduplicatedUpstream: tool.deduplicatedUpstream === true },
+    );
   // The span covers the guard's record, the tool run it fences and the stored answer (or the replay).
   const guarded = await deps.tracing.inSpan('hub.idempotency', async (span) => {
     const g = await guard();

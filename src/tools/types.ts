@@ -138,6 +138,13 @@ export interface ToolDefinition<I = unknown, O = unknown> {
    */
   destructive?: boolean;
   /**
+   * For a tool that writes: Google itself refuses to apply a repeat of the call with the same request_id
+   * (calendar_create_event: an event id derived from it, 409 `duplicate`). The idempotency guard then reads its
+   * record instead of taking a lease in the store, and records the answer after it has gone out
+   * (src/protection/idempotency.ts).
+   */
+  deduplicatedUpstream?: boolean;
+  /**
    * For a tool that reads but changes something for some inputs (email_read's `mark_as_read` clears Gmail's UNREAD
    * label): whether this call does. A read-only policy (`max_side_effects: reads`) refuses such a call, and MCP's
    * readOnlyHint and the catalog's `read_only` are false for the tool.

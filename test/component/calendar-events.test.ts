@@ -1,7 +1,21 @@
 import { calendarCreateEvent } from '../../src/tools/calendar/create-event';
 import { calendarDeleteEvent } from '../../src/tools/calendar/delete-event';
 import { calendarUpdateEvent } from '../../src/tools/calendar/update-event';
-import { ANA, JOHN, calendarRequestsSince, calendarTool, connectPerson, requestLogPosition, storedEvents, useCalendarSuite } from '../helpers/calendar';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { runTool, sandboxHubEnv } from '../helpers/connected';
+import { buildTestHub } from '../helpers/hub';
+import {
+  ANA,
+  JOHN,
+  SUITE_NOW,
+  calendarRequestsSince,
+  calendarTool,
+  connectPerson,
+  loseIdempotencyRecords,
+  requestLogPosition,
+  storedEvents,
+  useCalendarSuite,
+} from '../helpers/calendar';
 
 /** calendar_create_event / calendar_update_event / calendar_delete_event end to end against the sandbox. */
 
@@ -84,10 +98,40 @@ describe('create is never duplicated by a retry', () => {
     expect(liveEvents()).toHaveLength(1);
   });
 
+  test('when a burst of retries shares one request_id, then Google sees one insert and every answer is that event or a retryable CONFLICT', async () => {
+    const who = await ana();
+    const since = await requestLogPosition(sb);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => create(who, CONTRACT_CREATE, 'req-burst-1')));
+    const inserts = (await calendarRequestsSince(sb, since)).filter((r) => r.operation === 'calendar.events.insert');
+    expect(inserts.map((r) => r.status)).toEqual([200]);
+    const created = answers.filter((a) => a.status === 200);
+    expect(created.length).toBeGreaterThanOrEqual(1);
+    for (const a of created) expect(a.body.result).toEqual(created[0]!.body.result);
+    for (const a of answers.filter((x) => x.status !== 200)) {
+      expect(a.body.error).toMatchObject({ code: 'CONFLICT', retryable: true, details: { reason: 'request_in_progress' } });
+    }
+    expect(liveEvents()).toHaveLength(1);
+  });
+
+  test('when the answer has gone out, then its record lands in the store and a Hub started afresh on the same database replays it without calling Google', async () => {
+    const who = await ana();
+    const first = await create(who, CONTRACT_CREATE, 'req-durable-1');
+    const { db } = suite.hub().testDb;
+    for (let i = 0; i < 200 && (await db.query(`SELECT 1 FROM idempotency_records WHERE state = 'done'`)).length === 0; i++) await sleep(10);
+    const restarted = await buildTestHub({ db, env: sandboxHubEnv(sb), now: () => SUITE_NOW });
+    const since = await requestLogPosition(sb);
+    const retry = await runTool(restarted, who, 'calendar_create_event', CONTRACT_CREATE, { requestId: 'req-durable-1' });
+    expect(retry.body.result).toEqual(first.body.result);
+    expect(retry.body.metadata).toMatchObject({ api_calls: 0, idempotent_replay: true });
+    expect(await calendarRequestsSince(sb, since)).toEqual([]);
+    const other = await runTool(restarted, who, 'calendar_create_event', { ...CONTRACT_CREATE, title: 'Other' }, { requestId: 'req-durable-1' });
+    expect(other.body.error).toMatchObject({ code: 'CONFLICT', retryable: false, details: { reason: 'request_id_reused' } });
+  });
+
   test('when the Hub crashed after Google created the event (no idempotency record), then the retry meets 409 duplicate, reads the event and answers the same', async () => {
     const who = await ana();
     const first = await create(who, CONTRACT_CREATE, 'req-crash-1');
-    await suite.hub().testDb.db.exec('DELETE FROM idempotency_records'); // what a crash before recording leaves behind
+    await loseIdempotencyRecords(suite.hub().testDb.db); // what a crash before recording leaves behind
     const since = await requestLogPosition(sb);
     const retry = await create(who, CONTRACT_CREATE, 'req-crash-1');
     expect(retry.status).toBe(200);
@@ -112,7 +156,7 @@ describe('create is never duplicated by a retry', () => {
   test('when a request_id that created one event is reused after a crash for a different event, then CONFLICT and no second event', async () => {
     const who = await ana();
     await create(who, CONTRACT_CREATE, 'req-reuse-1');
-    await suite.hub().testDb.db.exec('DELETE FROM idempotency_records');
+    await loseIdempotencyRecords(suite.hub().testDb.db);
     const res = await create(who, { ...CONTRACT_CREATE, title: 'Something else' }, 'req-reuse-1');
     expect(res.status).toBe(409);
     expect(res.body.error).toMatchObject({ code: 'CONFLICT', retryable: false, details: { reason: 'request_id_reused' } });

@@ -7,6 +7,7 @@ import {
   calendarRequestsSince,
   calendarTool,
   connectPerson,
+  loseIdempotencyRecords,
   requestLogPosition,
   storedEvents,
   useCalendarSuite,
@@ -36,7 +37,7 @@ test('when the encryption keys rotate between a create and its retry after a cra
   const first = await calendarTool(suite, who, 'calendar_create_event', CREATE, 'req-rotating-1');
   expect(first.status).toBe(200);
   const db = suite.hub().testDb.db;
-  await db.exec('DELETE FROM idempotency_records'); // what a crash between Google's success and the record leaves
+  await loseIdempotencyRecords(db); // what a crash between Google's success and the record leaves
 
   const rotation = createKeyRotation(db, createTokenCipher(KEYS_2_1()));
   await rotation.reencryptAll();

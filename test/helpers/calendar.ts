@@ -1,4 +1,5 @@
 import type { WorkingHours } from '../../src/integrations/working-hours';
+import type { Db } from '../../src/store/db';
 import { type Connected, connectToSandbox, runTool, sandboxHubEnv } from './connected';
 import { CALENDAR_SCOPES, aCredential } from './factories';
 import { type TestHub, buildTestHub } from './hub';
@@ -91,4 +92,16 @@ export const requestLogPosition = async (sb: TestSandbox): Promise<number> => (a
 export function storedEvents(sb: TestSandbox, calendarId: string) {
   const calendar = sb.world.calendar.calendars.get(calendarId.toLowerCase());
   return calendar ? [...calendar.events.values()].map((c) => c.record) : [];
+}
+
+/**
+ * What a crash between Google's success and the Hub's record leaves: no idempotency record. A create's record is
+ * written just after its answer goes out (src/protection/idempotency-deduplicated.ts), so wait for it to land —
+ * the Hub then holds it in memory no more — and delete it.
+ */
+export async function loseIdempotencyRecords(db: Db): Promise<void> {
+  for (let i = 0; i < 200 && (await db.query('SELECT 1 FROM idempotency_records LIMIT 1')).length === 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  await db.exec('DELETE FROM idempotency_records');
 }

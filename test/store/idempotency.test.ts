@@ -252,6 +252,58 @@ describe.each(backends)('idempotency store on %s', (_name, open) => {
     expect(keys).toContain(storageKey(key));
     expect(keys.some((k) => k.includes(key.requestId) || k.includes('raw-request'))).toBe(false);
   });
+
+  describe('without a lease (writes Google deduplicates: peek, then recordMany)', () => {
+    const unleased = (key: IdempotencyKey, fingerprint = fpA): Lease => ({ key: storageKey(key), owner: randomUUID(), fingerprint });
+
+    it('when a key is new, then peek finds it free and writes nothing', async () => {
+      const key = aKey();
+      expect(await store.peek(key, fpA)).toEqual({ state: 'free' });
+      expect(await backend.keys()).not.toContain(storageKey(key));
+    });
+
+    it('when outcomes are recorded in one batch, then each replays, other inputs are refused, and begin sees the same', async () => {
+      const [k1, k2, k3] = [aKey(), aKey(), aKey()];
+      const written = await store.recordMany([
+        { lease: unleased(k1), outcome: { ok: true, value: { id: 'e1', attendees: [] } } },
+        { lease: unleased(k2), outcome: { ok: false, error: { code: 'RESOURCE_NOT_FOUND' } } },
+        { lease: unleased(k3, fpB), outcome: { ok: true, value: { s: 'a\u0000b' } } },
+      ]);
+      expect(written).toEqual(new Set([k1, k2, k3].map(storageKey)));
+      expect(await store.peek(k1, fpA)).toEqual({ state: 'replay', outcome: { ok: true, value: { id: 'e1', attendees: [] } } });
+      expect(await store.peek(k2, fpA)).toEqual({ state: 'replay', outcome: { ok: false, error: { code: 'RESOURCE_NOT_FOUND' } } });
+      expect(await store.peek(k1, fpB)).toEqual({ state: 'mismatch' });
+      expect(await store.begin(k3, fpB, LONG_LEASE_MS)).toEqual({ state: 'replay', outcome: expect.objectContaining({ ok: true }) });
+      expect(await store.recordMany([])).toEqual(new Set());
+    });
+
+    it('when the key holds a live lease or a finished record, then recordMany leaves it as it was, and peek reports the lease', async () => {
+      const running = aKey();
+      const lease = leaseOf(await store.begin(running, fpA, LONG_LEASE_MS));
+      const done = aKey();
+      await store.complete(leaseOf(await store.begin(done, fpA, LONG_LEASE_MS)), { first: true });
+      expect(await store.peek(running, fpA)).toEqual({ state: 'in_progress', retryAfterS: expect.any(Number) });
+      const written = await store.recordMany([
+        { lease: unleased(running), outcome: { second: true } },
+        { lease: unleased(done), outcome: { second: true } },
+      ]);
+      expect(written.size).toBe(0);
+      expect(await store.peek(done, fpA)).toEqual({ state: 'replay', outcome: { first: true } });
+      expect(await store.complete(lease, { holder: true })).toBe('stored');
+      expect(await store.peek(running, fpA)).toEqual({ state: 'replay', outcome: { holder: true } });
+    });
+
+    it('when a lease has passed, then peek finds the key free and recordMany takes it (same inputs only)', async () => {
+      const key = aKey();
+      await store.begin(key, fpA, 1);
+      await sleep(20);
+      expect(await store.peek(key, fpA)).toEqual({ state: 'free' });
+      expect(await store.peek(key, fpB)).toEqual({ state: 'mismatch' });
+      expect((await store.recordMany([{ lease: unleased(key, fpB), outcome: { other: true } }])).size).toBe(0);
+      expect((await store.recordMany([{ lease: unleased(key), outcome: { late: true } }])).size).toBe(1);
+      expect(await store.peek(key, fpA)).toEqual({ state: 'replay', outcome: { late: true } });
+    });
+  });
 });
 
 describe('idempotency store on redis (Redis specifics)', () => {

@@ -5,9 +5,11 @@ import { captureLogs } from '../helpers/logs';
 
 /** The outcomes a guard keeps while its store is down: retried until stored, bounded in number and in time. */
 
-function flakyStore() {
+function flakyStore(startDown = true) {
   const stored: string[] = [];
-  let down = true;
+  /** The size of each recordMany() call: how deferred outcomes were batched. */
+  const batches: number[] = [];
+  let down = startDown;
   const store: IdempotencyStore = {
     kind: 'redis',
     begin: () => Promise.reject(new Error('not used')),
@@ -18,8 +20,16 @@ function flakyStore() {
     },
     release: async () => {},
     abandon: async () => {},
+    peek: () => Promise.reject(new Error('not used')),
+    recordMany: async (entries) => {
+      if (down) throw new Error('connection is closed');
+      await sleep(5); // a round trip: what arrives meanwhile waits for the next batch
+      batches.push(entries.length);
+      stored.push(...entries.map((e) => e.lease.key));
+      return new Set(entries.map((e) => e.lease.key));
+    },
   };
-  return { store, stored, up: () => void (down = false) };
+  return { store, stored, batches, up: () => void (down = false), down: () => void (down = true) };
 }
 const lease = (key: string): Lease => ({ key, owner: 'o', fingerprint: 'f' });
 
@@ -70,4 +80,42 @@ test('when the store stays down through the drain time, then drain gives up on t
   expect(await pending.drain(200)).toBe(1);
   expect(Date.now() - started).toBeLessThan(2_000);
   expect(logs.text()).toContain('never took');
+});
+
+describe('deferred outcomes (writes Google deduplicates, recorded after their answer)', () => {
+  test('when outcomes are deferred while the store answers, then they are stored at once, many per round trip, and answered from here until then', async () => {
+    const { store, stored, batches } = flakyStore(false);
+    const pending = createPendingOutcomes(store, { ttlMs: 60_000, logger: captureLogs().logger, firstRetryMs: 1_000 });
+    pending.add(lease('idem:d1'), { n: 1 }, 'deferred');
+    expect(pending.get('idem:d1')).toEqual(expect.objectContaining({ outcome: { n: 1 }, kind: 'deferred' }));
+    for (let i = 2; i <= 40; i++) pending.add(lease(`idem:d${i}`), { n: i }, 'deferred');
+    for (let i = 0; i < 100 && stored.length < 40; i++) await sleep(5); // far below firstRetryMs: no backoff on the way
+    expect(stored).toHaveLength(40);
+    expect(batches.length).toBeLessThanOrEqual(2);
+    expect(pending.get('idem:d40')).toBeUndefined();
+  });
+
+  test('when the store is down, then deferred outcomes are kept, retried with backoff and stored once it is back; a warning says so once', async () => {
+    const { store, stored, up } = flakyStore();
+    const logs = captureLogs();
+    const pending = createPendingOutcomes(store, { ttlMs: 60_000, logger: logs.logger, firstRetryMs: 10, maxRetryMs: 40 });
+    pending.add(lease('idem:k1'), { ok: true }, 'deferred');
+    await sleep(80);
+    pending.add(lease('idem:k2'), { ok: true }, 'deferred');
+    await sleep(60);
+    expect(pending.get('idem:k1')).toBeDefined();
+    expect(logs.text().match(/could not record write outcomes/g)).toHaveLength(1);
+    up();
+    for (let i = 0; i < 50 && stored.length < 2; i++) await sleep(20);
+    expect(stored.sort()).toEqual(['idem:k1', 'idem:k2']);
+  });
+
+  test('when the Hub stops with deferred outcomes waiting, then drain stores them', async () => {
+    const { store, stored } = flakyStore(false);
+    const pending = createPendingOutcomes(store, { ttlMs: 60_000, logger: captureLogs().logger });
+    pending.add(lease('idem:s1'), { ok: true }, 'deferred');
+    pending.add(lease('idem:s2'), { ok: true }, 'outage');
+    expect(await pending.drain(2_000)).toBe(0);
+    expect(stored.sort()).toEqual(['idem:s1', 'idem:s2']);
+  });
 });

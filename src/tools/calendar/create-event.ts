@@ -65,6 +65,8 @@ export const calendarCreateEvent = defineTool({
   requiredScopes: [googleScope('calendar.events')],
   sideEffects: 'writes',
   destructive: false,
+  // The id derived from the request_id (event-id.ts): a repeat meets Google's 409 and reads the event back.
+  deduplicatedUpstream: true,
   input,
   output: eventResultSchema,
   run: async (ctx, args) => {

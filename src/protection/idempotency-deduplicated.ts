@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import type { Result } from '../errors';
+import type { Logger } from '../logger';
+import { type Guarded, type Stored, inProgress, mismatch, replayOf, unavailable } from './idempotency-answers';
+import type { PendingOutcomes } from './idempotency-pending';
+import { type IdempotencyKey, type IdempotencyStore, type PeekResult, retryAfterSeconds, storageKey } from './idempotency-store';
+import type { WriteAttempt } from './idempotency';
+
+/**
+ * The guard for writes Google itself deduplicates (idempotency.ts, `deduplicatedUpstream`). The store is read,
+ * never written, before the call: a finished record is replayed, other inputs under the key are refused, and a
+ * lease another replica still holds (a fenced attempt, e.g. from a Hub of an earlier version) is respected. The
+ * lease of this call lives in this process only, so a repeat arriving here while it runs is told
+ * `request_in_progress`. A finished outcome (success, or a failure a retry would not fix) is handed to the
+ * pending outcomes before the lease here ends — retries are answered from there until the store has it — and
+ * recorded after the answer has gone out, batched with the others.
+ */
+
+export interface DeduplicatedRuns {
+  run<T>(key: IdempotencyKey, fingerprint: string, work: (attempt: WriteAttempt) => Promise<Result<T>>): Promise<Guarded<T>>;
+}
+
+/** Google's 409 covers a repeat, so there is nothing for the tool to verify and nothing uncertain to keep. */
+const NOTHING_EARLIER: WriteAttempt = { earlier: null, outcomeUncertain: () => {} };
+
+export function createDeduplicatedRuns(store: IdempotencyStore, pending: PendingOutcomes, leaseMs: number, logger: Logger): DeduplicatedRuns {
+  const running = new Map<string, { fingerprint: string; until: number }>();
+
+  /** A call with this key is running in this process, or has finished here and waits to be recorded. */
+  const here = <T>(storage: string, key: IdempotencyKey, fingerprint: string): Guarded<T> | null => {
+    const done = pending.get(storage);
+    if (done) return done.lease.fingerprint === fingerprint ? replayOf(done.outcome as Stored) : mismatch(key.requestId);
+    const held = running.get(storage);
+    if (!held) return null;
+    return held.fingerprint === fingerprint ? inProgress(key.requestId, retryAfterSeconds(held.until - performance.now())) : mismatch(key.requestId);
+  };
+
+  return {
+    async run(key, fingerprint, work) {
+      const storage = storageKey(key);
+      const early = here<never>(storage, key, fingerprint);
+      if (early) return early;
+      let found: PeekResult;
+      try {
+        found = await store.peek(key, fingerprint);
+      } catch (err) {
+        // As for every write with a request_id: never run one whose key cannot be checked; nothing happened yet.
+        logger.warn({ err, store: store.kind }, 'idempotency store unavailable; write refused');
+        return { outcome: { ok: false, error: unavailable() }, replay: false };
+      }
+      // While the store answered, a call with this key may have started or finished here.
+      const late = here<never>(storage, key, fingerprint);
+      if (late) return late;
+      switch (found.state) {
+        case 'replay':
+          return replayOf(found.outcome as Stored);
+        case 'in_progress':
+          return inProgress(key.requestId, found.retryAfterS);
+        case 'mismatch':
+          return mismatch(key.requestId);
+        case 'free':
+          break;
+        default: {
+          const unreachable: never = found;
+          throw new Error(`unknown idempotency state ${JSON.stringify(unreachable)}`);
+        }
+      }
+      running.set(storage, { fingerprint, until: performance.now() + leaseMs });
+      try {
+        const outcome = await work(NOTHING_EARLIER);
+        if (outcome.ok || !outcome.error.retryable) {
+          const stored: Stored = outcome.ok ? { ok: true, value: outcome.value } : { ok: false, error: outcome.error };
+          pending.add({ key: storage, owner: randomUUID(), fingerprint }, stored, 'deferred');
+        }
+        return { outcome, replay: false };
+      } finally {
+        running.delete(storage);
+      }
+    },
+  };
+}
