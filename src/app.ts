@@ -180,7 +180,11 @@ export function createApp(deps: AppDeps): HubApp {
   // Redis when configured, so every replica sees the same records; else the database every replica shares.
   const idempotencyStore = redis
     ? createRedisIdempotencyStore(redis.client, { ttlS: config.idempotency.ttlS, available: redis.health.available })
-    : createPostgresIdempotencyStore(db, { ttlS: config.idempotency.ttlS });
+    : createPostgresIdempotencyStore(db, {
+        ttlS: config.idempotency.ttlS,
+        // Embedded PGlite: one process holds its data directory, so this store is the table's only writer.
+        ...(db.kind === 'pglite' ? { soleWriter: { logger } } : {}),
+      });
   const idempotency = createIdempotencyGuard(idempotencyStore, { leaseMs: config.upstream.toolDeadlineMs + 2_000, ttlS: config.idempotency.ttlS, logger });
   const google = createGoogleClients(config.google);
   const upstream = createUpstream(config.upstream, logger, { redis, metrics, tracing });

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { Logger } from '../logger';
 import type { Db } from '../store/db';
+import { type KeyFilter, createKeyFilter } from './idempotency-key-filter';
 import {
   type BeginResult,
   type IdempotencyStore,
@@ -43,8 +45,13 @@ interface ExistingRow {
  */
 const toJsonb = (outcome: StoredOutcome): string => JSON.stringify(outcome).replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1\\ufffd');
 
-export function createPostgresIdempotencyStore(db: Db, options: { ttlS: number }): IdempotencyStore {
+export function createPostgresIdempotencyStore(
+  db: Db,
+  /** soleWriter: this process alone writes the table (embedded PGlite) — peek() then skips keys never written (idempotency-key-filter.ts). */
+  options: { ttlS: number; soleWriter?: { logger: Logger } },
+): IdempotencyStore {
   const ttlS = checkTtlS(options.ttlS);
+  const known: KeyFilter | null = options.soleWriter ? createKeyFilter(db, options.soleWriter.logger) : null;
   let lastPurge = 0;
 
   const purgeExpired = async () => {
@@ -60,6 +67,7 @@ export function createPostgresIdempotencyStore(db: Db, options: { ttlS: number }
 
   async function attempt(key: string, fingerprint: string, leaseMs: number): Promise<BeginResult | null> {
     const owner = randomUUID();
+    known?.add(key);
     // taken_over: the row was a running one whose lease had passed (its created_at is kept, so it predates now()).
     const acquired = await db.query<{ taken_over: boolean; since_ms: number }>(
       `INSERT INTO idempotency_records AS r (key, fingerprint, state, owner, outcome, lease_until, expires_at)
@@ -114,6 +122,7 @@ export function createPostgresIdempotencyStore(db: Db, options: { ttlS: number }
     },
 
     async complete(lease: Lease, outcome) {
+      known?.add(lease.key);
       const json = toJsonb(outcome);
       const updated = await db.query(
         `UPDATE idempotency_records
@@ -151,13 +160,17 @@ export function createPostgresIdempotencyStore(db: Db, options: { ttlS: number }
       await db.query(`UPDATE idempotency_records SET lease_until = now() WHERE key = $1 AND owner = $2 AND state = 'running'`, [lease.key, lease.owner]);
     },
 
-    peek: (idKey, fingerprint) => classify(storageKey(idKey), fingerprint),
+    async peek(idKey, fingerprint) {
+      const key = storageKey(idKey);
+      return known && !known.mayHold(key) ? { state: 'free' } : classify(key, fingerprint);
+    },
 
     // One statement (one commit) for the whole batch: a commit is most of an insert's cost, ~1.2 ms of CPU on
     // the embedded PGlite. Keys are distinct within a batch (the guard keeps one entry per key), as ON CONFLICT
     // DO UPDATE requires.
     async recordMany(entries) {
       if (entries.length === 0) return new Set<string>();
+      for (const e of entries) known?.add(e.lease.key);
       const rows = await db.query<{ key: string }>(
         `INSERT INTO idempotency_records AS r (key, fingerprint, state, owner, outcome, lease_until, expires_at)
          SELECT k, f, 'done', o::uuid, x::jsonb, now(), now() + $5::float8 * interval '1 second'

@@ -1,7 +1,6 @@
 import { calendarCreateEvent } from '../../src/tools/calendar/create-event';
 import { calendarDeleteEvent } from '../../src/tools/calendar/delete-event';
 import { calendarUpdateEvent } from '../../src/tools/calendar/update-event';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { runTool, sandboxHubEnv } from '../helpers/connected';
 import { buildTestHub } from '../helpers/hub';
 import {
@@ -11,6 +10,7 @@ import {
   calendarRequestsSince,
   calendarTool,
   connectPerson,
+  createRecorded,
   loseIdempotencyRecords,
   requestLogPosition,
   storedEvents,
@@ -117,7 +117,7 @@ describe('create is never duplicated by a retry', () => {
     const who = await ana();
     const first = await create(who, CONTRACT_CREATE, 'req-durable-1');
     const { db } = suite.hub().testDb;
-    for (let i = 0; i < 200 && (await db.query(`SELECT 1 FROM idempotency_records WHERE state = 'done'`)).length === 0; i++) await sleep(10);
+    await createRecorded(db, who, 'req-durable-1');
     const restarted = await buildTestHub({ db, env: sandboxHubEnv(sb), now: () => SUITE_NOW });
     const since = await requestLogPosition(sb);
     const retry = await runTool(restarted, who, 'calendar_create_event', CONTRACT_CREATE, { requestId: 'req-durable-1' });
@@ -131,7 +131,7 @@ describe('create is never duplicated by a retry', () => {
   test('when the Hub crashed after Google created the event (no idempotency record), then the retry meets 409 duplicate, reads the event and answers the same', async () => {
     const who = await ana();
     const first = await create(who, CONTRACT_CREATE, 'req-crash-1');
-    await loseIdempotencyRecords(suite.hub().testDb.db); // what a crash before recording leaves behind
+    await loseIdempotencyRecords(suite.hub().testDb.db, who, 'req-crash-1'); // what a crash before recording leaves behind
     const since = await requestLogPosition(sb);
     const retry = await create(who, CONTRACT_CREATE, 'req-crash-1');
     expect(retry.status).toBe(200);
@@ -156,7 +156,7 @@ describe('create is never duplicated by a retry', () => {
   test('when a request_id that created one event is reused after a crash for a different event, then CONFLICT and no second event', async () => {
     const who = await ana();
     await create(who, CONTRACT_CREATE, 'req-reuse-1');
-    await loseIdempotencyRecords(suite.hub().testDb.db);
+    await loseIdempotencyRecords(suite.hub().testDb.db, who, 'req-reuse-1');
     const res = await create(who, { ...CONTRACT_CREATE, title: 'Something else' }, 'req-reuse-1');
     expect(res.status).toBe(409);
     expect(res.body.error).toMatchObject({ code: 'CONFLICT', retryable: false, details: { reason: 'request_id_reused' } });

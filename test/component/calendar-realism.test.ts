@@ -1,6 +1,15 @@
 import { client, serviceAuth } from '../helpers/http';
 import { SCOPES } from '../helpers/sandbox';
-import { ANA, calendarRequestsSince, calendarTool, connectPerson, loseIdempotencyRecords, requestLogPosition, storedEvents, useCalendarSuite } from '../helpers/calendar';
+import {
+  ANA,
+  calendarRequestsSince,
+  calendarTool,
+  connectPerson,
+  loseIdempotencyRecords,
+  requestLogPosition,
+  storedEvents,
+  useCalendarSuite,
+} from '../helpers/calendar';
 
 /**
  * The calendar tools against a Google that is not kind: a guest list rewritten without the replies, a change
@@ -148,7 +157,7 @@ describe("a read right after the Hub's own create (Google is eventually consiste
     const who = await ana();
     await lag(2000); // long enough that the first read misses it even on a slow machine
     const first = await tool(who, 'calendar_create_event', meeting(), 'req-lag-1');
-    await loseIdempotencyRecords(suite.hub().testDb.db); // a crash before the answer was recorded
+    await loseIdempotencyRecords(suite.hub().testDb.db, who, 'req-lag-1'); // a crash before the answer was recorded
     const since = await requestLogPosition(sb);
     const retry = await tool(who, 'calendar_create_event', meeting(), 'req-lag-1');
     expect(retry.status).toBe(200);

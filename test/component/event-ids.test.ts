@@ -37,7 +37,7 @@ test('when the encryption keys rotate between a create and its retry after a cra
   const first = await calendarTool(suite, who, 'calendar_create_event', CREATE, 'req-rotating-1');
   expect(first.status).toBe(200);
   const db = suite.hub().testDb.db;
-  await loseIdempotencyRecords(db); // what a crash between Google's success and the record leaves
+  await loseIdempotencyRecords(db, who, 'req-rotating-1'); // what a crash between Google's success and the record leaves
 
   const rotation = createKeyRotation(db, createTokenCipher(KEYS_2_1()));
   await rotation.reencryptAll();

@@ -1,4 +1,5 @@
 import type { WorkingHours } from '../../src/integrations/working-hours';
+import { storageKey } from '../../src/protection/idempotency-store';
 import type { Db } from '../../src/store/db';
 import { type Connected, connectToSandbox, runTool, sandboxHubEnv } from './connected';
 import { CALENDAR_SCOPES, aCredential } from './factories';
@@ -94,14 +95,20 @@ export function storedEvents(sb: TestSandbox, calendarId: string) {
   return calendar ? [...calendar.events.values()].map((c) => c.record) : [];
 }
 
-/**
- * What a crash between Google's success and the Hub's record leaves: no idempotency record. A create's record is
- * written just after its answer goes out (src/protection/idempotency-deduplicated.ts), so wait for it to land —
- * the Hub then holds it in memory no more — and delete it.
- */
-export async function loseIdempotencyRecords(db: Db): Promise<void> {
-  for (let i = 0; i < 200 && (await db.query('SELECT 1 FROM idempotency_records LIMIT 1')).length === 0; i++) {
+/** Waits until the idempotency record of a create (`who`, `requestId`) is in the database: it is written just after the answer. */
+export async function createRecorded(db: Db, who: Connected, requestId: string): Promise<void> {
+  const key = storageKey({ customerId: who.customerId.toLowerCase(), tool: 'calendar_create_event', requestId });
+  for (let i = 0; i < 200 && (await db.query(`SELECT 1 FROM idempotency_records WHERE key = $1 AND state = 'done'`, [key])).length === 0; i++) {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/**
+ * What a crash between Google's success and the Hub's record leaves: no idempotency record. A create's record is
+ * written just after its answer goes out (src/protection/idempotency-deduplicated.ts), so wait for this one to
+ * land — the Hub then holds it in memory no more — and delete every record.
+ */
+export async function loseIdempotencyRecords(db: Db, who: Connected, requestId: string): Promise<void> {
+  await createRecorded(db, who, requestId);
   await db.exec('DELETE FROM idempotency_records');
 }

@@ -417,6 +417,33 @@ describe.each(drivers())('idempotency store on %s (database specifics)', (driver
     ]);
     expect(done).toEqual({ state: 'done', kind: 'object' });
   });
+
+  it('when the store is the only writer (embedded), then peek queries only keys that may exist: those there before it opened and those it wrote', async () => {
+    const before = aKey();
+    const other = createPostgresIdempotencyStore(t.db, { ttlS: 60 });
+    await other.complete(leaseOf(await other.begin(before, fpA, LONG_LEASE_MS)), { before: true });
+    const lookups: unknown[] = [];
+    const counting = new Proxy(t.db, {
+      get: (target, name, receiver) =>
+        name === 'query'
+          ? (sql: string, params?: unknown[]) => {
+              if (sql.includes('WHERE key = $1')) lookups.push(params?.[0]);
+              return target.query(sql, params);
+            }
+          : Reflect.get(target, name, receiver),
+    });
+    const sole = createPostgresIdempotencyStore(counting, { ttlS: 60, soleWriter: { logger: captureLogs().logger } });
+    expect(await sole.peek(aKey(), fpA)).toEqual({ state: 'free' }); // the first use starts reading the keys: looked up meanwhile
+    await sleep(200);
+    lookups.length = 0;
+    expect(await sole.peek(aKey(), fpA)).toEqual({ state: 'free' });
+    expect(lookups).toEqual([]);
+    expect(await sole.peek(before, fpA)).toEqual({ state: 'replay', outcome: { before: true } });
+    const mine = aKey();
+    await sole.recordMany([{ lease: { key: storageKey(mine), owner: randomUUID(), fingerprint: fpA }, outcome: { mine: true } }]);
+    expect(await sole.peek(mine, fpB)).toEqual({ state: 'mismatch' });
+    expect(lookups).toEqual([storageKey(before), storageKey(mine)]);
+  });
 });
 
 describe('idempotency store on an unreachable database', () => {
