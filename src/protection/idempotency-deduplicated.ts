@@ -3,7 +3,7 @@ import type { Result } from '../errors';
 import type { Logger } from '../logger';
 import { type Guarded, type Stored, inProgress, mismatch, replayOf, unavailable } from './idempotency-answers';
 import type { PendingOutcomes } from './idempotency-pending';
-import { type IdempotencyKey, type IdempotencyStore, type PeekResult, retryAfterSeconds, storageKey } from './idempotency-store';
+import { type Found, type IdempotencyKey, type IdempotencyStore, type PeekResult, classifyFound, retryAfterSeconds, storageKey } from './idempotency-store';
 import type { WriteAttempt } from './idempotency';
 
 /**
@@ -16,8 +16,17 @@ import type { WriteAttempt } from './idempotency';
  * recorded after the answer has gone out, batched with the others.
  */
 
+/**
+ * A look() started early — on Redis, beside the rate-limit charge, so the two share one round trip — for the key
+ * a call will use if its request turns out valid (`storage`: the key it read; run() uses it only if it matches).
+ */
+export interface Prefetched {
+  storage: string;
+  found: Promise<Found>;
+}
+
 export interface DeduplicatedRuns {
-  run<T>(key: IdempotencyKey, fingerprint: string, work: (attempt: WriteAttempt) => Promise<Result<T>>): Promise<Guarded<T>>;
+  run<T>(key: IdempotencyKey, fingerprint: string, work: (attempt: WriteAttempt) => Promise<Result<T>>, prefetched?: Prefetched): Promise<Guarded<T>>;
 }
 
 /** Google's 409 covers a repeat, so there is nothing for the tool to verify and nothing uncertain to keep. */
@@ -36,13 +45,13 @@ export function createDeduplicatedRuns(store: IdempotencyStore, pending: Pending
   };
 
   return {
-    async run(key, fingerprint, work) {
+    async run(key, fingerprint, work, prefetched) {
       const storage = storageKey(key);
       const early = here<never>(storage, key, fingerprint);
       if (early) return early;
       let found: PeekResult;
       try {
-        found = await store.peek(key, fingerprint);
+        found = classifyFound(await (prefetched?.storage === storage ? prefetched.found : store.look(key)), fingerprint);
       } catch (err) {
         // As for every write with a request_id: never run one whose key cannot be checked; nothing happened yet.
         logger.warn({ err, store: store.kind }, 'idempotency store unavailable; write refused');

@@ -2,7 +2,7 @@ import type { Logger } from '../logger';
 import type { Db } from '../store/db';
 
 /**
- * Which idempotency keys the embedded database may hold, so that peek() — the first thing a create with a
+ * Which idempotency keys the embedded database may hold, so that look() — the first thing a create with a
  * request_id does — needs no query for a key the store has never seen, which is nearly every first attempt. A
  * PGlite statement crosses to PGlite's thread and back (~0.9 ms of latency, a few hundred µs of CPU on this VM);
  * a filter lookup is seven bit tests.

@@ -6,11 +6,11 @@ import {
   type BeginResult,
   type IdempotencyStore,
   type Lease,
-  type PeekResult,
+  type Found,
   type StoredOutcome,
   checkLeaseMs,
   checkTtlS,
-  retryAfterSeconds,
+  classifyFound,
   storageKey,
 } from './idempotency-store';
 
@@ -47,7 +47,7 @@ const toJsonb = (outcome: StoredOutcome): string => JSON.stringify(outcome).repl
 
 export function createPostgresIdempotencyStore(
   db: Db,
-  /** soleWriter: this process alone writes the table (embedded PGlite) — peek() then skips keys never written (idempotency-key-filter.ts). */
+  /** soleWriter: this process alone writes the table (embedded PGlite) — look() then skips keys never written (idempotency-key-filter.ts). */
   options: { ttlS: number; soleWriter?: { logger: Logger } },
 ): IdempotencyStore {
   const ttlS = checkTtlS(options.ttlS);
@@ -87,12 +87,12 @@ export function createPostgresIdempotencyStore(
       return { state: 'acquired', lease: { key, owner, fingerprint }, earlier: got.taken_over ? { reason: 'taken_over', since: got.since_ms } : null };
     }
 
-    const found = await classify(key, fingerprint);
+    const found = classifyFound(await lookUp(key), fingerprint);
     return found.state === 'free' ? null : found; // free: the record vanished or its lease ran out since the INSERT
   }
 
-  /** The record under `key` as a caller with `fingerprint` sees it (one SELECT; writes nothing). */
-  async function classify(key: string, fingerprint: string): Promise<PeekResult> {
+  /** The live record under `key` (one SELECT; writes nothing). Expiry and lease on the database clock. */
+  async function lookUp(key: string): Promise<Found> {
     const rows = await db.query<ExistingRow>(
       `SELECT fingerprint, state, outcome, expires_at <= now() AS expired,
               (extract(epoch FROM lease_until - now()) * 1000)::float8 AS lease_left_ms
@@ -100,11 +100,10 @@ export function createPostgresIdempotencyStore(
       [key],
     );
     const row = rows[0];
-    if (!row || row.expired) return { state: 'free' };
-    if (row.fingerprint !== fingerprint) return { state: 'mismatch' };
-    if (row.state === 'done') return { state: 'replay', outcome: row.outcome ?? {} };
-    if (row.lease_left_ms > 0) return { state: 'in_progress', retryAfterS: retryAfterSeconds(row.lease_left_ms) };
-    return { state: 'free' };
+    if (!row || row.expired) return null;
+    return row.state === 'done'
+      ? { state: 'done', fingerprint: row.fingerprint, outcome: row.outcome ?? {} }
+      : { state: 'running', fingerprint: row.fingerprint, leaseLeftMs: row.lease_left_ms };
   }
 
   return {
@@ -160,9 +159,9 @@ export function createPostgresIdempotencyStore(
       await db.query(`UPDATE idempotency_records SET lease_until = now() WHERE key = $1 AND owner = $2 AND state = 'running'`, [lease.key, lease.owner]);
     },
 
-    async peek(idKey, fingerprint) {
+    async look(idKey) {
       const key = storageKey(idKey);
-      return known && !known.mayHold(key) ? { state: 'free' } : classify(key, fingerprint);
+      return known && !known.mayHold(key) ? null : lookUp(key);
     },
 
     // One statement (one commit) for the whole batch: a commit is most of an insert's cost, ~1.2 ms of CPU on

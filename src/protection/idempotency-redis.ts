@@ -5,7 +5,7 @@ import {
   type EarlierAttempt,
   type IdempotencyStore,
   type Lease,
-  type PeekResult,
+  type Found,
   type StoredOutcome,
   checkLeaseMs,
   checkTtlS,
@@ -93,19 +93,16 @@ redis.call('SET', KEYS[1], cjson.encode(rec), 'KEEPTTL')
 return 1
 `;
 
-// KEYS[1] record; ARGV fingerprint. Classifies the record as BEGIN would, writing nothing.
-// Returns {'free'} | {'replay', raw value} | {'in_progress', lease ms left} | {'mismatch'}.
-const PEEK = `
+// KEYS[1] record. Reads it, writing nothing; the lease is measured on the Redis clock.
+// Returns {'none'} | {'done', raw value} | {'running', raw value, lease ms left}.
+const LOOK = `
 local raw = redis.call('GET', KEYS[1])
-if not raw then return {'free'} end
+if not raw then return {'none'} end
 local ok, rec = pcall(cjson.decode, raw)
 if not ok or type(rec) ~= 'table' then return redis.error_reply('corrupt idempotency record') end
-if rec.fp ~= ARGV[1] then return {'mismatch'} end
-if rec.state == 'done' then return {'replay', raw} end
+if rec.state == 'done' then return {'done', raw} end
 local t = redis.call('TIME')
-local left = (tonumber(rec.leaseUntil) or 0) - (tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
-if left > 0 then return {'in_progress', math.ceil(left)} end
-return {'free'}
+return {'running', raw, (tonumber(rec.leaseUntil) or 0) - (tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))}
 `;
 
 // KEYS[1] record; ARGV fingerprint, outcome JSON, ttl ms. Records an outcome run without a lease, unless the key
@@ -129,7 +126,7 @@ interface IdempotencyCommands {
   hubIdemComplete(key: string, owner: string, outcomeJson: string, ttlMs: number, fp: string): Promise<number>;
   hubIdemRelease(key: string, owner: string): Promise<number>;
   hubIdemAbandon(key: string, owner: string): Promise<number>;
-  hubIdemPeek(key: string, fp: string): Promise<[string, (string | number)?]>;
+  hubIdemLook(key: string): Promise<[string, string?, number?]>;
 }
 
 /** How long after Redis lost its records (or first started) acquisitions are treated as possibly repeated. */
@@ -149,7 +146,7 @@ export function createRedisIdempotencyStore(
   redis.defineCommand('hubIdemComplete', { numberOfKeys: 1, lua: COMPLETE });
   redis.defineCommand('hubIdemRelease', { numberOfKeys: 1, lua: RELEASE });
   redis.defineCommand('hubIdemAbandon', { numberOfKeys: 1, lua: ABANDON });
-  redis.defineCommand('hubIdemPeek', { numberOfKeys: 1, lua: PEEK });
+  redis.defineCommand('hubIdemLook', { numberOfKeys: 1, lua: LOOK });
   redis.defineCommand('hubIdemRecord', { numberOfKeys: 1, lua: RECORD });
   const commands = redis as unknown as IdempotencyCommands;
 
@@ -201,17 +198,16 @@ export function createRedisIdempotencyStore(
       await commands.hubIdemAbandon(prefix + lease.key, lease.owner);
     },
 
-    async peek(key, fingerprint): Promise<PeekResult> {
+    async look(key): Promise<Found> {
       if (options.available?.() === false) throw new Error('redis is not answering (breaker open)');
-      const [state, detail] = await commands.hubIdemPeek(prefix + storageKey(key), fingerprint);
+      const [state, raw, leaseLeftMs] = await commands.hubIdemLook(prefix + storageKey(key));
+      if (state === 'none') return null;
+      const record = JSON.parse(String(raw)) as { fp: string; outcome?: StoredOutcome };
       switch (state) {
-        case 'free':
-        case 'mismatch':
-          return { state };
-        case 'replay':
-          return { state, outcome: (JSON.parse(String(detail)) as { outcome: StoredOutcome }).outcome };
-        case 'in_progress':
-          return { state, retryAfterS: retryAfterSeconds(Number(detail)) };
+        case 'done':
+          return { state, fingerprint: record.fp, outcome: record.outcome ?? {} };
+        case 'running':
+          return { state, fingerprint: record.fp, leaseLeftMs: Number(leaseLeftMs) };
         default:
           throw new Error(`unexpected idempotency reply from redis: ${String(state)}`);
       }

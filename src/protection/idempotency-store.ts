@@ -49,8 +49,19 @@ export interface Lease {
 /** complete(): 'superseded' = nothing written, another owner took the key over (it verifies, then records). */
 export type CompleteResult = 'stored' | 'superseded';
 
-/** What peek() finds under a key, taking nothing: `free` = no record, an expired one, or a lease that has passed. */
+/** What a key holds as a caller with some inputs sees it: `free` = no record, an expired one, or a lease that has passed. */
 export type PeekResult = Exclude<BeginResult, { state: 'acquired' }> | { state: 'free' };
+
+/** A live record as look() reads it, before it is compared with a call's inputs; null = none (or expired). */
+export type Found = { state: 'done'; fingerprint: string; outcome: StoredOutcome } | { state: 'running'; fingerprint: string; leaseLeftMs: number } | null;
+
+/** The record against a call's fingerprint, as begin() would classify it (without acquiring anything). */
+export function classifyFound(found: Found, fingerprint: string): PeekResult {
+  if (found === null) return { state: 'free' };
+  if (found.fingerprint !== fingerprint) return { state: 'mismatch' };
+  if (found.state === 'done') return { state: 'replay', outcome: found.outcome };
+  return found.leaseLeftMs > 0 ? { state: 'in_progress', retryAfterS: retryAfterSeconds(found.leaseLeftMs) } : { state: 'free' };
+}
 
 /** An outcome to record without a lease (recordMany); the lease names key, a fresh owner and the fingerprint. */
 export interface Recorded {
@@ -72,9 +83,9 @@ export interface IdempotencyStore {
   abandon(lease: Lease): Promise<void>;
   /**
    * For writes that Google itself deduplicates (idempotency.ts, `deduplicatedUpstream`): what the key holds,
-   * classified as begin() would, but without writing anything.
+   * read without writing anything (classifyFound() compares it with a call's inputs).
    */
-  peek(key: IdempotencyKey, fingerprint: string): Promise<PeekResult>;
+  look(key: IdempotencyKey): Promise<Found>;
   /**
    * Stores finished outcomes that were run without a lease, in one round trip: each is written unless its key
    * holds a live record (a finished one, or a lease still running) — that one is left as it is. Resolves to the

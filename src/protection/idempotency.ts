@@ -3,7 +3,7 @@ import { type Guarded, type Stored, inProgress, mismatch, replayOf, unavailable 
 import type { Logger } from '../logger';
 import { type EarlierAttempt, type IdempotencyKey, type IdempotencyStore, fingerprintOf, storageKey } from './idempotency-store';
 import { createPendingOutcomes } from './idempotency-pending';
-import { createDeduplicatedRuns } from './idempotency-deduplicated';
+import { type Prefetched, createDeduplicatedRuns } from './idempotency-deduplicated';
 
 /**
  * At most once per (customer, tool, request_id) for tools with side effects. The first answer is kept (success,
@@ -19,12 +19,13 @@ import { createDeduplicatedRuns } from './idempotency-deduplicated';
  * A write that Google itself refuses to apply twice (`deduplicatedUpstream`: calendar_create_event names its
  * event with an id derived from the request_id, and Google answers a repeat with 409 `duplicate`) needs no lease
  * in the store to be at-most-once: the record is then only the memory of its first answer. Such a call begins
- * with a read (peek) instead of a write, holds its lease in this process (a repeat arriving here meanwhile is
- * told `request_in_progress`, as usual), and its outcome is recorded after the answer goes out, batched with
- * the others (idempotency-pending.ts). What that saves: on the embedded PGlite two durable commits per call
- * (~1.2 ms of CPU each), on Redis one round trip. What it gives up: nothing of at-most-once — a repeat on
- * another replica, or after a crash before the record landed, runs again and meets Google's 409, and the tool
- * answers with the event it finds (or CONFLICT if the request_id was used for another event).
+ * with a read (look; on Redis it travels with the rate-limit charge) instead of a write, holds its lease in this
+ * process (a repeat arriving here meanwhile is told `request_in_progress`, as usual), and its outcome is recorded
+ * after the answer goes out, batched with the others (idempotency-pending.ts). What that saves: on the embedded
+ * PGlite two durable commits per call (~1.2 ms of CPU each), on Redis two round trips. What it gives up: nothing
+ * of at-most-once — a repeat on another replica, or after a crash before the record landed, runs again and meets
+ * Google's 409, and the tool answers with the event it finds (or CONFLICT if the request_id was used for another
+ * event).
  */
 
 export type { Guarded };
@@ -40,6 +41,8 @@ export interface WriteAttempt {
 export interface GuardOptions {
   /** Google refuses to apply a repeat of this write (see above): no lease in the store, the record written after. */
   deduplicatedUpstream?: boolean;
+  /** From prefetch(), for such a write. */
+  prefetched?: Prefetched | null;
 }
 
 export interface IdempotencyGuard {
@@ -50,6 +53,12 @@ export interface IdempotencyGuard {
     work: (attempt: WriteAttempt) => Promise<Result<T>>,
     options?: GuardOptions,
   ): Promise<Guarded<T>>;
+  /**
+   * For a write Google deduplicates, before its request is fully read: starts reading the record its key holds,
+   * when that costs nothing extra — on Redis, the read then travels with the rate-limit charge in one round trip.
+   * Null when the store is a database (a call the limits refuse must not cost a query).
+   */
+  prefetch(key: IdempotencyKey): Prefetched | null;
   /** At shutdown: store the outcomes an outage kept in memory (see idempotency-pending.ts); resolves to how many were lost. */
   drain(timeoutMs: number): Promise<number>;
 }
@@ -64,7 +73,7 @@ export function createIdempotencyGuard(store: IdempotencyStore, options: { lease
       // This replica finished the write but has not recorded it yet: answer from that, store or no store.
       const local = pending.get(storageKey(key));
       if (local) return local.lease.fingerprint === fingerprint ? replayOf(local.outcome as Stored) : mismatch(key.requestId);
-      if (runOptions?.deduplicatedUpstream) return deduplicated.run(key, fingerprint, work);
+      if (runOptions?.deduplicatedUpstream) return deduplicated.run(key, fingerprint, work, runOptions.prefetched ?? undefined);
 
       let begun;
       try {
@@ -117,6 +126,12 @@ export function createIdempotencyGuard(store: IdempotencyStore, options: { lease
         }
       }
       return { outcome, replay: false };
+    },
+    prefetch(key) {
+      if (store.kind !== 'redis') return null;
+      const found = store.look(key);
+      found.catch(() => {}); // awaited (and its failure answered) only if the call gets that far
+      return { storage: storageKey(key), found };
     },
     drain: (timeoutMs) => pending.drain(timeoutMs),
   };

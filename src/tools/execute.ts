@@ -126,6 +126,12 @@ export async function executeTool(
   // (A body whose three fields cannot be read fails the full parse below, before anything else happens.)
   const outOfScope = key && scopeRefusal(ids.principal, key.customerId, key.agentId, charged);
   if (outOfScope) return { ok: false, tool: key.tool, requestId: readableRequestId(body) ?? fallbackRequestId, error: outOfScope, apiCalls: 0 };
+  // A create Google deduplicates reads its idempotency record beside the charge (Redis: one round trip for both).
+  const requestIdRead = charged?.deduplicatedUpstream ? readableRequestId(body) : undefined;
+  const prefetched =
+    key && charged && requestIdRead !== undefined
+      ? deps.idempotency.prefetch({ customerId: key.customerId, tool: charged.name, requestId: requestIdRead })
+      : null;
   if (key && charged) {
     const allowed = deps.tracing.enabled
       ? await deps.tracing.inSpan('hub.rate_limit', async (span) => {
@@ -297,7 +303,7 @@ export async function executeTool(
         attempt = a;
         return run();
       },
-      { deduplicatedUpstream: tool.deduplicatedUpstream === true },
+      { deduplicatedUpstream: tool.deduplicatedUpstream === true, prefetched },
     );
   // The span covers the guard's record, the tool run it fences and the stored answer (or the replay).
   const guarded = await deps.tracing.inSpan('hub.idempotency', async (span) => {

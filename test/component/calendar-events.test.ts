@@ -1,7 +1,11 @@
 import { calendarCreateEvent } from '../../src/tools/calendar/create-event';
 import { calendarDeleteEvent } from '../../src/tools/calendar/delete-event';
 import { calendarUpdateEvent } from '../../src/tools/calendar/update-event';
+import { storageKey } from '../../src/protection/idempotency-store';
+import { openRedis } from '../../src/store/redis';
 import { runTool, sandboxHubEnv } from '../helpers/connected';
+import { services } from '../helpers/env';
+import { captureLogs } from '../helpers/logs';
 import { buildTestHub } from '../helpers/hub';
 import {
   ANA,
@@ -127,6 +131,37 @@ describe('create is never duplicated by a retry', () => {
     const other = await runTool(restarted, who, 'calendar_create_event', { ...CONTRACT_CREATE, title: 'Other' }, { requestId: 'req-durable-1' });
     expect(other.body.error).toMatchObject({ code: 'CONFLICT', retryable: false, details: { reason: 'request_id_reused' } });
   });
+
+  (services().redisUrl ? test : test.skip)(
+    'when replicas share Redis, then a retry on another replica replays the create, and two at once make one event (Google’s 409 for the second)',
+    async () => {
+      const clients = [await openRedis(services().redisUrl!, captureLogs().logger), await openRedis(services().redisUrl!, captureLogs().logger)];
+      try {
+        const [a, b] = await Promise.all(
+          clients.map((redis) => buildTestHub({ db: suite.hub().testDb.db, redis, env: sandboxHubEnv(sb), now: () => SUITE_NOW })),
+        );
+        const who = await ana();
+        const first = await runTool(a!, who, 'calendar_create_event', CONTRACT_CREATE, { requestId: 'req-redis-1' });
+        expect(first.status).toBe(200);
+        const recorded = `hub:${storageKey({ customerId: who.customerId.toLowerCase(), tool: 'calendar_create_event', requestId: 'req-redis-1' })}`;
+        for (let i = 0; i < 200 && (await clients[0]!.exists(recorded)) === 0; i++) await new Promise((r) => setTimeout(r, 10));
+        const since = await requestLogPosition(sb);
+        const retry = await runTool(b!, who, 'calendar_create_event', CONTRACT_CREATE, { requestId: 'req-redis-1' });
+        expect(retry.body.result).toEqual(first.body.result);
+        expect(retry.body.metadata).toMatchObject({ api_calls: 0, idempotent_replay: true });
+        expect(await calendarRequestsSince(sb, since)).toEqual([]);
+
+        const both = await Promise.all(
+          [a!, b!].map((hub) => runTool(hub, who, 'calendar_create_event', { ...CONTRACT_CREATE, title: 'Both' }, { requestId: 'req-redis-2' })),
+        );
+        expect(both.map((r) => r.status)).toEqual([200, 200]);
+        expect(both[1]!.body.result).toEqual(both[0]!.body.result);
+        expect(liveEvents().filter((e) => e.fields.summary === 'Both')).toHaveLength(1);
+      } finally {
+        for (const c of clients) await c.quit();
+      }
+    },
+  );
 
   test('when the Hub crashed after Google created the event (no idempotency record), then the retry meets 409 duplicate, reads the event and answers the same', async () => {
     const who = await ana();

@@ -3,7 +3,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { createPostgresIdempotencyStore } from '../../src/protection/idempotency-postgres';
 import { createRedisIdempotencyStore } from '../../src/protection/idempotency-redis';
-import { type BeginResult, type IdempotencyKey, type IdempotencyStore, type Lease, fingerprintOf, storageKey } from '../../src/protection/idempotency-store';
+import {
+  type BeginResult,
+  type IdempotencyKey,
+  type IdempotencyStore,
+  type Lease,
+  classifyFound,
+  fingerprintOf,
+  storageKey,
+} from '../../src/protection/idempotency-store';
 import { isDatabaseUnavailable } from '../../src/store/db';
 import { openRedis } from '../../src/store/redis';
 import { drivers, openTestDb, type TestDb, unreachableDb } from '../helpers/db';
@@ -22,6 +30,9 @@ const aKey = (overrides: Partial<IdempotencyKey> = {}): IdempotencyKey => ({
   requestId: `req-${randomUUID()}`,
   ...overrides,
 });
+
+/** What a call with `fingerprint` sees under `key` (look, then classify), as the deduplicated guard does. */
+const peek = async (store: IdempotencyStore, key: IdempotencyKey, fingerprint: string) => classifyFound(await store.look(key), fingerprint);
 
 const fpA = fingerprintOf({ to: 'a@example.com', subject: 'hello' }, null);
 const fpB = fingerprintOf({ to: 'b@example.com', subject: 'hello' }, null);
@@ -256,9 +267,9 @@ describe.each(backends)('idempotency store on %s', (_name, open) => {
   describe('without a lease (writes Google deduplicates: peek, then recordMany)', () => {
     const unleased = (key: IdempotencyKey, fingerprint = fpA): Lease => ({ key: storageKey(key), owner: randomUUID(), fingerprint });
 
-    it('when a key is new, then peek finds it free and writes nothing', async () => {
+    it('when a key is new, then look finds nothing and writes nothing', async () => {
       const key = aKey();
-      expect(await store.peek(key, fpA)).toEqual({ state: 'free' });
+      expect(await peek(store, key, fpA)).toEqual({ state: 'free' });
       expect(await backend.keys()).not.toContain(storageKey(key));
     });
 
@@ -270,9 +281,9 @@ describe.each(backends)('idempotency store on %s', (_name, open) => {
         { lease: unleased(k3, fpB), outcome: { ok: true, value: { s: 'a\u0000b' } } },
       ]);
       expect(written).toEqual(new Set([k1, k2, k3].map(storageKey)));
-      expect(await store.peek(k1, fpA)).toEqual({ state: 'replay', outcome: { ok: true, value: { id: 'e1', attendees: [] } } });
-      expect(await store.peek(k2, fpA)).toEqual({ state: 'replay', outcome: { ok: false, error: { code: 'RESOURCE_NOT_FOUND' } } });
-      expect(await store.peek(k1, fpB)).toEqual({ state: 'mismatch' });
+      expect(await peek(store, k1, fpA)).toEqual({ state: 'replay', outcome: { ok: true, value: { id: 'e1', attendees: [] } } });
+      expect(await peek(store, k2, fpA)).toEqual({ state: 'replay', outcome: { ok: false, error: { code: 'RESOURCE_NOT_FOUND' } } });
+      expect(await peek(store, k1, fpB)).toEqual({ state: 'mismatch' });
       expect(await store.begin(k3, fpB, LONG_LEASE_MS)).toEqual({ state: 'replay', outcome: expect.objectContaining({ ok: true }) });
       expect(await store.recordMany([])).toEqual(new Set());
     });
@@ -282,26 +293,26 @@ describe.each(backends)('idempotency store on %s', (_name, open) => {
       const lease = leaseOf(await store.begin(running, fpA, LONG_LEASE_MS));
       const done = aKey();
       await store.complete(leaseOf(await store.begin(done, fpA, LONG_LEASE_MS)), { first: true });
-      expect(await store.peek(running, fpA)).toEqual({ state: 'in_progress', retryAfterS: expect.any(Number) });
+      expect(await peek(store, running, fpA)).toEqual({ state: 'in_progress', retryAfterS: expect.any(Number) });
       const written = await store.recordMany([
         { lease: unleased(running), outcome: { second: true } },
         { lease: unleased(done), outcome: { second: true } },
       ]);
       expect(written.size).toBe(0);
-      expect(await store.peek(done, fpA)).toEqual({ state: 'replay', outcome: { first: true } });
+      expect(await peek(store, done, fpA)).toEqual({ state: 'replay', outcome: { first: true } });
       expect(await store.complete(lease, { holder: true })).toBe('stored');
-      expect(await store.peek(running, fpA)).toEqual({ state: 'replay', outcome: { holder: true } });
+      expect(await peek(store, running, fpA)).toEqual({ state: 'replay', outcome: { holder: true } });
     });
 
     it('when a lease has passed, then peek finds the key free and recordMany takes it (same inputs only)', async () => {
       const key = aKey();
       await store.begin(key, fpA, 1);
       await sleep(20);
-      expect(await store.peek(key, fpA)).toEqual({ state: 'free' });
-      expect(await store.peek(key, fpB)).toEqual({ state: 'mismatch' });
+      expect(await peek(store, key, fpA)).toEqual({ state: 'free' });
+      expect(await peek(store, key, fpB)).toEqual({ state: 'mismatch' });
       expect((await store.recordMany([{ lease: unleased(key, fpB), outcome: { other: true } }])).size).toBe(0);
       expect((await store.recordMany([{ lease: unleased(key), outcome: { late: true } }])).size).toBe(1);
-      expect(await store.peek(key, fpA)).toEqual({ state: 'replay', outcome: { late: true } });
+      expect(await peek(store, key, fpA)).toEqual({ state: 'replay', outcome: { late: true } });
     });
   });
 });
@@ -433,15 +444,15 @@ describe.each(drivers())('idempotency store on %s (database specifics)', (driver
           : Reflect.get(target, name, receiver),
     });
     const sole = createPostgresIdempotencyStore(counting, { ttlS: 60, soleWriter: { logger: captureLogs().logger } });
-    expect(await sole.peek(aKey(), fpA)).toEqual({ state: 'free' }); // the first use starts reading the keys: looked up meanwhile
+    expect(await peek(sole, aKey(), fpA)).toEqual({ state: 'free' }); // the first use starts reading the keys: looked up meanwhile
     await sleep(200);
     lookups.length = 0;
-    expect(await sole.peek(aKey(), fpA)).toEqual({ state: 'free' });
+    expect(await peek(sole, aKey(), fpA)).toEqual({ state: 'free' });
     expect(lookups).toEqual([]);
-    expect(await sole.peek(before, fpA)).toEqual({ state: 'replay', outcome: { before: true } });
+    expect(await peek(sole, before, fpA)).toEqual({ state: 'replay', outcome: { before: true } });
     const mine = aKey();
     await sole.recordMany([{ lease: { key: storageKey(mine), owner: randomUUID(), fingerprint: fpA }, outcome: { mine: true } }]);
-    expect(await sole.peek(mine, fpB)).toEqual({ state: 'mismatch' });
+    expect(await peek(sole, mine, fpB)).toEqual({ state: 'mismatch' });
     expect(lookups).toEqual([storageKey(before), storageKey(mine)]);
   });
 });

@@ -20,7 +20,7 @@ function flakyStore(startDown = true) {
     },
     release: async () => {},
     abandon: async () => {},
-    peek: () => Promise.reject(new Error('not used')),
+    look: () => Promise.reject(new Error('not used')),
     recordMany: async (entries) => {
       if (down) throw new Error('connection is closed');
       await sleep(5); // a round trip: what arrives meanwhile waits for the next batch
