@@ -26,7 +26,9 @@ import { SANDBOX_MAIN, cpuMsOf, startProcess, stopProcess } from './spawned';
  * request_id), email_search with max_results 3 (messages.list + 3 messages.get, format=full).
  *
  * 1. Concurrency 1: BENCH_CALLS (default 500) calls per tool and way, alternated hub/direct, BENCH_GAP_MS
- *    (default 3) apart; the Hub-added latency is p50/p90/p99 of hub minus the same percentile of direct.
+ *    (default 3) apart; the Hub-added latency is p50/p90/p99 of hub minus the same percentile of direct. The
+ *    floor: the direct client through a bare node:http forwarder (bench/forwarder.ts), what one more process on
+ *    the path costs on this machine before any proxy does any work.
  * 2. Concurrency BENCH_CONCURRENCY (default 20): BENCH_ROUNDS (default 3) interleaved rounds of BENCH_ROUND_CALLS
  *    (default 600) calls per way; throughput hub/direct (median of per-round ratios) and CPU per call — the Hub
  *    process(es) from /proc (every thread), the direct client from process.cpuUsage().
@@ -191,9 +193,18 @@ async function main() {
     };
 
     // The reference: googleapis as it comes (gaxios' default transport, node-fetch), built with the Hub's endpoints.
-    const google = createGoogleClients(loadConfig({ ...baseEnv, HUB_DATA_DIR: 'memory://', HUB_GOOGLE_HTTP: 'node-fetch' }).google);
-    const calendar = google.calendar(google.withAccessToken(String(calGrant.access_token)));
-    const gmail = google.gmail(google.withAccessToken(String(gmailGrant.access_token)));
+    const clientsOf = (url: string) => {
+      const g = createGoogleClients(loadConfig({ ...baseEnv, HUB_GOOGLE_SANDBOX_URL: url, HUB_DATA_DIR: 'memory://', HUB_GOOGLE_HTTP: 'node-fetch' }).google);
+      return {
+        calendar: g.calendar(g.withAccessToken(String(calGrant.access_token))),
+        gmail: g.gmail(g.withAccessToken(String(gmailGrant.access_token))),
+      };
+    };
+    const straight = clientsOf(sandboxUrl);
+    // The floor: the same client through a bare forwarder (one more process on the path, nothing else).
+    const fwd = await startProcess('bench/forwarder.js', { FORWARD_TO: sandboxUrl }, (line) => /listening on (http:\/\/\S+)/.exec(line)?.[1]);
+    cleanups.push(() => stopProcess(fwd.child));
+    const forwarded = clientsOf(fwd.found);
 
     let created = 0;
     const hubCall = async (hub: Hub, tool: string): Promise<void> => {
@@ -218,7 +229,7 @@ async function main() {
       if (!body.success) throw new Error(`${hub.label} ${tool}: ${JSON.stringify(body.error)}`);
     };
     // The Google requests the Hub makes for each tool (zone cached: the calendar's settings are read once).
-    const directCall = async (tool: string): Promise<void> => {
+    const directCall = async (tool: string, { calendar, gmail } = straight): Promise<void> => {
       if (tool === 'calendar_get_availability') {
         await calendar.freebusy.query({
           requestBody: { timeMin: '2027-03-01T05:00:00.000Z', timeMax: '2027-03-08T05:00:00.000Z', timeZone: ZONE, items: [{ id: 'primary' }] },
@@ -318,6 +329,11 @@ async function main() {
           `HUB_PROCESSES=2 ${median(rates.map((x) => x.two)).toFixed(0)} calls/s (${median(rates.map((x) => x.cpuTwo)).toFixed(2)} ms CPU/call incl. the primary), ` +
           `**2 vs 1: ${median(scaling).toFixed(2)}×** (rounds ${scaling.map((x) => x.toFixed(2)).join(', ')}; target ≥ 1.6× given free cores)\n`,
       );
+      // Stopped now: idle Hubs still wake for their timers (Redis heartbeat, audit flush), noise on the cores below.
+      for (const h of [one, two]) {
+        await stopProcess(h.child);
+        hubs.splice(hubs.indexOf(h), 1);
+      }
     } else {
       out('(set DATABASE_URL and REDIS_URL to also measure HUB_PROCESSES=2 against one process)\n');
     }
@@ -329,6 +345,7 @@ async function main() {
       } // warm-up: JIT, the zone cache, connections
       const lat = new Map<string, number[]>(measured.map((h) => [h.label, []]));
       const d: number[] = [];
+      const floor: number[] = [];
       // A pause after each call, so that no call shares the cores with the work another Hub does after answering
       // (an embedded Hub's deferred idempotency record is a PGlite commit, ~1 ms of CPU): one call at a time.
       const settle = () => new Promise((resolve) => setTimeout(resolve, GAP_MS));
@@ -339,9 +356,15 @@ async function main() {
         }
         d.push(await timed(() => directCall(tool)));
         await settle();
+        floor.push(await timed(() => directCall(tool, forwarded)));
+        await settle();
       }
       out(
         `${tool}\n  concurrency 1, ${CALLS} calls each, alternated, ${GAP_MS} ms apart: direct p50 ${ms(pct(d, 0.5))} / p90 ${ms(pct(d, 0.9))} / p99 ${ms(pct(d, 0.99))} ms\n`,
+      );
+      const overFloor = (p: number) => ms(pct(floor, p) - pct(d, p));
+      out(
+        `  floor    a bare node:http forwarder in front of the sandbox adds p50 +${overFloor(0.5)}, p90 +${overFloor(0.9)}, p99 +${overFloor(0.99)} ms (one more process on the path)\n`,
       );
       for (const h of measured) {
         const t = lat.get(h.label)!;
