@@ -188,7 +188,12 @@ export function createApp(deps: AppDeps): HubApp {
   const idempotency = createIdempotencyGuard(idempotencyStore, { leaseMs: config.upstream.toolDeadlineMs + 2_000, ttlS: config.idempotency.ttlS, logger });
   const google = createGoogleClients(config.google);
   const upstream = createUpstream(config.upstream, logger, { redis, metrics, tracing });
-  metrics.setSources({ circuits: () => upstream.circuits(), connectionCounts: () => countConnections(db), connectionsTtlMs: obs.connectionsTtlMs });
+  metrics.setSources({
+    circuits: () => upstream.circuits(),
+    connectionCounts: () => countConnections(db),
+    connectionsTtlMs: obs.connectionsTtlMs,
+    unrecordedOutcomes: () => idempotency.unrecorded(),
+  });
   const html = createHtmlConverter(config.html); // its workers start on the first HTML mail
   const access = createAccess({
     db,

@@ -22,6 +22,8 @@ export interface MetricSources {
   /** Connections per integration and status, from the store (read at most once per `connectionsTtlMs`). */
   connectionCounts(): Promise<{ integration: string; status: string; count: number }[]>;
   connectionsTtlMs: number;
+  /** Write outcomes answered but not yet in the idempotency store (idempotency-pending.ts). */
+  unrecordedOutcomes(): number;
 }
 
 export interface HubMetrics {
@@ -131,6 +133,14 @@ export function createMetrics(options: { knownTools: readonly string[]; defaultM
     collect() {
       this.reset();
       for (const [integration, state] of Object.entries(sources?.circuits() ?? {})) this.set({ integration }, CIRCUIT_VALUE[state]);
+    },
+  });
+  new Gauge({
+    name: 'hub_idempotency_unrecorded_outcomes',
+    help: 'Write outcomes this replica answered but has not stored in the idempotency store yet: creates recorded just after their answer, and outcomes kept through a store outage.',
+    registers: [registry],
+    collect() {
+      this.set(sources?.unrecordedOutcomes() ?? 0);
     },
   });
   // The store is asked at most once per TTL, whatever the scrape rate and however many replicas scrape.

@@ -27,6 +27,8 @@ export interface PendingOutcomes {
   get(key: string): PendingOutcome | undefined;
   /** At shutdown: store what is pending, retrying within `timeoutMs`; resolves to how many could not be stored. */
   drain(timeoutMs: number): Promise<number>;
+  /** How many outcomes wait to be stored (the `hub_idempotency_unrecorded_outcomes` gauge). */
+  size(): number;
 }
 
 /** At most this many deferred outcomes per recordMany(). */
@@ -125,6 +127,7 @@ export function createPendingOutcomes(
       soon(kind);
     },
     get: (key) => entries.get(key),
+    size: () => entries.size,
     async drain(timeoutMs) {
       const until = Date.now() + timeoutMs;
       clearTimeout(timer);

@@ -61,6 +61,8 @@ export interface IdempotencyGuard {
   prefetch(key: IdempotencyKey): Prefetched | null;
   /** At shutdown: store the outcomes an outage kept in memory (see idempotency-pending.ts); resolves to how many were lost. */
   drain(timeoutMs: number): Promise<number>;
+  /** Outcomes this replica answered but has not stored yet (deferred records, and outages). */
+  unrecorded(): number;
 }
 
 export function createIdempotencyGuard(store: IdempotencyStore, options: { leaseMs: number; ttlS: number; logger: Logger }): IdempotencyGuard {
@@ -134,5 +136,6 @@ export function createIdempotencyGuard(store: IdempotencyStore, options: { lease
       return { storage: storageKey(key), found };
     },
     drain: (timeoutMs) => pending.drain(timeoutMs),
+    unrecorded: () => pending.size(),
   };
 }

@@ -111,6 +111,7 @@ test('when a known sequence of calls has run, then /metrics counts exactly those
   expect(sample(text, 'hub_token_refreshes_total{result="invalid_grant"}')).toBe(1);
   expect(sample(text, 'hub_idempotent_replays_total{tool="test_write"}')).toBe(1);
   expect(sample(text, 'hub_audit_dropped_total')).toBe(3);
+  expect(sample(text, 'hub_idempotency_unrecorded_outcomes')).toBe(0); // test_write's record is stored before its answer
   expect(sample(text, 'hub_circuit_breaker_state{integration="google_calendar"}')).toBe(0);
   expect(sample(text, 'hub_connections{integration="google_calendar",status="connected"}')).toBe(3);
   expect(sample(text, 'hub_connections{integration="google_calendar",status="expired"}')).toBe(1);

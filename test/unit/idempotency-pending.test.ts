@@ -40,10 +40,12 @@ test('when the store comes back, then every kept outcome is stored once and forg
   pending.add(lease('idem:b'), { ok: true });
   await sleep(100);
   expect(pending.get('idem:a')).toBeDefined(); // still down: kept, still answering retries
+  expect(pending.size()).toBe(2); // what the hub_idempotency_unrecorded_outcomes gauge shows
   up();
   for (let i = 0; i < 50 && stored.length < 2; i++) await sleep(20);
   expect(stored.sort()).toEqual(['idem:a', 'idem:b']);
   expect(pending.get('idem:a')).toBeUndefined();
+  expect(pending.size()).toBe(0);
 });
 
 test('when more outcomes wait than the bound, then the oldest is dropped (logged); when the ttl passes, then it is given up', async () => {
