@@ -138,6 +138,8 @@ async function main() {
       HUB_GMAIL_MAX_IN_FLIGHT: '1000',
       HUB_GMAIL_QUOTA_UNITS: '10000000',
       HUB_SHUTDOWN_GRACE_MS: '0',
+      // Thousands of creates: their idempotency records leave a shared Redis within minutes, not a day.
+      HUB_IDEMPOTENCY_TTL_S: '300',
       LOG_LEVEL: 'warn',
     };
 
