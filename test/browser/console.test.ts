@@ -6,7 +6,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DEMO_CUSTOMER_ID } from '../../src/demo-lines';
 import { SCREENSHOTS, chromiumAvailable, launchChromium, pageReady, screenshot, seriousViolations } from '../helpers/browser';
 import { type TestDb, openTestDb } from '../helpers/db';
-import { type RunningDemo, freePort, scratchProject, shellEnv, startDemo } from '../helpers/demo';
+import { type RunningDemo, scratchProject, shellEnv, startDemo } from '../helpers/demo';
+import { freePort } from '../helpers/ports';
 import { services } from '../helpers/env';
 
 /**

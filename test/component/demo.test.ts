@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { type PastedLine, type RunningDemo, freePort, pasteIntoBash, scratchProject, shellEnv, startDemo } from '../helpers/demo';
+import { type PastedLine, type RunningDemo, pasteIntoBash, scratchProject, shellEnv, startDemo } from '../helpers/demo';
+import { freePort } from '../helpers/ports';
 
 /**
  * The bar of the first five minutes: every line `npm run demo` prints works when pasted into a shell — with the

@@ -3,7 +3,8 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import newman from 'newman';
 import { DEMO_AGENT_ID, DEMO_CUSTOMER_ID } from '../../src/demo-lines';
-import { freePort, scratchProject, shellEnv, startDemo } from '../helpers/demo';
+import { scratchProject, shellEnv, startDemo } from '../helpers/demo';
+import { freePort } from '../helpers/ports';
 
 /**
  * postman/hub.postman_collection.json, run by newman (Postman's own runner) against `npm run demo` as a person

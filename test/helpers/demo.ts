@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -20,14 +19,6 @@ export function scratchProject(): string {
   copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
   mkdirSync(join(dir, 'node_modules'));
   return dir;
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** The environment of a newcomer's shell: no database or Redis (the demo's embedded defaults), no Hub variables. */

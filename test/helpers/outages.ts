@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { type AddressInfo, type Socket, connect, createServer } from 'node:net';
 import type { Db } from '../../src/store/db';
+import { freePort } from './ports';
 
 /**
  * Outages a test can switch on and off mid-call: a TCP proxy that cuts every connection through it (a Redis
@@ -70,16 +71,6 @@ export function cuttableDb(db: Db): Db & { cut(): void; restore(): void } {
     },
   };
 }
-
-export const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 
 export interface PrivateRedis {
   url: string;

@@ -1,12 +1,12 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { startHub } from '../../src/server';
 import { services, testEnv } from '../helpers/env';
 import { aCredential } from '../helpers/factories';
 import { captureLogs } from '../helpers/logs';
+import { freePort } from '../helpers/ports';
 import { SCOPES, type TestSandbox, startTestSandbox } from '../helpers/sandbox';
 import { loadConfig } from '../../src/config';
 
@@ -27,14 +27,6 @@ interface Replica {
   url: string;
   child: ChildProcess;
 }
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 function startReplica(env: Record<string, string>): Promise<Replica> {
   return new Promise((resolve, reject) => {
