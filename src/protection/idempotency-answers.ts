@@ -1,4 +1,5 @@
 import { type HubError, type Result, hubError } from '../errors';
+import type { BeginResult, PeekResult } from './idempotency-store';
 
 /** The guard's answers (idempotency.ts): a replay, a refusal, or the store being out of reach. */
 
@@ -6,7 +7,10 @@ export type Guarded<T> = { outcome: Result<T>; replay: boolean };
 
 export type Stored = { ok: true; value: unknown } | { ok: false; error: HubError };
 
-export const unavailable = () =>
+/** Never run a write whose request_id cannot be checked: the agent retries, and nothing has happened yet. */
+export const storeUnreachable = <T>(): Guarded<T> => ({ outcome: { ok: false, error: unavailable() }, replay: false });
+
+const unavailable = () =>
   hubError('SERVICE_UNAVAILABLE', 'Cannot check this request_id right now, so the write was not attempted; retry shortly', {
     details: { reason: 'idempotency_store_unavailable' },
     retryAfterS: 1,
@@ -36,3 +40,25 @@ export const inProgress = <T>(requestId: string, retryAfterS: number) =>
     true,
     retryAfterS,
   );
+
+/**
+ * What a key already holds decides the call, begun (BeginResult) or looked at (PeekResult): a replay, another
+ * inputs' CONFLICT, or a retryable CONFLICT while it runs elsewhere. Null: the call may run (`acquired`, `free`).
+ */
+export function answerOfRecord<T>(found: BeginResult | PeekResult, requestId: string): Guarded<T> | null {
+  switch (found.state) {
+    case 'replay':
+      return replayOf(found.outcome as Stored);
+    case 'in_progress':
+      return inProgress(requestId, found.retryAfterS);
+    case 'mismatch':
+      return mismatch(requestId);
+    case 'acquired':
+    case 'free':
+      return null;
+    default: {
+      const unreachable: never = found;
+      throw new Error(`unknown idempotency state ${JSON.stringify(unreachable)}`);
+    }
+  }
+}

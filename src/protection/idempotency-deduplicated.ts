@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Result } from '../errors';
 import type { Logger } from '../logger';
-import { type Guarded, type Stored, inProgress, mismatch, replayOf, unavailable } from './idempotency-answers';
+import { type Guarded, type Stored, answerOfRecord, inProgress, mismatch, replayOf, storeUnreachable } from './idempotency-answers';
 import type { PendingOutcomes } from './idempotency-pending';
 import { type Found, type IdempotencyKey, type IdempotencyStore, type PeekResult, classifyFound, retryAfterSeconds, storageKey } from './idempotency-store';
 import type { WriteAttempt } from './idempotency';
@@ -53,27 +53,12 @@ export function createDeduplicatedRuns(store: IdempotencyStore, pending: Pending
       try {
         found = classifyFound(await (prefetched?.storage === storage ? prefetched.found : store.look(key)), fingerprint);
       } catch (err) {
-        // As for every write with a request_id: never run one whose key cannot be checked; nothing happened yet.
         logger.warn({ err, store: store.kind }, 'idempotency store unavailable; write refused');
-        return { outcome: { ok: false, error: unavailable() }, replay: false };
+        return storeUnreachable();
       }
       // While the store answered, a call with this key may have started or finished here.
-      const late = here<never>(storage, key, fingerprint);
-      if (late) return late;
-      switch (found.state) {
-        case 'replay':
-          return replayOf(found.outcome as Stored);
-        case 'in_progress':
-          return inProgress(key.requestId, found.retryAfterS);
-        case 'mismatch':
-          return mismatch(key.requestId);
-        case 'free':
-          break;
-        default: {
-          const unreachable: never = found;
-          throw new Error(`unknown idempotency state ${JSON.stringify(unreachable)}`);
-        }
-      }
+      const answered = here<never>(storage, key, fingerprint) ?? answerOfRecord<never>(found, key.requestId);
+      if (answered) return answered;
       running.set(storage, { fingerprint, until: performance.now() + leaseMs });
       try {
         const outcome = await work(NOTHING_EARLIER);

@@ -65,20 +65,21 @@ export function createPendingOutcomes(
 
   /** Stores the waiting deferred outcomes, a batch per round trip; false when the store failed. */
   async function recordDeferred(): Promise<boolean> {
-    for (;;) {
-      const batch = [...entries.values()].filter((e) => e.kind === 'deferred').slice(0, BATCH);
-      if (batch.length === 0) return true;
+    const waiting = [...entries.values()].filter((e) => e.kind === 'deferred');
+    for (let at = 0; at < waiting.length; at += BATCH) {
+      const batch = waiting.slice(at, at + BATCH);
       try {
         await store.recordMany(batch);
       } catch (err) {
-        if (!failing) options.logger.warn({ err, store: store.kind, waiting: batch.length }, 'could not record write outcomes; keeping them and retrying');
+        if (!failing)
+          options.logger.warn({ err, store: store.kind, waiting: waiting.length - at }, 'could not record write outcomes; keeping them and retrying');
         return false;
       }
       // Written, or the key already held a live record (which then answers retries): either way, done here —
-      // unless the call was repeated meanwhile and its entry replaced.
+      // unless the call was repeated meanwhile and its entry replaced. What arrived meanwhile goes next round.
       for (const e of batch) if (entries.get(e.lease.key) === e) entries.delete(e.lease.key);
-      if (batch.length < BATCH) return true;
     }
+    return true;
   }
 
   /** One round: drop what outlived its ttl, store the deferred outcomes, then the outage ones; false if the store failed. */

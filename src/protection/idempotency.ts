@@ -1,5 +1,5 @@
 import type { Result } from '../errors';
-import { type Guarded, type Stored, inProgress, mismatch, replayOf, unavailable } from './idempotency-answers';
+import { type Guarded, type Stored, answerOfRecord, mismatch, replayOf, storeUnreachable } from './idempotency-answers';
 import type { Logger } from '../logger';
 import { type EarlierAttempt, type IdempotencyKey, type IdempotencyStore, fingerprintOf, storageKey } from './idempotency-store';
 import { createPendingOutcomes } from './idempotency-pending';
@@ -72,33 +72,19 @@ export function createIdempotencyGuard(store: IdempotencyStore, options: { lease
   return {
     async run(key, inputs, userId, work, runOptions) {
       const fingerprint = fingerprintOf(inputs, userId);
+      if (runOptions?.deduplicatedUpstream) return deduplicated.run(key, fingerprint, work, runOptions.prefetched ?? undefined);
       // This replica finished the write but has not recorded it yet: answer from that, store or no store.
       const local = pending.get(storageKey(key));
       if (local) return local.lease.fingerprint === fingerprint ? replayOf(local.outcome as Stored) : mismatch(key.requestId);
-      if (runOptions?.deduplicatedUpstream) return deduplicated.run(key, fingerprint, work, runOptions.prefetched ?? undefined);
 
       let begun;
       try {
         begun = await store.begin(key, fingerprint, options.leaseMs);
       } catch (err) {
-        // Never run a write we cannot deduplicate: the agent retries, and nothing has happened yet.
         options.logger.warn({ err, store: store.kind }, 'idempotency store unavailable; write refused');
-        return { outcome: { ok: false, error: unavailable() }, replay: false };
+        return storeUnreachable();
       }
-      switch (begun.state) {
-        case 'replay':
-          return replayOf(begun.outcome as Stored);
-        case 'in_progress':
-          return inProgress(key.requestId, begun.retryAfterS);
-        case 'mismatch':
-          return mismatch(key.requestId);
-        case 'acquired':
-          break;
-        default: {
-          const unreachable: never = begun;
-          throw new Error(`unknown idempotency state ${JSON.stringify(unreachable)}`);
-        }
-      }
+      if (begun.state !== 'acquired') return answerOfRecord(begun, key.requestId)!;
       const { lease, earlier } = begun;
       let uncertain = false;
       const outcome = await work({
