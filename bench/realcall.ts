@@ -12,7 +12,8 @@ import { migrate } from '../src/store/migrate';
 import { openDatabase } from '../src/store/open';
 import { createTokenCipher } from '../src/store/token-cipher';
 import { ownSchema } from './pg-schema';
-import { SANDBOX_MAIN, cpuMsOf, startProcess, stopProcess } from './spawned';
+import { agentClient } from './agent-client';
+import { SANDBOX_MAIN, cpuMsOf, machineCpuMs, startProcess, stopProcess } from './spawned';
 
 /**
  * `npm run bench:realcall`: what the Hub adds to a real Google call. The compiled Google sandbox and the
@@ -31,11 +32,15 @@ import { SANDBOX_MAIN, cpuMsOf, startProcess, stopProcess } from './spawned';
  *    the path costs on this machine before any proxy does any work.
  * 2. Concurrency BENCH_CONCURRENCY (default 20): BENCH_ROUNDS (default 3) interleaved rounds of BENCH_ROUND_CALLS
  *    (default 600) calls per way; throughput hub/direct (median of per-round ratios) and CPU per call — the Hub
- *    process(es) from /proc (every thread), the direct client from process.cpuUsage().
+ *    process(es) from /proc (every thread), the direct client from process.cpuUsage() — and the machine's: the
+ *    share of its cores that was busy and its CPU per call (/proc/stat: client, sandbox, Hub and stores together).
+ *    The agent posting to the Hub is node:http with a keep-alive agent (bench/agent-client.ts;
+ *    BENCH_AGENT_CLIENT=fetch for Node's fetch), its CPU per call printed beside.
  * 3. With DATABASE_URL (a schema of the run's own is made and dropped) and REDIS_URL: the Hub on PostgreSQL + Redis as one process and as HUB_PROCESSES=2
  *    (node:cluster), calendar_get_availability at BENCH_CONCURRENCY × 2, throughput of 2 against 1 in
  *    interleaved rounds — run first, while the sandbox's calendar holds only its seeded events. On a machine whose
- *    cores also run the sandbox and this client, the ratio is bounded by what they leave free.
+ *    cores also run the sandbox and this client, the ratio is bounded by what they leave free: printed as the
+ *    idle share of the cores while one process served.
  *
  * BENCH_BASELINE_DIST (the dist/ directory of another build) adds that Hub, interleaved, for before/after figures.
  * BENCH_HUB_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) is passed to the Hub processes as NODE_OPTIONS.
@@ -208,6 +213,8 @@ async function main() {
     cleanups.push(() => stopProcess(fwd.child));
     const forwarded = clientsOf(fwd.found);
 
+    const agent = agentClient({ secret, fetch: env.BENCH_AGENT_CLIENT === 'fetch' });
+    cleanups.push(async () => agent.close());
     let created = 0;
     const hubCall = async (hub: Hub, tool: string): Promise<void> => {
       const inputs: Record<string, unknown> =
@@ -216,18 +223,14 @@ async function main() {
           : tool === 'calendar_create_event'
             ? { title: 'Bench', start: '2030-02-10T14:00:00-05:00', end: '2030-02-10T15:00:00-05:00' }
             : { query: 'subject:report', max_results: 3 };
-      const res = await fetch(`${hub.url}/api/internal/tools/execute/`, {
-        method: 'POST',
-        headers: { authorization: `ServiceSecret ${secret}`, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          tool,
-          agent_id: AGENT,
-          customer_id: hub.customerId,
-          inputs,
-          ...(tool === 'calendar_create_event' ? { context: { request_id: `rc-${++created}-${randomUUID()}` } } : {}),
-        }),
+      const payload = JSON.stringify({
+        tool,
+        agent_id: AGENT,
+        customer_id: hub.customerId,
+        inputs,
+        ...(tool === 'calendar_create_event' ? { context: { request_id: `rc-${++created}-${randomUUID()}` } } : {}),
       });
-      const body = (await res.json()) as { success: boolean; error?: unknown };
+      const body = (await agent.execute(hub.url, payload)) as { success: boolean; error?: unknown };
       if (!body.success) throw new Error(`${hub.label} ${tool}: ${JSON.stringify(body.error)}`);
     };
     // The Google requests the Hub makes for each tool (zone cached: the calendar's settings are read once).
@@ -258,10 +261,19 @@ async function main() {
       await fn();
       return performance.now() - start;
     };
-    /** `total` calls of `fn`, `concurrency` at a time: calls/s, and CPU ms per call of `cpu` (a clock read before and after). */
+    const selfCpuMs = () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1000;
+    };
+    /**
+     * `total` calls of `fn`, `concurrency` at a time: calls/s, CPU ms per call of `cpu` (a clock read before and
+     * after), and the machine's: the share of all its cores that was busy, and its busy CPU ms per call.
+     */
     const saturate = async (fn: () => Promise<void>, total: number, concurrency: number, cpu: () => number) => {
       let next = 0;
       const cpu0 = cpu();
+      const machine0 = machineCpuMs();
+      const client0 = selfCpuMs();
       const start = performance.now();
       await Promise.all(
         Array.from({ length: concurrency }, async () => {
@@ -269,11 +281,15 @@ async function main() {
         }),
       );
       const seconds = (performance.now() - start) / 1000;
-      return { perSecond: total / seconds, cpuMs: (cpu() - cpu0) / total };
-    };
-    const selfCpuMs = () => {
-      const u = process.cpuUsage();
-      return (u.user + u.system) / 1000;
+      const machine1 = machineCpuMs();
+      const busy = machine1.busy - machine0.busy;
+      return {
+        perSecond: total / seconds,
+        cpuMs: (cpu() - cpu0) / total,
+        busyShare: busy / Math.max(1, machine1.total - machine0.total),
+        machineMs: busy / total,
+        clientMs: (selfCpuMs() - client0) / total,
+      };
     };
 
     // With DATABASE_URL: a schema of this run's own (its rows are sealed with this run's key), dropped at the end.
@@ -289,6 +305,7 @@ async function main() {
     if (env.BENCH_BASELINE_DIST) measured.push(await startHub('baseline', {}, env.BENCH_BASELINE_DIST));
     const out = (s: string) => process.stdout.write(s);
     const ms = (x: number) => x.toFixed(2);
+    const pctOf = (share: number) => `${(share * 100).toFixed(0)} %`;
     out(
       `Machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'}, Node ${process.version}, load average ${loadavg()
         .map((l) => l.toFixed(1))
@@ -308,7 +325,7 @@ async function main() {
       const tool = 'calendar_get_availability';
       for (let i = 0; i < 50; i++) await Promise.all([hubCall(one, tool), hubCall(two, tool), hubCall(two, tool)]);
       const scaling: number[] = [];
-      const rates: { one: number; two: number; cpuOne: number; cpuTwo: number }[] = [];
+      const rates: { one: number; two: number; cpuOne: number; cpuTwo: number; busyOne: number; busyTwo: number }[] = [];
       for (let r = 0; r < ROUNDS; r++) {
         const a = await saturate(
           () => hubCall(one, tool),
@@ -323,13 +340,19 @@ async function main() {
           () => treeCpuMs(two.pid),
         );
         scaling.push(b.perSecond / a.perSecond);
-        rates.push({ one: a.perSecond, two: b.perSecond, cpuOne: a.cpuMs, cpuTwo: b.cpuMs });
+        rates.push({ one: a.perSecond, two: b.perSecond, cpuOne: a.cpuMs, cpuTwo: b.cpuMs, busyOne: a.busyShare, busyTwo: b.busyShare });
       }
       out(`PostgreSQL + Redis, ${tool}, concurrency ${CONCURRENCY * 2}, ${ROUNDS} interleaved rounds × ${ROUND_CALLS * 2} calls:\n`);
       out(
         `  1 process ${median(rates.map((x) => x.one)).toFixed(0)} calls/s (${median(rates.map((x) => x.cpuOne)).toFixed(2)} ms CPU/call), ` +
           `HUB_PROCESSES=2 ${median(rates.map((x) => x.two)).toFixed(0)} calls/s (${median(rates.map((x) => x.cpuTwo)).toFixed(2)} ms CPU/call incl. the primary), ` +
           `**2 vs 1: ${median(scaling).toFixed(2)}×** (rounds ${scaling.map((x) => x.toFixed(2)).join(', ')}; target ≥ 1.6× given free cores)\n`,
+      );
+      // With every core busy already, a second process can only take CPU from the sandbox, the client and the stores.
+      const busyOne = median(rates.map((x) => x.busyOne));
+      out(
+        `  the machine's ${cpus().length} cores were ${(busyOne * 100).toFixed(0)} % busy with 1 process, ${(median(rates.map((x) => x.busyTwo)) * 100).toFixed(0)} % with 2: ` +
+          `whatever the Hub does, 2 processes can serve at most ~${(1 / busyOne).toFixed(2)}× here (the idle share left for them)\n`,
       );
       // Stopped now: idle Hubs still wake for their timers (Redis heartbeat, audit flush), noise on the cores below.
       for (const h of [one, two]) {
@@ -375,10 +398,12 @@ async function main() {
           `  ${h.label.padEnd(8)} p50 ${ms(pct(t, 0.5))} / p90 ${ms(pct(t, 0.9))} / p99 ${ms(pct(t, 0.99))} ms; Hub-added p50 +${added(0.5)}, p90 +${added(0.9)}, p99 +${added(0.99)} ms   (targets ≤ 1 ms p50, ≤ 3 ms p99)\n`,
         );
       }
-      const rounds = new Map<string, { ratio: number; rate: number; cpu: number }[]>(measured.map((h) => [h.label, []]));
-      const direct: { rate: number; cpu: number }[] = [];
+      const rounds = new Map<string, { ratio: number; rate: number; cpu: number; busy: number; machineMs: number; clientMs: number }[]>(
+        measured.map((h) => [h.label, []]),
+      );
+      const direct: { rate: number; cpu: number; busy: number; machineMs: number }[] = [];
       for (let r = 0; r < ROUNDS; r++) {
-        const viaHub: { perSecond: number; cpuMs: number }[] = [];
+        const viaHub: { perSecond: number; cpuMs: number; busyShare: number; machineMs: number; clientMs: number }[] = [];
         for (const h of measured)
           viaHub.push(
             await saturate(
@@ -389,21 +414,31 @@ async function main() {
             ),
           );
         const straight = await saturate(() => directCall(tool), ROUND_CALLS, CONCURRENCY, selfCpuMs);
-        direct.push({ rate: straight.perSecond, cpu: straight.cpuMs });
+        direct.push({ rate: straight.perSecond, cpu: straight.cpuMs, busy: straight.busyShare, machineMs: straight.machineMs });
         measured.forEach((h, k) => {
-          rounds.get(h.label)!.push({ ratio: viaHub[k]!.perSecond / straight.perSecond, rate: viaHub[k]!.perSecond, cpu: viaHub[k]!.cpuMs });
+          const v = viaHub[k]!;
+          rounds
+            .get(h.label)!
+            .push({
+              ratio: v.perSecond / straight.perSecond,
+              rate: v.perSecond,
+              cpu: v.cpuMs,
+              busy: v.busyShare,
+              machineMs: v.machineMs,
+              clientMs: v.clientMs,
+            });
         });
       }
       const directCpu = median(direct.map((x) => x.cpu));
       out(
-        `  concurrency ${CONCURRENCY}, ${ROUNDS} interleaved rounds × ${ROUND_CALLS} calls: direct ${median(direct.map((x) => x.rate)).toFixed(0)} calls/s, ${ms(directCpu)} ms CPU per call (googleapis client)\n`,
+        `  concurrency ${CONCURRENCY}, ${ROUNDS} interleaved rounds × ${ROUND_CALLS} calls: direct ${median(direct.map((x) => x.rate)).toFixed(0)} calls/s, ${ms(directCpu)} ms CPU per call (googleapis client); machine ${pctOf(median(direct.map((x) => x.busy)))} busy, ${ms(median(direct.map((x) => x.machineMs)))} ms of its CPU per call\n`,
       );
       for (const h of measured) {
         const rs = rounds.get(h.label)!;
         const cpu = median(rs.map((x) => x.cpu));
         out(
           `  ${h.label.padEnd(8)} ${median(rs.map((x) => x.rate)).toFixed(0)} calls/s, **hub/direct ${median(rs.map((x) => x.ratio)).toFixed(2)}** (rounds ${rs.map((x) => x.ratio.toFixed(2)).join(', ')}; target ≥ 0.7); ` +
-            `Hub CPU per call ${ms(cpu)} ms, beyond direct ${ms(cpu - directCpu)} ms (target ≤ 0.6 ms)\n`,
+            `Hub CPU per call ${ms(cpu)} ms, beyond direct ${ms(cpu - directCpu)} ms (target ≤ 0.6 ms); machine ${pctOf(median(rs.map((x) => x.busy)))} busy, ${ms(median(rs.map((x) => x.machineMs)))} ms of its CPU per call (the agent's client ${ms(median(rs.map((x) => x.clientMs)))})\n`,
         );
       }
       out('\n');

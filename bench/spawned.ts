@@ -64,6 +64,22 @@ export function cpuMsOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/**
+ * The whole machine's CPU clock from /proc/stat (every core, every process: this client, the sandbox, the Hubs,
+ * PostgreSQL, Redis): busy and total milliseconds. Whether a run left a core free is what bounds what a second
+ * Hub process could add.
+ */
+export function machineCpuMs(): { busy: number; total: number } {
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number) as number[];
+  const busy = user! + nice! + system! + irq! + softirq! + steal!;
+  return { busy: busy * 10, total: (busy + idle! + iowait!) * 10 };
+}
+
 export async function startSpawned(options: { email: string; messages: unknown[]; hubEnv?: Record<string, string> }): Promise<Spawned> {
   const sb = await startProcess(
     SANDBOX_MAIN,
