@@ -417,16 +417,14 @@ async function main() {
         direct.push({ rate: straight.perSecond, cpu: straight.cpuMs, busy: straight.busyShare, machineMs: straight.machineMs });
         measured.forEach((h, k) => {
           const v = viaHub[k]!;
-          rounds
-            .get(h.label)!
-            .push({
-              ratio: v.perSecond / straight.perSecond,
-              rate: v.perSecond,
-              cpu: v.cpuMs,
-              busy: v.busyShare,
-              machineMs: v.machineMs,
-              clientMs: v.clientMs,
-            });
+          rounds.get(h.label)!.push({
+            ratio: v.perSecond / straight.perSecond,
+            rate: v.perSecond,
+            cpu: v.cpuMs,
+            busy: v.busyShare,
+            machineMs: v.machineMs,
+            clientMs: v.clientMs,
+          });
         });
       }
       const directCpu = median(direct.map((x) => x.cpu));
