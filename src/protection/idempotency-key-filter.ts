@@ -57,11 +57,14 @@ export function createKeyFilter(db: Db, logger: Logger): KeyFilter {
   let filter: Bloom | null = null; // trusted only once `ready`
   let ready = false;
   let loading = false;
+  // Keys added while a load runs, whatever the pages it reads happen to see: they go into the new filter too.
+  let addedDuringLoad: string[] = [];
 
   /** Reads every live key into a new filter, in pages (the primary key's order); keys added meanwhile go in too. */
   async function load(): Promise<void> {
     loading = true;
     ready = false;
+    addedDuringLoad = [];
     try {
       const [{ n }] = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM idempotency_records WHERE expires_at > now()')) as [{ n: number }];
       filter = new Bloom(Math.max(MIN_CAPACITY, n * 2));
@@ -74,12 +77,14 @@ export function createKeyFilter(db: Db, logger: Logger): KeyFilter {
         if (page.length < PAGE) break;
         after = page[page.length - 1]!.key;
       }
+      for (const key of addedDuringLoad) filter.add(key);
       ready = true;
     } catch (err) {
       filter = null; // every key "may" be held; the next use tries again
       logger.warn({ err }, 'could not read the idempotency keys; looking each one up meanwhile');
     } finally {
       loading = false;
+      addedDuringLoad = [];
     }
   }
 
@@ -90,7 +95,8 @@ export function createKeyFilter(db: Db, logger: Logger): KeyFilter {
       return true;
     },
     add(key) {
-      if (!filter) return; // not built yet: the load will read this key's record, or it never lands
+      if (loading) addedDuringLoad.push(key);
+      if (!filter) return; // not built yet: a load running now takes the key from addedDuringLoad, a later one reads its record
       filter.add(key);
       if (filter.count > filter.capacity && !loading) void load(); // too full to be useful: rebuild from what lives
     },
