@@ -342,7 +342,7 @@ export function createApp(deps: AppDeps): HubApp {
     logger,
   });
 
-  app.get('/healthz', healthz);
+  app.get('/healthz', healthz(lifecycle));
   app.get('/readyz', readyz({ db, redis, lifecycle }));
   app.get('/openapi.yaml', openApiRoute());
   const scrape = metricsRoute(metrics, obs.metricsToken);

@@ -10,6 +10,7 @@ import { type Logger, createLogger } from './logger';
 import { migrate, pendingMigrations } from './store/migrate';
 import { openDatabase } from './store/open';
 import { openRedis } from './store/redis';
+import type { Lifecycle } from './http/request-context';
 import type { AnyTool } from './tools/types';
 import type { Tracer } from '@opentelemetry/api';
 
@@ -20,6 +21,13 @@ export interface RunningHub extends HubApp {
   /** The metrics listener (HUB_METRICS_PORT), when /metrics has its own port. */
   metricsServer?: { server: Server; port: number };
   logger: Logger;
+  /** The open database (its `lost`, its `channel` for another thread). */
+  db: Db;
+  /**
+   * Resolves when something this process cannot get back is gone — the embedded database's thread died — after
+   * liveness has started to fail. stopOnSignals() then closes the Hub and exits 1, for a supervisor to restart it.
+   */
+  lost: Promise<Error>;
   /**
    * Graceful stop: readiness off while still serving for the grace period (load balancers drain), then stop
    * accepting, let in-flight requests finish (up to the shutdown timeout), close pools.
@@ -60,6 +68,14 @@ export async function startHub(config: Config, options: StartOptions = {}): Prom
   };
 
   let hub: HubApp;
+  const lifecycle: Lifecycle = { shuttingDown: false };
+  // A database outage on PostgreSQL is waited out (readiness fails, calls answer SERVICE_UNAVAILABLE); a dead
+  // PGlite thread is not an outage: nothing in this process can reopen it.
+  const lost = (db.lost ?? new Promise<Error>(() => {})).then((err) => {
+    lifecycle.failed = 'database_lost';
+    logger.fatal({ err }, 'the embedded database is gone (its thread died); liveness fails and the Hub stops, for a new process to reopen it');
+    return err;
+  });
   const server = createServer();
   let metricsServer: Server | undefined;
   try {
@@ -71,6 +87,7 @@ export async function startHub(config: Config, options: StartOptions = {}): Prom
       config,
       logger,
       db,
+      lifecycle,
       redis,
       tools: options.tools,
       ...(credentialEvents ? { credentialEvents } : {}),
@@ -152,25 +169,41 @@ export async function startHub(config: Config, options: StartOptions = {}): Prom
     port,
     server,
     logger,
+    db,
+    lost,
     close,
     ...(metricsServer && metricsPort !== undefined ? { metricsServer: { server: metricsServer, port: metricsPort } } : {}),
   };
 }
 
-/** For entry points: a SIGTERM or SIGINT closes the Hub gracefully, then the process exits (1 if closing failed). */
-export function stopOnSignals(hub: RunningHub): void {
-  const stop = (signal: NodeJS.Signals) => {
-    hub.logger.info({ signal }, 'shutting down');
+/**
+ * For entry points: a SIGTERM or SIGINT closes the Hub gracefully, then the process exits (1 if closing failed).
+ * So does the loss of the embedded database (`hub.lost`), exiting 1: a supervisor (Docker's restart policy,
+ * Kubernetes, systemd, HUB_PROCESSES' primary) then starts a process that reopens it. Answers a function that
+ * removes the signal listeners; `exit` is process.exit but for tests.
+ */
+export function stopOnSignals(hub: RunningHub, exit: (code: number) => void = (code) => process.exit(code)): () => void {
+  let stopping = false;
+  const stop = (why: NodeJS.Signals | 'database_lost') => {
+    if (stopping) return;
+    stopping = true;
+    const failed = why === 'database_lost';
+    if (!failed) hub.logger.info({ signal: why }, 'shutting down');
     hub.close().then(
-      () => process.exit(0),
+      () => exit(failed ? 1 : 0),
       (err: unknown) => {
         hub.logger.error({ err }, 'shutdown failed');
-        process.exit(1);
+        exit(1);
       },
     );
   };
+  void hub.lost.then(() => stop('database_lost'));
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+  return () => {
+    process.off('SIGTERM', stop);
+    process.off('SIGINT', stop);
+  };
 }
 
 /** What an entry point prints when the Hub cannot start (the message only: no stack for an operator to parse). */

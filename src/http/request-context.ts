@@ -7,6 +7,11 @@ import { RequestState } from './locals';
 export interface Lifecycle {
   /** Set when SIGTERM arrives: readiness fails and connections are not kept alive. */
   shuttingDown: boolean;
+  /**
+   * Set when something this process cannot get back is gone (`database_lost`: the embedded database's thread
+   * died). Liveness then fails, and the entry point stops the process, so that a supervisor starts a new one.
+   */
+  failed?: 'database_lost';
 }
 
 const SENSITIVE_PARAM = /token|code|state|secret|key|passw|signature/i;

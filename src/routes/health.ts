@@ -12,7 +12,17 @@ export interface RedisCheck {
 
 const CHECK_TIMEOUT_MS = 1_000;
 
-export const healthz: RequestHandler = (_req, res) => sendJson(res, 200, { status: 'ok' });
+/**
+ * Liveness: 200 while this process can serve, or could again once its dependencies are back (a database or
+ * Redis outage is readiness's business, not a reason to restart). 503 only when it cannot recover by itself
+ * (`lifecycle.failed`), so that a liveness probe or Docker's health check has it restarted.
+ */
+export function healthz(lifecycle: Lifecycle): RequestHandler {
+  return (_req, res) => {
+    if (lifecycle.failed) sendJson(res, 503, { status: 'failed', reason: lifecycle.failed });
+    else sendJson(res, 200, { status: 'ok' });
+  };
+}
 
 async function check(run: () => Promise<unknown>): Promise<{ ok: boolean; latency_ms: number; error?: string }> {
   const t0 = performance.now();
@@ -39,6 +49,10 @@ async function pingRedis(redis: RedisCheck): Promise<unknown> {
  */
 export function readyz(deps: { db: Db; redis: RedisCheck | null; lifecycle: Lifecycle }): RequestHandler {
   return async (_req, res) => {
+    if (deps.lifecycle.failed) {
+      sendJson(res, 503, { status: 'not_ready', checks: { database: { ok: false, latency_ms: 0, error: 'lost' } } });
+      return;
+    }
     if (deps.lifecycle.shuttingDown) {
       sendJson(res, 503, { status: 'shutting_down', checks: {} });
       return;

@@ -24,6 +24,12 @@ export interface Db extends Queryable {
    * send its statements straight there (pgliteOverPort). Absent on PostgreSQL and on PGlite in process.
    */
   readonly channel?: () => MessagePort;
+  /**
+   * Embedded PGlite on its own thread: resolves, with the reason, if that thread dies (a WASM abort, an uncaught
+   * error). The database is then gone for this process — every statement fails as unavailable — and only a new
+   * process reopens it (server.ts stops the Hub so that a supervisor starts one). Never resolves on close().
+   */
+  readonly lost?: Promise<Error>;
   /** Runs `fn` in one transaction on one connection; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Resolves when the database answers `SELECT 1` within `timeoutMs`. */

@@ -133,6 +133,9 @@ function conversation(endpoint: Endpoint) {
 export async function openPgliteThread(dir: string | null, entry: string, onClosed: () => void): Promise<Db> {
   const worker = new Worker(entry, { workerData: { dir } satisfies PgliteThreadData });
   const talk = conversation(worker);
+  let closing = false;
+  let reportLoss: (err: Error) => void = () => {};
+  const lost = new Promise<Error>((resolve) => (reportLoss = resolve));
   // The same message as a closed PGlite in process, so isDatabaseUnavailable reads it as the database gone.
   const started = new Promise<void>((resolve, reject) => {
     worker.on('message', (m: FromPgliteThread) => {
@@ -143,7 +146,8 @@ export async function openPgliteThread(dir: string | null, entry: string, onClos
     const end = (why: Error) => {
       const err = new Error(`PGlite is closed: ${why.message}`);
       talk.lose(err);
-      reject(err);
+      reject(err); // before 'ready': the open fails, and nobody holds this Db to see `lost`
+      if (!closing) reportLoss(err); // the first reason wins: 'error' (the thread's own) comes before 'exit'
     };
     worker.on('error', (err) => end(err));
     worker.on('exit', (code) => end(new Error(`its thread exited (code ${code})`)));
@@ -156,11 +160,10 @@ export async function openPgliteThread(dir: string | null, entry: string, onClos
   }
   worker.unref();
 
-  let closed = false;
-  return talk.db(
+  const db = talk.db(
     async () => {
-      if (closed) return;
-      closed = true;
+      if (closing) return;
+      closing = true;
       if (!talk.isGone()) await withTimeout(talk.request({ type: 'close' }), CLOSE_TIMEOUT_MS, 'closing the embedded database timed out').catch(() => {});
       talk.lose(new Error('PGlite is closed'));
       await worker.terminate();
@@ -172,6 +175,7 @@ export async function openPgliteThread(dir: string | null, entry: string, onClos
       return port1;
     },
   );
+  return { ...db, lost };
 }
 
 /** A Db over a port from `Db.channel()` — in another thread, to the same PGlite. Closing it closes the port only. */

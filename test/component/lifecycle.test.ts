@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { startHub } from '../../src/server';
+import { startHub, stopOnSignals } from '../../src/server';
 import { openPglite } from '../../src/store/pglite';
 import { BUILT_IN_TOOLS } from '../../src/tools';
 import { services, testConfig, testEnv, SECRET_A } from '../helpers/env';
@@ -128,6 +128,45 @@ describe('a running Hub (real server)', () => {
       await expect(startHub(testConfig({ HUB_DATA_DIR: dir }), { logger: captureLogs().logger })).rejects.toThrow(/is in use by process/);
     } finally {
       await first.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a running Hub whose embedded database's thread dies", () => {
+  it('when it dies, then the loss is logged as fatal, liveness and readiness fail, and the entry point closes the Hub and exits 1', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'hub-lost-'));
+    const logs = captureLogs();
+    const hub = await startHub(testConfig({ HUB_DATA_DIR: dir, HUB_SHUTDOWN_GRACE_MS: '3000' }), { logger: logs.logger });
+    const exits: number[] = [];
+    const exited = new Promise<void>((resolve) => {
+      const removeListeners = stopOnSignals(hub, (code) => {
+        exits.push(code);
+        removeListeners();
+        resolve();
+      });
+    });
+    try {
+      expect((await fetch(`${hub.url}/healthz`)).status).toBe(200);
+      // An uncaught error on PGlite's thread, as a WASM abort would be: a message it has no case for throws there.
+      hub.db.channel!().postMessage({ id: 1, type: 'no-such-request' });
+      expect((await hub.lost).message).toMatch(/^PGlite is closed: unknown message/);
+      // The grace period (as a load balancer drains) keeps it answering: both probes now fail.
+      const live = await fetch(`${hub.url}/healthz`);
+      expect({ status: live.status, body: await live.json() }).toEqual({ status: 503, body: { status: 'failed', reason: 'database_lost' } });
+      const ready = await fetch(`${hub.url}/readyz`);
+      expect({ status: ready.status, body: await ready.json() }).toMatchObject({ status: 503, body: { checks: { database: { ok: false, error: 'lost' } } } });
+      const call = await post(hub.url, anExecuteBody({ tool: 'calendar_list_calendars', inputs: {} })); // its credentials are in the database
+      expect({ status: call.status, code: JSON.parse(call.body).error?.code }).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+      await exited;
+      expect(exits).toEqual([1]);
+      expect(logs.entries().find((e) => e.level === 60)).toMatchObject({ msg: expect.stringContaining('the embedded database is gone') });
+      expect(logs.entries().some((e) => e.msg === 'hub stopped')).toBe(true);
+      await (await openPglite(dir)).close(); // the data directory was released: a new process can open it
+    } finally {
+      await hub.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -118,3 +118,35 @@ describe('embedded PGlite on its own thread, on disk', () => {
     await again.close();
   });
 });
+
+describe("embedded PGlite's thread dying", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'hub-pglite-lost-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** An uncaught error on PGlite's thread, as a WASM abort would be: a message it has no case for throws there. */
+  const crash = (db: Db) => db.channel!().postMessage({ id: 1, type: 'no-such-request' });
+
+  it('when the thread dies, then `lost` gives the reason, every call fails as "database unavailable", and close still frees the directory', async () => {
+    const db = await openPglite(dir, { thread: true });
+    await db.exec('CREATE TABLE kept (v text); INSERT INTO kept VALUES ($$written before$$)');
+    crash(db);
+    const reason = await db.lost!;
+    expect(reason.message).toMatch(/^PGlite is closed: unknown message/);
+    const err = await db.query('SELECT 1').catch((e: unknown) => e);
+    expect(isDatabaseUnavailable(err)).toBe(true);
+    await db.close();
+    const again = await openPglite(dir, { thread: true }); // what a restarted process does: the rows are there
+    expect(await again.query('SELECT v FROM kept')).toEqual([{ v: 'written before' }]);
+    await again.close();
+  });
+
+  it('when the database is closed as usual, then `lost` never resolves', async () => {
+    const db = await openPglite(IN_MEMORY, { thread: true });
+    await db.close();
+    const settled = await Promise.race([db.lost!.then(() => 'lost'), new Promise((r) => setTimeout(() => r('quiet'), 200))]);
+    expect(settled).toBe('quiet');
+  });
+});
