@@ -71,7 +71,7 @@ import { createTracing } from './observability/tracing';
 import { metricsRoute } from './routes/metrics';
 import { countConnections } from './store/connection-counts';
 import { type Audit, createAudit } from './audit/audit';
-import type { OnConnectionEvent } from './audit/connection-events';
+import type { ConnectionEvent, OnConnectionEvent } from './audit/connection-events';
 import { createEndpoints } from './webhooks/endpoints';
 import { type Webhooks, createWebhooks } from './webhooks/webhooks';
 import { listReceiptsRoute } from './routes/admin/list-receipts';
@@ -154,10 +154,15 @@ export function createApp(deps: AppDeps): HubApp {
   const audit = createAudit({ db, logger, secrets, config: config.audit, onDrop: onAuditDrop });
   const endpoints = createEndpoints(db, secrets);
   const webhooks = createWebhooks({ db, logger, config: config.webhooks, endpoints, setupUrlFor });
-  const onConnectionEvent: OnConnectionEvent = (event) => {
-    audit.connectionEvent(event);
-    webhooks.publish(event);
-  };
+  // The webhook outbox rows are written in the change's own transaction (`record`); once it has committed, the
+  // audit record follows and the dispatcher is woken to deliver them.
+  const onConnectionEvent: OnConnectionEvent = Object.assign(
+    (event: ConnectionEvent) => {
+      audit.connectionEvent(event);
+      webhooks.wake();
+    },
+    { record: webhooks.record },
+  );
   const refresher = tokenRefresherFor(config, store, deps.redis ?? null, logger, { metrics, tracing }, onConnectionEvent);
   const connections = createConnectionResolver({
     store,

@@ -13,7 +13,7 @@ import { type OAuthStates, type PendingConnect, digest } from './oauth-states';
 import { isAllowedReturnUrl } from './return-urls';
 import { missingScopes } from './scopes';
 import type { SetupTarget } from './setup-url';
-import type { OnConnectionEvent } from '../audit/connection-events';
+import { type ConnectionEvent, type OnConnectionEvent, recordWith } from '../audit/connection-events';
 
 export type { Page } from './connect-pages';
 
@@ -104,7 +104,7 @@ export function createConnectFlow(deps: {
   async function storeGrant(
     pending: PendingConnect,
     tokens: GrantedTokens,
-  ): Promise<{ ok: true; change: AccountChange; previous: string | null } | { ok: false; outcome: ConnectOutcome }> {
+  ): Promise<{ ok: true; change: AccountChange; previous: string | null; event: ConnectionEvent } | { ok: false; outcome: ConnectOutcome }> {
     const name = INTEGRATIONS[pending.integration].displayName;
     const reserved = await completions.reserve(pending);
     if (reserved === 'link_used') return { ok: false, outcome: usedMeanwhile(pending) };
@@ -139,7 +139,17 @@ export function createConnectFlow(deps: {
           ),
         };
       }
-      await store.save({
+      const event: ConnectionEvent = {
+        kind: change === 'same' ? 'reconnected' : 'connected',
+        customerId: pending.customerId,
+        userId: pending.userId,
+        integration: pending.integration,
+        accountEmail: tokens.email,
+        actor: null, // the end user, through a connect link
+        missingScopes: missingScopes(tokens.scopes, INTEGRATIONS[pending.integration].scopes).map(shortScope),
+        details: { link_id: pending.linkId, ...(change === 'replaced' ? { previous_account: previous } : {}) },
+      };
+      const input = {
         customerId: pending.customerId,
         userId: pending.userId,
         integration: pending.integration,
@@ -150,11 +160,12 @@ export function createConnectFlow(deps: {
         refreshTokenExpiresAt: tokens.refreshTokenExpiresAt,
         tokenExpiresAt: tokens.expiresAt,
         lastRefreshedAt: new Date(),
-      });
+      };
+      await store.save(input, recordWith(deps.onConnectionEvent, event)); // the webhook goes in with the grant, or neither
       await completions
         .done(pending)
         .catch((err: unknown) => logger.warn({ err, link_id: pending.linkId }, 'connect flow: could not end the reservation (it lapses by itself)'));
-      return { ok: true, change, previous };
+      return { ok: true, change, previous, event };
     } catch (err) {
       await completions.abandon(pending).catch(() => {}); // the database is likely down too; the lease lapses
       return { ok: false, outcome: unavailable(err) };
@@ -255,16 +266,7 @@ export function createConnectFlow(deps: {
       const account = tokens.email ?? 'your Google account';
       const instead = stored.change === 'replaced' && stored.previous !== null ? ` instead of ${stored.previous}` : '';
       const missing = missingScopes(tokens.scopes, INTEGRATIONS[pending.integration].scopes);
-      deps.onConnectionEvent?.({
-        kind: stored.change === 'same' ? 'reconnected' : 'connected',
-        customerId: pending.customerId,
-        userId: pending.userId,
-        integration: pending.integration,
-        accountEmail: tokens.email,
-        actor: null, // the end user, through a connect link
-        missingScopes: missing.map(shortScope),
-        details: { link_id: pending.linkId, ...(stored.change === 'replaced' ? { previous_account: stored.previous } : {}) },
-      });
+      deps.onConnectionEvent?.(stored.event);
       if (missing.length === 0) {
         return finish(
           pending.returnUrl,

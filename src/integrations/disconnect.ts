@@ -6,7 +6,7 @@ import { type FailureKind, classifyGoogleError } from '../upstream/classify';
 import { storeUnavailable } from './connections';
 import type { GoogleClients } from './google-clients';
 import type { IntegrationId } from './integrations';
-import type { OnConnectionEvent } from '../audit/connection-events';
+import { type ConnectionEvent, type OnConnectionEvent, recordWith } from '../audit/connection-events';
 
 /**
  * Disconnecting an integration: revoke the grant at Google, then forget it. Revocation comes first so a
@@ -133,13 +133,20 @@ export function createDisconnect(deps: {
     }
 
     // By identity, not id: the admin asked for this connection to be gone, including a reconnect racing the call.
+    const event: ConnectionEvent = {
+      kind: 'disconnected',
+      ...target,
+      accountEmail: record.accountEmail,
+      actor,
+      details: { revoked_at_google: revokedAtGoogle },
+    };
     try {
-      await store.remove(customerId, userId, integration);
+      await store.remove(customerId, userId, integration, recordWith(deps.onConnectionEvent, event));
     } catch (err) {
       return fail(storeUnavailable(err, log)); // revoked but kept: a retry finds invalid_token and deletes it
     }
     deps.onCredentialChanged(target);
-    deps.onConnectionEvent?.({ kind: 'disconnected', ...target, accountEmail: record.accountEmail, actor, details: { revoked_at_google: revokedAtGoogle } });
+    deps.onConnectionEvent?.(event);
     log.info({ ...logged, revoked_at_google: revokedAtGoogle }, 'integration disconnected');
     return ok({ disconnected: true, revokedAtGoogle, ...(shared ? { revokeSkipped: 'account_in_use' as const } : {}) });
   };

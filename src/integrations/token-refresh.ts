@@ -11,7 +11,7 @@ import { type RefreshLock, createRedisRefreshLock, localRefreshLock } from './re
 import { type RefreshOutcome, type TokenEndpoint, createTokenEndpoint } from './token-endpoint';
 import { type HubMetrics, noMetrics } from '../observability/metrics';
 import { type Tracing, spanOutcome, tracingOff } from '../observability/tracing';
-import type { OnConnectionEvent } from '../audit/connection-events';
+import { type ConnectionEvent, type OnConnectionEvent, recordWith } from '../audit/connection-events';
 
 /**
  * Keeps a credential's access token usable: refreshes it when it expires within the skew (or when Google
@@ -152,14 +152,7 @@ export function createTokenRefresher(deps: TokenRefresherDeps): TokenRefresher {
         return persist(current, outcome);
       case 'invalid_grant': {
         const reason = refusalReason(current, outcome.cause, deps.grants);
-        if (!(await store.markExpired(current.id, outcome.description, current, reason))) {
-          return settle(await store.getById(current.id), current, false) ?? fail(expired(current)); // a reconnect won
-        }
-        logger.warn(
-          { credential_id: current.id, integration: current.integration, reason, google_error: outcome.description },
-          'Google refused the refresh token; connection marked expired',
-        );
-        deps.onConnectionEvent?.({
+        const event: ConnectionEvent = {
           kind: 'expired',
           customerId: current.customerId,
           userId: current.userId,
@@ -167,7 +160,15 @@ export function createTokenRefresher(deps: TokenRefresherDeps): TokenRefresher {
           accountEmail: current.accountEmail,
           actor: null,
           details: { reason, cause: outcome.cause },
-        });
+        };
+        if (!(await store.markExpired(current.id, outcome.description, current, reason, recordWith(deps.onConnectionEvent, event)))) {
+          return settle(await store.getById(current.id), current, false) ?? fail(expired(current)); // a reconnect won
+        }
+        logger.warn(
+          { credential_id: current.id, integration: current.integration, reason, google_error: outcome.description },
+          'Google refused the refresh token; connection marked expired',
+        );
+        deps.onConnectionEvent?.(event);
         return fail(grantExpiredError(current.integration, reason));
       }
       case 'failed':

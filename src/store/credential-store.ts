@@ -41,9 +41,15 @@ export interface RefreshedTokens {
   refreshTokenExpiresAt?: Date;
 }
 
+/**
+ * What else a connection change commits with: its webhook outbox rows (webhooks.ts `record`), written with the
+ * change's own transaction, and only when the change did change a row.
+ */
+export type CommittedWith = (tx: Queryable) => Promise<void>;
+
 export interface CredentialStore {
   /** Creates or replaces the row for the input's identity; returns the stored row. */
-  save(input: CredentialInput): Promise<CredentialRecord>;
+  save(input: CredentialInput, also?: CommittedWith): Promise<CredentialRecord>;
   /** The end user's row when there is one, else the customer-wide row, else null. */
   resolve(customerId: string, userId: string | null, integration: IntegrationId): Promise<CredentialRecord | null>;
   /** `resolve` for every integration at once (one query). */
@@ -72,8 +78,8 @@ export interface CredentialStore {
    * `reason`: Google's words, kept in last_error; `cause`: the machine-readable why. With `ifUnchanged`: only
    * while the row still has that record's token_version (a reconnect or refresh meanwhile wins).
    */
-  markExpired(id: string, reason: string, ifUnchanged?: CredentialRecord, cause?: GrantReason): Promise<boolean>;
-  remove(customerId: string, userId: string | null, integration: IntegrationId): Promise<boolean>;
+  markExpired(id: string, reason: string, ifUnchanged?: CredentialRecord, cause?: GrantReason, also?: CommittedWith): Promise<boolean>;
+  remove(customerId: string, userId: string | null, integration: IntegrationId, also?: CommittedWith): Promise<boolean>;
   /** Sets (or with null clears) the exact row's working hours; null when there is no such row. */
   setWorkingHours(customerId: string, userId: string | null, integration: IntegrationId, hours: WorkingHours | null): Promise<CredentialRecord | null>;
 }
@@ -103,20 +109,38 @@ export function createCredentialStore(db: Db, cipher: TokenCipher): CredentialSt
     return rows[0] ? toRecord(rows[0]) : null;
   };
 
+  /** `run` on its own; with `also`, `run` and then (if it changed a row) `also`, in one transaction. */
+  const committedWith = <T>(also: CommittedWith | undefined, run: (q: Queryable) => Promise<T>, changed: (result: T) => boolean): Promise<T> =>
+    also === undefined
+      ? run(db)
+      : db.transaction(async (tx) => {
+          const result = await run(tx);
+          if (changed(result)) await also(tx);
+          return result;
+        });
+
   return {
-    save: (input) =>
-      input.refreshToken !== undefined
-        ? write(db, input, grantOf(input.refreshToken, input))
+    save: (input, also) => {
+      const { refreshToken } = input;
+      return refreshToken !== undefined
+        ? committedWith(
+            also,
+            (q) => write(q, input, grantOf(refreshToken, input)),
+            () => true,
+          )
         : db.transaction(async (tx) => {
             // Google sent no refresh token (the account consented before): the stored grant goes on, dates included.
             const existing = await lockExact(tx, input);
             const kept = existing ? open(existing).refreshToken : null;
-            return write(
+            const saved = await write(
               tx,
               input,
               kept === null ? grantOf(null, input) : { refreshToken: kept, grantedAt: existing!.grantedAt, expiresAt: existing!.refreshTokenExpiresAt },
             );
-          }),
+            await also?.(tx);
+            return saved;
+          });
+    },
 
     async resolve(customerId, userId, integration) {
       const rows = await db.query<Row>(
@@ -198,23 +222,33 @@ export function createCredentialStore(db: Db, cipher: TokenCipher): CredentialSt
       return rows[0] ? toRecord(rows[0]) : null;
     },
 
-    async markExpired(id, reason, ifUnchanged, cause) {
-      const rows = await db.query(
-        `UPDATE integration_credentials SET status = 'expired', last_error = $2, last_error_at = now(), expiry_reason = $5, updated_at = now()
-          WHERE id = $1 AND ($3::boolean IS NOT TRUE OR token_version = $4) RETURNING id`,
-        [id, reason, ifUnchanged !== undefined, ifUnchanged?.tokenVersion ?? 0, cause ?? null],
-      );
-      return rows.length > 0;
-    },
+    markExpired: (id, reason, ifUnchanged, cause, also) =>
+      committedWith(
+        also,
+        async (q) =>
+          (
+            await q.query(
+              `UPDATE integration_credentials SET status = 'expired', last_error = $2, last_error_at = now(), expiry_reason = $5, updated_at = now()
+                WHERE id = $1 AND ($3::boolean IS NOT TRUE OR token_version = $4) RETURNING id`,
+              [id, reason, ifUnchanged !== undefined, ifUnchanged?.tokenVersion ?? 0, cause ?? null],
+            )
+          ).length > 0,
+        (changed) => changed,
+      ),
 
-    async remove(customerId, userId, integration) {
-      const rows = await db.query(
-        `DELETE FROM integration_credentials
-          WHERE customer_id = $1 AND integration = $2 AND coalesce(user_id, '') = coalesce($3::text, '') RETURNING id`,
-        [customerId, integration, userId],
-      );
-      return rows.length > 0;
-    },
+    remove: (customerId, userId, integration, also) =>
+      committedWith(
+        also,
+        async (q) =>
+          (
+            await q.query(
+              `DELETE FROM integration_credentials
+                WHERE customer_id = $1 AND integration = $2 AND coalesce(user_id, '') = coalesce($3::text, '') RETURNING id`,
+              [customerId, integration, userId],
+            )
+          ).length > 0,
+        (changed) => changed,
+      ),
 
     async setWorkingHours(customerId, userId, integration, hours) {
       const rows = await db.query<Row>(

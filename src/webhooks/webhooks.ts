@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ConnectionEvent } from '../audit/connection-events';
 import type { SetupUrlFor } from '../integrations/setup-url';
 import type { Logger } from '../logger';
-import { type Db, isDatabaseUnavailable } from '../store/db';
+import { type Db, type Queryable, isDatabaseUnavailable } from '../store/db';
 import { postWebhook } from './deliver';
 import type { Endpoints } from './endpoints';
 import { SIGNATURE_HEADER, signatureHeader } from './signature';
@@ -42,19 +42,22 @@ export function webhookOf(event: ConnectionEvent): { type: WebhookEventType; sta
 }
 
 export interface Webhooks {
-  /** Queues the event's webhooks in the outbox (in the background: never awaited by a request). */
-  publish(event: ConnectionEvent): void;
+  /**
+   * Writes the event's outbox rows with `q`: the transaction that makes the connection change, so the change and
+   * its webhooks commit together — a crash between the two can lose neither alone. Fails as that transaction does.
+   */
+  record(q: Queryable, event: ConnectionEvent): Promise<void>;
+  /** After a change with recorded events has committed: deliver now, not after an idle back-off. */
+  wake(): void;
   /** One dispatcher round: claims due deliveries and sends them; resolves with how many were attempted. */
   deliverDue(): Promise<number>;
-  /** Resolves when queued publishes have reached the outbox (tests). */
+  /** Resolves when the round running now (if any) has ended (tests). */
   settled(): Promise<void>;
   close(): Promise<void>;
 }
 
 const CLAIM_BATCH = 20;
 const MAX_BACKOFF_MS = 3_600_000;
-const PUBLISH_TRIES = 5;
-const MAX_PENDING_PUBLISHES = 1_000;
 
 interface Claimed {
   id: string;
@@ -74,14 +77,13 @@ interface Claimed {
  *
  * The loop polls every HUB_WEBHOOK_POLL_MS while it finds work, and backs off (doubling, up to IDLE_POLL_MAX_MS)
  * while the outbox is idle: a claim query a second on an idle embedded PGlite cost ~17 ms of the process's CPU
- * per second, billed to whatever requests were running. What this replica publishes wakes it at once, and a
- * failed delivery wakes it when its retry is due; an event another replica published and could not deliver
+ * per second, billed to whatever requests were running. A change this replica commits wakes it at once, and a
+ * failed delivery wakes it when its retry is due; an event another replica recorded and could not deliver
  * (it died) waits at most IDLE_POLL_MAX_MS for this one.
  */
 const IDLE_POLL_MAX_MS = 15_000;
 export function createWebhooks(deps: { db: Db; logger: Logger; config: WebhookConfig; endpoints: Endpoints; setupUrlFor: SetupUrlFor }): Webhooks {
   const { db, logger, config } = deps;
-  const pending = new Set<Promise<void>>();
   let round: Promise<void> | null = null;
   let closed = false;
   let idleMs = config.pollIntervalMs;
@@ -96,40 +98,31 @@ export function createWebhooks(deps: { db: Db; logger: Logger; config: WebhookCo
     timer.unref();
   };
 
-  async function insert(event: ConnectionEvent, type: WebhookEventType, status: string) {
+  async function record(q: Queryable, event: ConnectionEvent): Promise<void> {
+    const hook = webhookOf(event);
+    if (hook === null) return;
     const eventId = randomUUID();
     const body = JSON.stringify({
       id: eventId,
-      type,
+      type: hook.type,
       created_at: new Date().toISOString(),
       data: {
         customer_id: event.customerId,
         user_id: event.userId,
         integration: event.integration,
         account_email: event.accountEmail,
-        status,
+        status: hook.status,
         setup_url: deps.setupUrlFor({ customerId: event.customerId, userId: event.userId, integration: event.integration }),
         ...(event.missingScopes && event.missingScopes.length > 0 ? { missing_scopes: event.missingScopes } : {}),
       },
     });
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await db.query(
-          `INSERT INTO webhook_outbox (event_id, event_type, customer_id, target, body)
-           SELECT $1::uuid, $2::text, $3::uuid, t.target, $4::text FROM (VALUES ('hub'), ('customer')) AS t(target)
-           WHERE (t.target = 'hub' AND $5::boolean) OR (t.target = 'customer' AND EXISTS (SELECT 1 FROM webhook_endpoints WHERE customer_id = $3::uuid))
-           ON CONFLICT DO NOTHING`,
-          [eventId, type, event.customerId, body, config.url !== undefined],
-        );
-        return;
-      } catch (err) {
-        if (!isDatabaseUnavailable(err) || attempt >= PUBLISH_TRIES || closed) {
-          logger.warn({ err, event_id: eventId, type, customer_id: event.customerId }, 'webhook event could not be queued; dropped');
-          return;
-        }
-        await new Promise((r) => setTimeout(r, 500 * 2 ** (attempt - 1)).unref());
-      }
-    }
+    await q.query(
+      `INSERT INTO webhook_outbox (event_id, event_type, customer_id, target, body)
+       SELECT $1::uuid, $2::text, $3::uuid, t.target, $4::text FROM (VALUES ('hub'), ('customer')) AS t(target)
+       WHERE (t.target = 'hub' AND $5::boolean) OR (t.target = 'customer' AND EXISTS (SELECT 1 FROM webhook_endpoints WHERE customer_id = $3::uuid))
+       ON CONFLICT DO NOTHING`,
+      [eventId, hook.type, event.customerId, body, config.url !== undefined],
+    );
   }
 
   async function targetOf(row: Claimed): Promise<{ url: string; secrets: string[] } | string> {
@@ -215,28 +208,18 @@ export function createWebhooks(deps: { db: Db; logger: Logger; config: WebhookCo
   wakeIn(config.pollIntervalMs);
 
   return {
-    publish(event) {
-      const hook = webhookOf(event);
-      if (hook === null || closed) return;
-      if (pending.size >= MAX_PENDING_PUBLISHES) {
-        logger.warn({ customer_id: event.customerId, type: hook.type }, 'too many webhook events waiting for the database; dropped');
-        return;
-      }
-      const p = insert(event, hook.type, hook.status).finally(() => {
-        pending.delete(p);
-        idleMs = config.pollIntervalMs;
-        wakeIn(0); // deliver what was just queued now, not after an idle back-off
-      });
-      pending.add(p);
+    record,
+    wake() {
+      idleMs = config.pollIntervalMs;
+      wakeIn(0); // deliver what was just committed now, not after an idle back-off
     },
     deliverDue,
     settled: async () => {
-      await Promise.all([...pending]);
+      await round;
     },
     async close() {
       closed = true;
       clearTimeout(timer);
-      await Promise.all([...pending]);
       await round;
     },
   };

@@ -135,6 +135,27 @@ describe('events and signatures', () => {
   });
 });
 
+describe('the outbox', () => {
+  const outbox = async (customerId: string) =>
+    (
+      await hub.testDb.db.query<{ event_type: string }>(`SELECT event_type FROM webhook_outbox WHERE customer_id = $1 AND target = 'hub' ORDER BY id`, [
+        customerId,
+      ])
+    ).map((r) => r.event_type);
+
+  test('when a connection change is answered, then its webhook is already in the outbox: written in the same transaction as the change, not after it', async () => {
+    const customerId = randomUUID();
+    await connectThroughGoogle(hub, connectLinkFor({ customerId, integration: 'google_calendar' }));
+    expect(await outbox(customerId)).toEqual(['connection.connected']);
+    await sb.control('POST', `/accounts/${ANA}/revoke`);
+    await sb.control('POST', `/accounts/${ANA}/expire-tokens`);
+    expect((await runTool(hub, { customerId, userId: null }, 'test_calendar_timezone', {})).body.error.code).toBe('INTEGRATION_EXPIRED');
+    expect(await outbox(customerId)).toEqual(['connection.connected', 'connection.expired']);
+    await api().delete(`/api/admin/customers/${customerId}/integrations/google_calendar`).set('Authorization', asAdmin()).expect(200);
+    expect(await outbox(customerId)).toEqual(['connection.connected', 'connection.expired', 'connection.disconnected']);
+  });
+});
+
 describe('delivery', () => {
   test('when the receiver answers 500, then the same event is delivered again and the delivery log shows both attempts', async () => {
     const customerId = randomUUID();

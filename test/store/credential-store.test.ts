@@ -142,6 +142,39 @@ describe.each(drivers())('credential store on %s', (driver) => {
     expect(await store().resolve(input.customerId, 'u-9', 'google_calendar')).toBeNull();
   });
 
+  describe('a change and what commits with it (its webhook outbox rows)', () => {
+    const marks = () => t.db.query<{ what: string }>('SELECT what FROM committed_with');
+    const mark = (what: string) => async (tx: { query: (sql: string, params?: unknown[]) => Promise<unknown> }) => {
+      await tx.query('INSERT INTO committed_with VALUES ($1)', [what]);
+    };
+    const refuse = async () => {
+      throw new Error('the outbox refused the row');
+    };
+    beforeEach(() => t.db.exec('DROP TABLE IF EXISTS committed_with; CREATE TABLE committed_with (what text)'));
+
+    it('when what commits with a save, a removal or an expiry fails, then the change is rolled back with it', async () => {
+      const input = aCredential({ refreshToken: aRefreshToken() });
+      await expect(store().save(input, refuse)).rejects.toThrow('the outbox refused the row');
+      expect(await store().findExact(input.customerId, null, 'google_calendar')).toBeNull();
+      const saved = await store().save(input);
+      await expect(store().save({ ...input, refreshToken: undefined, accessToken: anAccessToken() }, refuse)).rejects.toThrow();
+      expect((await store().getById(saved.id))!.tokenVersion).toBe(saved.tokenVersion); // the grant-keeping save too
+      await expect(store().markExpired(saved.id, 'invalid_grant', saved, undefined, refuse)).rejects.toThrow();
+      expect((await store().getById(saved.id))!.status).toBe('connected');
+      await expect(store().remove(input.customerId, null, 'google_calendar', refuse)).rejects.toThrow();
+      expect(await store().getById(saved.id)).not.toBeNull();
+    });
+
+    it('when the change is made, then what commits with it is there; when it changes no row, then nothing is written', async () => {
+      const saved = await store().save(aCredential(), mark('saved'));
+      expect(await store().markExpired(saved.id, 'invalid_grant', saved, undefined, mark('expired'))).toBe(true);
+      expect(await store().remove(saved.customerId, null, 'google_calendar', mark('removed'))).toBe(true);
+      expect(await store().remove(saved.customerId, null, 'google_calendar', mark('removed again'))).toBe(false);
+      expect(await store().markExpired(saved.id, 'invalid_grant', saved, undefined, mark('expired when gone'))).toBe(false);
+      expect((await marks()).map((r) => r.what)).toEqual(['saved', 'expired', 'removed']);
+    });
+  });
+
   it('when the customer-wide row and a user row exist, then the database refuses a duplicate of either', async () => {
     const input = aCredential();
     await store().save(input);
