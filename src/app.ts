@@ -54,7 +54,7 @@ import { catalogRoute } from './routes/catalog';
 import { createDisconnect } from './integrations/disconnect';
 import { openApiRoute } from './routes/openapi';
 import { type CredentialStore, createCredentialStore } from './store/credential-store';
-import type { Db } from './store/db';
+import type { Db, Queryable } from './store/db';
 import { type KeyRotation, createKeyRotation } from './store/key-rotation';
 import { createHubSecrets } from './store/hub-secrets';
 import { createTokenCipher } from './store/token-cipher';
@@ -154,15 +154,14 @@ export function createApp(deps: AppDeps): HubApp {
   const audit = createAudit({ db, logger, secrets, config: config.audit, onDrop: onAuditDrop });
   const endpoints = createEndpoints(db, secrets);
   const webhooks = createWebhooks({ db, logger, config: config.webhooks, endpoints, setupUrlFor });
-  // The webhook outbox rows are written in the change's own transaction (`record`); once it has committed, the
-  // audit record follows and the dispatcher is woken to deliver them.
-  const onConnectionEvent: OnConnectionEvent = Object.assign(
-    (event: ConnectionEvent) => {
-      audit.connectionEvent(event);
-      webhooks.wake();
+  // A connection change commits with its audit row and webhook outbox rows (`record`, in the change's own
+  // transaction); once it has, the dispatcher is woken to deliver them.
+  const onConnectionEvent: OnConnectionEvent = Object.assign(() => webhooks.wake(), {
+    record: async (tx: Queryable, event: ConnectionEvent) => {
+      await audit.recordConnectionEvent(tx, event);
+      await webhooks.record(tx, event);
     },
-    { record: webhooks.record },
-  );
+  });
   const refresher = tokenRefresherFor(config, store, deps.redis ?? null, logger, { metrics, tracing }, onConnectionEvent);
   const connections = createConnectionResolver({
     store,

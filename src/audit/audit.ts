@@ -1,8 +1,7 @@
 import { type KeyObject, createSecretKey } from 'node:crypto';
 import type { Logger } from '../logger';
-import type { Db } from '../store/db';
+import type { Db, Queryable } from '../store/db';
 import type { HubSecrets } from '../store/hub-secrets';
-import { createBatchWriter } from './batch-writer';
 import { callIdOf } from './call-id';
 import { type ConnectionEvent, connectionEventRow, insertConnectionEvents } from './connection-events';
 import { type PayloadMode, createRedactor } from './redact';
@@ -27,9 +26,10 @@ export interface AuditConfig {
 }
 
 /**
- * The audit trail: a receipt per authenticated execute call and a row per connection event, written by the
- * batch writer off the request path. Nothing here awaits the database on a caller's behalf: `recordCall` and
- * `connectionEvent` return at once, whatever state the database is in.
+ * The audit trail: a receipt per authenticated execute call, written by the batch writer off the request path
+ * (`recordCall` returns at once, whatever state the database is in), and a row per connection event, written in
+ * the transaction of the change itself (`recordConnectionEvent`): the trail cannot miss a connect, an expiry, a
+ * disconnect or a working-hours change that happened, nor show one that was rolled back.
  */
 export interface Audit {
   /** Loads the audit key (the first start makes it). The Hub awaits it before serving; calls never do. */
@@ -37,7 +37,8 @@ export interface Audit {
   /** The call's deterministic id, or undefined while the key is not loaded yet (the receipt gets it later). */
   callId(body: unknown, tool: string | null, version: string | null, requestId: string): string | undefined;
   recordCall(record: CallRecord, callId?: string): void;
-  connectionEvent(event: ConnectionEvent): void;
+  /** The event's row, written with `tx`: the transaction making the change. Nothing when the trail is off. */
+  recordConnectionEvent(tx: Queryable, event: ConnectionEvent): Promise<void>;
   /** Writes everything queued (tests, benches). */
   drain(timeoutMs?: number): Promise<void>;
   /** `writer`: where receipts are made and written — a thread of their own (PostgreSQL), or the request thread. */
@@ -57,7 +58,7 @@ export function createAudit(deps: {
   logger: Logger;
   secrets: HubSecrets;
   config: AuditConfig;
-  /** Receipts and events dropped (database away too long, buffer full): the lead wires the metric here. */
+  /** Receipts dropped (database away too long, buffer full): the lead wires the metric here. */
   onDrop?: (n: number) => void;
   now?: () => number;
 }): Audit {
@@ -83,7 +84,6 @@ export function createAudit(deps: {
     now,
     ...(deps.onDrop ? { onDrop: deps.onDrop } : {}),
   };
-  const events = createBatchWriter<unknown[]>({ ...writerOptions, what: 'audit connection events', insert: insertConnectionEvents });
   const retention = createRetention({ db: deps.db, logger, retentionDays: config.retentionDays, intervalMs: config.purgeIntervalS * 1000, now });
 
   const idOf = (record: CallRecord, k: KeyObject) =>
@@ -138,23 +138,22 @@ export function createAudit(deps: {
       waiting.push({ record, callId });
       void load().catch(() => {});
     },
-    connectionEvent(event) {
-      if (config.enabled) events.push(connectionEventRow(event, now()));
+    async recordConnectionEvent(tx, event) {
+      if (config.enabled) await insertConnectionEvents(tx, [connectionEventRow(event, now())]);
     },
     drain: async (timeoutMs) => {
-      await Promise.all([receipts?.drain(timeoutMs), events.drain(timeoutMs)]);
+      await receipts?.drain(timeoutMs);
     },
     stats() {
       const r = receipts?.stats() ?? { queued: 0, written: 0, dropped: 0, writer: 'none' as const };
-      const e = events.stats();
-      return { queued: r.queued + e.queued + waiting.length, written: r.written + e.written, dropped: r.dropped + e.dropped, writer: r.writer };
+      return { queued: r.queued + waiting.length, written: r.written, dropped: r.dropped, writer: r.writer };
     },
     purge: () => retention.purge(),
     async close() {
       closed = true;
       clearTimeout(keyTimer);
       retention.stop();
-      await Promise.all([receipts?.close(), events.close()]);
+      await receipts?.close();
     },
   };
 }

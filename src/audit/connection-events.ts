@@ -23,16 +23,16 @@ export interface ConnectionEvent {
 }
 
 /**
- * Called once a connection change has committed (the audit record, a wake-up for the webhook dispatcher). Its
- * `record`, when present, writes what must commit with the change — the webhook outbox rows — inside the change's
- * own transaction (`recordWith`), so that a crash between the two cannot lose the event.
+ * Called once a connection change has committed (a wake-up for the webhook dispatcher). Its `record`, when
+ * present, writes what must commit with the change — the audit row and the webhook outbox rows — inside the
+ * change's own transaction (`recordWith`), so that a crash between the two cannot lose the event.
  */
 export interface OnConnectionEvent {
   (event: ConnectionEvent): void;
   record?: (tx: Queryable, event: ConnectionEvent) => Promise<void>;
 }
 
-/** What a credential store write commits with for `event`: its outbox rows, when the sink records any. */
+/** What a credential store write commits with for `event`: its audit and outbox rows, when the sink records any. */
 export const recordWith = (sink: OnConnectionEvent | undefined, event: ConnectionEvent): ((tx: Queryable) => Promise<void>) | undefined => {
   const record = sink?.record;
   return record ? (tx) => record(tx, event) : undefined;

@@ -42,14 +42,15 @@ export interface RefreshedTokens {
 }
 
 /**
- * What else a connection change commits with: its webhook outbox rows (webhooks.ts `record`), written with the
- * change's own transaction, and only when the change did change a row.
+ * What else a connection change commits with — its audit record and webhook outbox rows (OnConnectionEvent.record)
+ * — written with the change's own transaction, and only when the change did change a row (`result`: what the
+ * write answers).
  */
-export type CommittedWith = (tx: Queryable) => Promise<void>;
+export type CommittedWith<T = unknown> = (tx: Queryable, result: T) => Promise<void>;
 
 export interface CredentialStore {
   /** Creates or replaces the row for the input's identity; returns the stored row. */
-  save(input: CredentialInput, also?: CommittedWith): Promise<CredentialRecord>;
+  save(input: CredentialInput, also?: CommittedWith<CredentialRecord>): Promise<CredentialRecord>;
   /** The end user's row when there is one, else the customer-wide row, else null. */
   resolve(customerId: string, userId: string | null, integration: IntegrationId): Promise<CredentialRecord | null>;
   /** `resolve` for every integration at once (one query). */
@@ -78,10 +79,16 @@ export interface CredentialStore {
    * `reason`: Google's words, kept in last_error; `cause`: the machine-readable why. With `ifUnchanged`: only
    * while the row still has that record's token_version (a reconnect or refresh meanwhile wins).
    */
-  markExpired(id: string, reason: string, ifUnchanged?: CredentialRecord, cause?: GrantReason, also?: CommittedWith): Promise<boolean>;
-  remove(customerId: string, userId: string | null, integration: IntegrationId, also?: CommittedWith): Promise<boolean>;
+  markExpired(id: string, reason: string, ifUnchanged?: CredentialRecord, cause?: GrantReason, also?: CommittedWith<boolean>): Promise<boolean>;
+  remove(customerId: string, userId: string | null, integration: IntegrationId, also?: CommittedWith<boolean>): Promise<boolean>;
   /** Sets (or with null clears) the exact row's working hours; null when there is no such row. */
-  setWorkingHours(customerId: string, userId: string | null, integration: IntegrationId, hours: WorkingHours | null): Promise<CredentialRecord | null>;
+  setWorkingHours(
+    customerId: string,
+    userId: string | null,
+    integration: IntegrationId,
+    hours: WorkingHours | null,
+    also?: CommittedWith<CredentialRecord>,
+  ): Promise<CredentialRecord | null>;
 }
 
 /** The refresh token a write stores, with when Google issued it and when Google said it ends. */
@@ -110,12 +117,16 @@ export function createCredentialStore(db: Db, cipher: TokenCipher): CredentialSt
   };
 
   /** `run` on its own; with `also`, `run` and then (if it changed a row) `also`, in one transaction. */
-  const committedWith = <T>(also: CommittedWith | undefined, run: (q: Queryable) => Promise<T>, changed: (result: T) => boolean): Promise<T> =>
+  const committedWith = <T, C extends T>(
+    also: CommittedWith<C> | undefined,
+    run: (q: Queryable) => Promise<T>,
+    changed: (result: T) => result is C,
+  ): Promise<T> =>
     also === undefined
       ? run(db)
       : db.transaction(async (tx) => {
           const result = await run(tx);
-          if (changed(result)) await also(tx);
+          if (changed(result)) await also(tx, result);
           return result;
         });
 
@@ -126,7 +137,7 @@ export function createCredentialStore(db: Db, cipher: TokenCipher): CredentialSt
         ? committedWith(
             also,
             (q) => write(q, input, grantOf(refreshToken, input)),
-            () => true,
+            (_saved): _saved is CredentialRecord => true,
           )
         : db.transaction(async (tx) => {
             // Google sent no refresh token (the account consented before): the stored grant goes on, dates included.
@@ -137,7 +148,7 @@ export function createCredentialStore(db: Db, cipher: TokenCipher): CredentialSt
               input,
               kept === null ? grantOf(null, input) : { refreshToken: kept, grantedAt: existing!.grantedAt, expiresAt: existing!.refreshTokenExpiresAt },
             );
-            await also?.(tx);
+            await also?.(tx, saved);
             return saved;
           });
     },
@@ -233,7 +244,7 @@ export function createCredentialStore(db: Db, cipher: TokenCipher): CredentialSt
               [id, reason, ifUnchanged !== undefined, ifUnchanged?.tokenVersion ?? 0, cause ?? null],
             )
           ).length > 0,
-        (changed) => changed,
+        (changed): changed is true => changed,
       ),
 
     remove: (customerId, userId, integration, also) =>
@@ -247,17 +258,22 @@ export function createCredentialStore(db: Db, cipher: TokenCipher): CredentialSt
               [customerId, integration, userId],
             )
           ).length > 0,
-        (changed) => changed,
+        (changed): changed is true => changed,
       ),
 
-    async setWorkingHours(customerId, userId, integration, hours) {
-      const rows = await db.query<Row>(
-        `UPDATE integration_credentials SET working_hours = $4::jsonb, updated_at = now()
-          WHERE customer_id = $1 AND integration = $2 AND coalesce(user_id, '') = coalesce($3::text, '') RETURNING ${COLUMNS}`,
-        [customerId, integration, userId, hours === null ? null : JSON.stringify(hours)],
-      );
-      return rows[0] ? toRecord(rows[0]) : null;
-    },
+    setWorkingHours: (customerId, userId, integration, hours, also) =>
+      committedWith(
+        also,
+        async (q) => {
+          const rows = await q.query<Row>(
+            `UPDATE integration_credentials SET working_hours = $4::jsonb, updated_at = now()
+              WHERE customer_id = $1 AND integration = $2 AND coalesce(user_id, '') = coalesce($3::text, '') RETURNING ${COLUMNS}`,
+            [customerId, integration, userId, hours === null ? null : JSON.stringify(hours)],
+          );
+          return rows[0] ? toRecord(rows[0]) : null;
+        },
+        (updated): updated is CredentialRecord => updated !== null,
+      ),
   };
 
   async function write(q: Queryable, input: CredentialInput, grant: StoredGrant): Promise<CredentialRecord> {

@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import { actorOf, mayActOn, principalOf } from '../../auth/admin-access';
-import type { OnConnectionEvent } from '../../audit/connection-events';
+import type { ConnectionEvent, OnConnectionEvent } from '../../audit/connection-events';
 import { hubError } from '../../errors';
 import { sendError } from '../../http/envelope';
 import { requestLogger } from '../../http/request-context';
@@ -12,6 +12,7 @@ import type { CredentialChange } from '../../integrations/credential-events';
 import { type WorkingHours, workingHoursSchema, workingHoursView } from '../../integrations/working-hours';
 import type { Logger } from '../../logger';
 import type { CredentialRecord, CredentialStore } from '../../store/credential-store';
+import type { Queryable } from '../../store/db';
 import { userIdSchema } from '../../tools/execute-request';
 
 const params = z.object({ customer_id: z.guid('must be a UUID') });
@@ -67,9 +68,19 @@ async function save(
   hours: WorkingHours | null,
   actor: string | null,
 ) {
+  const eventOf = (updated: CredentialRecord): ConnectionEvent => ({
+    kind: 'working_hours_changed',
+    ...target,
+    accountEmail: updated.accountEmail,
+    actor,
+    details: { working_hours: hours === null ? 'default' : 'set' },
+  });
+  const recordEvent = deps.onConnectionEvent?.record;
   let record: CredentialRecord | null;
   try {
-    record = await deps.store.setWorkingHours(target.customerId, target.userId, target.integration, hours);
+    // The audit row commits with the change (the row's account is known only once it is updated).
+    const also = recordEvent ? (tx: Queryable, updated: CredentialRecord) => recordEvent(tx, eventOf(updated)) : undefined;
+    record = await deps.store.setWorkingHours(target.customerId, target.userId, target.integration, hours, also);
   } catch (err) {
     sendError(res, storeUnavailable(err, requestLogger(deps.logger, res)));
     return;
@@ -83,12 +94,6 @@ async function save(
     return;
   }
   deps.onCredentialChanged(target);
-  deps.onConnectionEvent?.({
-    kind: 'working_hours_changed',
-    ...target,
-    accountEmail: record.accountEmail,
-    actor,
-    details: { working_hours: hours === null ? 'default' : 'set' },
-  });
+  deps.onConnectionEvent?.(eventOf(record));
   sendJson(res, 200, { customer_id: target.customerId, user_id: target.userId, integration: target.integration, ...workingHoursView(record.workingHours) });
 }
