@@ -179,7 +179,7 @@ export async function startHub(config: Config, options: StartOptions = {}): Prom
 /**
  * For entry points: a SIGTERM or SIGINT closes the Hub gracefully, then the process exits (1 if closing failed).
  * So does the loss of the embedded database (`hub.lost`), exiting 1: a supervisor (Docker's restart policy,
- * Kubernetes, systemd, HUB_PROCESSES' primary) then starts a process that reopens it. Answers a function that
+ * Kubernetes, systemd) then starts a process that reopens it. Answers a function that
  * removes the signal listeners; `exit` is process.exit but for tests.
  */
 export function stopOnSignals(hub: RunningHub, exit: (code: number) => void = (code) => process.exit(code)): () => void {
