@@ -32,11 +32,18 @@ export interface OnConnectionEvent {
   record?: (tx: Queryable, event: ConnectionEvent) => Promise<void>;
 }
 
-/** What a credential store write commits with for `event`: its audit and outbox rows, when the sink records any. */
-export const recordWith = (sink: OnConnectionEvent | undefined, event: ConnectionEvent): ((tx: Queryable) => Promise<void>) | undefined => {
+/**
+ * What a credential store write commits with for an event: its audit and outbox rows, when the sink records any.
+ * `event` may be made from what the write answered (the updated row), when it names what only the row knows.
+ */
+export function recordWith<T>(
+  sink: OnConnectionEvent | undefined,
+  event: ConnectionEvent | ((result: T) => ConnectionEvent),
+): ((tx: Queryable, result: T) => Promise<void>) | undefined {
   const record = sink?.record;
-  return record ? (tx) => record(tx, event) : undefined;
-};
+  if (!record) return undefined;
+  return (tx, result) => record(tx, typeof event === 'function' ? event(result) : event);
+}
 
 export const CONNECTION_EVENT_COLUMNS = ['at', 'customer_id', 'user_id', 'integration', 'event', 'account_email', 'actor', 'details'] as const;
 

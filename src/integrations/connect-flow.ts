@@ -265,7 +265,7 @@ export function createConnectFlow(deps: {
 
       const account = tokens.email ?? 'your Google account';
       const instead = stored.change === 'replaced' && stored.previous !== null ? ` instead of ${stored.previous}` : '';
-      const missing = missingScopes(tokens.scopes, INTEGRATIONS[pending.integration].scopes);
+      const missing = stored.event.missingScopes ?? []; // short names (calendar.events), as the event carries them
       deps.onConnectionEvent?.(stored.event);
       if (missing.length === 0) {
         return finish(
@@ -285,7 +285,7 @@ export function createConnectFlow(deps: {
           200,
           'warning',
           `${name} is connected with fewer permissions than requested`,
-          `Some permissions were not granted for ${account}${instead}: ${missing.map(shortScope).join(', ')}.`,
+          `Some permissions were not granted for ${account}${instead}: ${missing.join(', ')}.`,
           `To grant them, ask for a new connect link and open it.`,
         ).page,
         list: { heading: 'What still works', items: usable.length ? usable : ['(no tools)'] },

@@ -1,4 +1,5 @@
 import { type HubError, type Result, hubError } from '../errors';
+import type { Logger } from '../logger';
 import type { BeginResult, PeekResult } from './idempotency-store';
 
 /** The guard's answers (idempotency.ts): a replay, a refusal, or the store being out of reach. */
@@ -8,7 +9,10 @@ export type Guarded<T> = { outcome: Result<T>; replay: boolean };
 export type Stored = { ok: true; value: unknown } | { ok: false; error: HubError };
 
 /** Never run a write whose request_id cannot be checked: the agent retries, and nothing has happened yet. */
-export const storeUnreachable = <T>(): Guarded<T> => ({ outcome: { ok: false, error: unavailable() }, replay: false });
+export function storeUnreachable<T>(logger: Logger, err: unknown, store: string): Guarded<T> {
+  logger.warn({ err, store }, 'idempotency store unavailable; write refused');
+  return { outcome: { ok: false, error: unavailable() }, replay: false };
+}
 
 const unavailable = () =>
   hubError('SERVICE_UNAVAILABLE', 'Cannot check this request_id right now, so the write was not attempted; retry shortly', {

@@ -53,8 +53,7 @@ export function createDeduplicatedRuns(store: IdempotencyStore, pending: Pending
       try {
         found = classifyFound(await (prefetched?.storage === storage ? prefetched.found : store.look(key)), fingerprint);
       } catch (err) {
-        logger.warn({ err, store: store.kind }, 'idempotency store unavailable; write refused');
-        return storeUnreachable();
+        return storeUnreachable(logger, err, store.kind);
       }
       // While the store answered, a call with this key may have started or finished here.
       const answered = here<never>(storage, key, fingerprint) ?? answerOfRecord<never>(found, key.requestId);

@@ -81,8 +81,7 @@ export function createIdempotencyGuard(store: IdempotencyStore, options: { lease
       try {
         begun = await store.begin(key, fingerprint, options.leaseMs);
       } catch (err) {
-        options.logger.warn({ err, store: store.kind }, 'idempotency store unavailable; write refused');
-        return storeUnreachable();
+        return storeUnreachable(options.logger, err, store.kind);
       }
       if (begun.state !== 'acquired') return answerOfRecord(begun, key.requestId)!;
       const { lease, earlier } = begun;

@@ -116,42 +116,37 @@ export function createCredentialStore(db: Db, cipher: TokenCipher): CredentialSt
     return rows[0] ? toRecord(rows[0]) : null;
   };
 
-  /** `run` on its own; with `also`, `run` and then (if it changed a row) `also`, in one transaction. */
-  const committedWith = <T, C extends T>(
-    also: CommittedWith<C> | undefined,
-    run: (q: Queryable) => Promise<T>,
-    changed: (result: T) => result is C,
-  ): Promise<T> =>
+  /**
+   * `run` on its own; with `also`, `run` and then — when it changed a row (answered true or the row, not false or
+   * null) — `also`, in one transaction.
+   */
+  const committedWith = <T>(also: CommittedWith<NonNullable<T>> | undefined, run: (q: Queryable) => Promise<T>): Promise<T> =>
     also === undefined
       ? run(db)
       : db.transaction(async (tx) => {
           const result = await run(tx);
-          if (changed(result)) await also(tx, result);
+          if (result) await also(tx, result);
           return result;
         });
 
+  /** The refresh token a save stores: the input's, or — Google sent none (the account consented before) — the stored one, dates included. */
+  const grantToStore = async (q: Queryable, input: CredentialInput): Promise<StoredGrant> => {
+    if (input.refreshToken !== undefined) return grantOf(input.refreshToken, input);
+    const existing = await lockExact(q, input);
+    const kept = existing ? open(existing).refreshToken : null;
+    return kept === null ? grantOf(null, input) : { refreshToken: kept, grantedAt: existing!.grantedAt, expiresAt: existing!.refreshTokenExpiresAt };
+  };
+
   return {
-    save: (input, also) => {
-      const { refreshToken } = input;
-      return refreshToken !== undefined
-        ? committedWith(
-            also,
-            (q) => write(q, input, grantOf(refreshToken, input)),
-            (_saved): _saved is CredentialRecord => true,
-          )
+    // One statement when nothing else must commit with it and no stored grant is to be read (and locked) first.
+    save: (input, also) =>
+      input.refreshToken !== undefined && also === undefined
+        ? write(db, input, grantOf(input.refreshToken, input))
         : db.transaction(async (tx) => {
-            // Google sent no refresh token (the account consented before): the stored grant goes on, dates included.
-            const existing = await lockExact(tx, input);
-            const kept = existing ? open(existing).refreshToken : null;
-            const saved = await write(
-              tx,
-              input,
-              kept === null ? grantOf(null, input) : { refreshToken: kept, grantedAt: existing!.grantedAt, expiresAt: existing!.refreshTokenExpiresAt },
-            );
+            const saved = await write(tx, input, await grantToStore(tx, input));
             await also?.(tx, saved);
             return saved;
-          });
-    },
+          }),
 
     async resolve(customerId, userId, integration) {
       const rows = await db.query<Row>(
@@ -244,7 +239,6 @@ export function createCredentialStore(db: Db, cipher: TokenCipher): CredentialSt
               [id, reason, ifUnchanged !== undefined, ifUnchanged?.tokenVersion ?? 0, cause ?? null],
             )
           ).length > 0,
-        (changed): changed is true => changed,
       ),
 
     remove: (customerId, userId, integration, also) =>
@@ -258,22 +252,17 @@ export function createCredentialStore(db: Db, cipher: TokenCipher): CredentialSt
               [customerId, integration, userId],
             )
           ).length > 0,
-        (changed): changed is true => changed,
       ),
 
     setWorkingHours: (customerId, userId, integration, hours, also) =>
-      committedWith(
-        also,
-        async (q) => {
-          const rows = await q.query<Row>(
-            `UPDATE integration_credentials SET working_hours = $4::jsonb, updated_at = now()
+      committedWith(also, async (q) => {
+        const rows = await q.query<Row>(
+          `UPDATE integration_credentials SET working_hours = $4::jsonb, updated_at = now()
               WHERE customer_id = $1 AND integration = $2 AND coalesce(user_id, '') = coalesce($3::text, '') RETURNING ${COLUMNS}`,
-            [customerId, integration, userId, hours === null ? null : JSON.stringify(hours)],
-          );
-          return rows[0] ? toRecord(rows[0]) : null;
-        },
-        (updated): updated is CredentialRecord => updated !== null,
-      ),
+          [customerId, integration, userId, hours === null ? null : JSON.stringify(hours)],
+        );
+        return rows[0] ? toRecord(rows[0]) : null;
+      }),
   };
 
   async function write(q: Queryable, input: CredentialInput, grant: StoredGrant): Promise<CredentialRecord> {

@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import { actorOf, mayActOn, principalOf } from '../../auth/admin-access';
-import type { ConnectionEvent, OnConnectionEvent } from '../../audit/connection-events';
+import { type ConnectionEvent, type OnConnectionEvent, recordWith } from '../../audit/connection-events';
 import { hubError } from '../../errors';
 import { sendError } from '../../http/envelope';
 import { requestLogger } from '../../http/request-context';
@@ -12,7 +12,6 @@ import type { CredentialChange } from '../../integrations/credential-events';
 import { type WorkingHours, workingHoursSchema, workingHoursView } from '../../integrations/working-hours';
 import type { Logger } from '../../logger';
 import type { CredentialRecord, CredentialStore } from '../../store/credential-store';
-import type { Queryable } from '../../store/db';
 import { userIdSchema } from '../../tools/execute-request';
 
 const params = z.object({ customer_id: z.guid('must be a UUID') });
@@ -75,12 +74,10 @@ async function save(
     actor,
     details: { working_hours: hours === null ? 'default' : 'set' },
   });
-  const recordEvent = deps.onConnectionEvent?.record;
   let record: CredentialRecord | null;
   try {
     // The audit row commits with the change (the row's account is known only once it is updated).
-    const also = recordEvent ? (tx: Queryable, updated: CredentialRecord) => recordEvent(tx, eventOf(updated)) : undefined;
-    record = await deps.store.setWorkingHours(target.customerId, target.userId, target.integration, hours, also);
+    record = await deps.store.setWorkingHours(target.customerId, target.userId, target.integration, hours, recordWith(deps.onConnectionEvent, eventOf));
   } catch (err) {
     sendError(res, storeUnavailable(err, requestLogger(deps.logger, res)));
     return;
