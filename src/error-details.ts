@@ -112,11 +112,13 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
   },
   POLICY_DENIED: {
     meaning:
-      "A policy of the customer or agent, or a rule of the Hub's, refused the call before any credential lookup or Google call. `details.rule`: `enabled_tools`, `max_side_effects`, `require_request_id_for_writes`, `email_allowed_recipient_domains`, `max_tool_calls_per_conversation`, or `tool_version_blocked` (the version `tool` resolved to is blocked; `details.replacement` says what to call).",
+      "A policy of the customer or agent, or a rule of the Hub's, refused the call before any credential lookup or Google call. `details.rule`: `enabled_tools`, `max_side_effects`, `require_request_id_for_writes`, `require_conversation_id`, `email_allowed_recipient_domains`, `max_tool_calls_per_conversation`, `max_conversations_per_agent_per_hour` (`details.retry_after_s`: when this agent may open a new conversation; it may continue the ones it has), or `tool_version_blocked` (the version `tool` resolved to is blocked; `details.replacement` says what to call).",
     details: z.object({
       rule: reason('The rule that refused the call.'),
       policy: z.enum(['customer', 'agent']).describe("Whose policy the rule is (the agent's overrides the customer's field by field).").optional(),
-      limit: z.int().describe('`max_tool_calls_per_conversation`: the budget.').optional(),
+      limit: z.int().describe('`max_tool_calls_per_conversation`: the budget; `max_conversations_per_agent_per_hour`: the cap.').optional(),
+      window_s: z.int().describe('`max_conversations_per_agent_per_hour`: the window (3600).').optional(),
+      retry_after_s: z.int().describe('`max_conversations_per_agent_per_hour`: seconds until this agent may open a new conversation.').optional(),
       refused_domains: z.array(z.string()).describe('`email_allowed_recipient_domains`: the recipient domains not allowed.').optional(),
       tool_version: z.string().describe('`tool_version_blocked`: the blocked version.').optional(),
       replacement: z.string().describe('`tool_version_blocked`: what to call instead.').optional(),

@@ -1,5 +1,6 @@
 import { type ApiError, api } from '../api.js';
 import { failure, h, loading, replace } from '../dom.js';
+import { type Inherited, conversationNotice } from './policy-notice.js';
 
 interface Rules {
   enabled_tools?: string[] | null;
@@ -7,10 +8,12 @@ interface Rules {
   max_tool_calls_per_conversation?: number | null;
   email_allowed_recipient_domains?: string[] | null;
   require_request_id_for_writes?: boolean;
+  require_conversation_id?: boolean;
+  max_conversations_per_agent_per_hour?: number | null;
 }
 interface Policy {
   rules: Rules;
-  effective: Record<string, unknown>;
+  effective: Required<Rules>;
   tools_allowed: string[];
   denies_everything: boolean;
   warning?: string;
@@ -20,7 +23,7 @@ interface Policy {
 
 type Mode = [value: string, label: string];
 /** Each rule: "not set" leaves it out (an agent then has the customer's), the rest as the API reads them. */
-const FIELDS: { name: keyof Rules; label: string; modes: Mode[]; input?: 'lines' | 'number'; inputLabel?: string }[] = [
+const FIELDS: { name: keyof Rules; label: string; modes: Mode[]; input?: 'lines' | 'number'; inputLabel?: string; max?: number }[] = [
   {
     name: 'enabled_tools',
     label: 'Enabled tools',
@@ -45,12 +48,34 @@ const FIELDS: { name: keyof Rules; label: string; modes: Mode[]; input?: 'lines'
     name: 'max_tool_calls_per_conversation',
     label: 'Tool calls per conversation',
     modes: [
-      ['unset', 'Not set (25 once a policy exists)'],
+      ['unset', 'Not set (see below)'],
       ['null', 'No limit'],
       ['value', 'At most'],
     ],
     input: 'number',
     inputLabel: 'Most calls per conversation',
+    max: 1_000_000,
+  },
+  {
+    name: 'require_conversation_id',
+    label: 'Conversation id required',
+    modes: [
+      ['unset', 'Not set'],
+      ['true', 'Yes: refuse calls without one'],
+      ['false', 'No'],
+    ],
+  },
+  {
+    name: 'max_conversations_per_agent_per_hour',
+    label: 'Conversations per agent per hour',
+    modes: [
+      ['unset', 'Not set'],
+      ['null', 'No limit'],
+      ['value', 'At most'],
+    ],
+    input: 'number',
+    inputLabel: 'Most conversations one agent may use per hour',
+    max: 10_000,
   },
   {
     name: 'email_allowed_recipient_domains',
@@ -83,7 +108,8 @@ export async function policyEditor(holder: HTMLElement, customerId: string, agen
   const path = `/api/admin/customers/${encodeURIComponent(customerId)}${agentId === null ? '' : `/agents/${encodeURIComponent(agentId)}`}/policy`;
   const whose = agentId === null ? 'this customer' : `agent ${agentId}`;
   replace(holder, loading('Loading the policy…'));
-  const got = await api<Policy>('GET', path);
+  const customerPath = `/api/admin/customers/${encodeURIComponent(customerId)}/policy`;
+  const [got, customerPolicy] = await Promise.all([api<Policy>('GET', path), agentId === null ? null : api<Policy>('GET', customerPath)]);
   if (!got.ok && got.status !== 404) {
     replace(
       holder,
@@ -92,6 +118,17 @@ export async function policyEditor(holder: HTMLElement, customerId: string, agen
     return;
   }
   let current: Policy | null = got.ok ? got.data : null;
+  // What an agent's unset fields become: the customer's policy in force, or the defaults when it has none.
+  const inherited: Inherited | null =
+    customerPolicy === null
+      ? null
+      : customerPolicy.ok
+        ? {
+            budget: customerPolicy.data.effective.max_tool_calls_per_conversation,
+            requireConversationId: customerPolicy.data.effective.require_conversation_id,
+            from: 'customer',
+          }
+        : { budget: null, requireConversationId: false, from: 'default' };
   const reload = () => void policyEditor(holder, customerId, agentId);
 
   const controls = FIELDS.map((f) => {
@@ -105,7 +142,7 @@ export async function policyEditor(holder: HTMLElement, customerId: string, agen
       f.input === 'lines'
         ? h('textarea', { id, rows: 3, spellcheck: 'false', 'aria-describedby': `${id}-error` })
         : f.input === 'number'
-          ? h('input', { id, type: 'number', min: 1, max: 1000000, step: 1, 'aria-describedby': `${id}-error` })
+          ? h('input', { id, type: 'number', min: 1, max: f.max ?? 1_000_000, step: 1, 'aria-describedby': `${id}-error` })
           : null;
     const error = h('p', { id: `${id}-error`, class: 'field-error' });
     const sync = () => {
@@ -150,9 +187,21 @@ export async function policyEditor(holder: HTMLElement, customerId: string, agen
   });
 
   const problem = h('div', { 'aria-live': 'polite' });
+  const notice = h('p', { id: `${key}-conversation-notice`, class: 'notice' });
+  const value = (name: keyof Rules) => controls.find((c) => c.f.name === name)!.read();
+  const explainConversations = () => {
+    notice.textContent = conversationNotice({
+      creating: current === null,
+      inherited,
+      budget: value('max_tool_calls_per_conversation'),
+      requireConversationId: value('require_conversation_id'),
+      conversationsPerHour: value('max_conversations_per_agent_per_hour'),
+    });
+  };
   const summary = h('div');
   const show = (p: Policy | null) => {
     for (const c of controls) c.set(p?.rules[c.f.name]);
+    explainConversations();
     replace(
       summary,
       p === null
@@ -206,7 +255,7 @@ export async function policyEditor(holder: HTMLElement, customerId: string, agen
     controls.find((c) => c.error.textContent)?.focus();
   };
 
-  const save = h('button', { type: 'submit' }, 'Save policy');
+  const save = h('button', { type: 'submit', 'aria-describedby': notice.id }, 'Save policy');
   const remove = h('button', { type: 'button', class: 'danger' }, 'Delete policy…');
   const form = h(
     'form',
@@ -238,8 +287,11 @@ export async function policyEditor(holder: HTMLElement, customerId: string, agen
       h('legend', {}, agentId === null ? 'Rules of the customer' : `Rules of agent ${agentId}`),
       controls.map((c) => c.el),
     ),
+    notice,
     h('div', { class: 'row actions' }, save, remove),
   );
+  form.addEventListener('change', explainConversations);
+  form.addEventListener('input', explainConversations);
 
   const confirm = h('button', { type: 'button', class: 'danger' }, 'Delete');
   const cancel = h('button', { type: 'button' }, 'Cancel');

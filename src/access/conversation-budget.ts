@@ -2,89 +2,112 @@ import { hash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger';
 import type { RedisHealth } from '../store/redis-health';
+import { type ConversationCounts, createLocalConversationCounts } from './conversation-counts';
 
 /**
- * `max_tool_calls_per_conversation`: calls counted per (customer, agent, conversation_id) — shared by every
- * replica through Redis when configured (one Lua script: read, refuse or count, extend the TTL), else in this
- * process. The count is forgotten HUB_CONVERSATION_BUDGET_TTL_S after the conversation's last call. When Redis is
- * unavailable (its breaker open, or slower than HUB_RATE_LIMIT_REDIS_TIMEOUT_MS), this replica counts in memory
- * instead: a budget then holds per replica, not globally, until Redis is back. A refused call is not counted.
- * Conversation ids are the agent's text: only their SHA-256 goes into a Redis key.
+ * The counted rules of a policy, for one call that names a conversation:
+ * - `max_tool_calls_per_conversation`: calls per (customer, conversation_id), whichever agent makes them. The
+ *   count is forgotten HUB_CONVERSATION_BUDGET_TTL_S after the conversation's last call.
+ * - `max_conversations_per_agent_per_hour`: the distinct conversation ids one (customer, agent) calls with in a
+ *   fixed hour that starts at its first; a conversation the agent already used this hour always passes it.
+ * Shared by every replica through Redis when configured — one Lua script reads both, refuses or counts both,
+ * so a call refused by either counts in neither — else in this process (the embedded database serves one
+ * process only). When Redis is unavailable (its breaker open, or slower than HUB_RATE_LIMIT_REDIS_TIMEOUT_MS),
+ * this replica counts in memory instead, as the rate limits do: the rules then hold per replica until Redis is
+ * back. Conversation ids are the agent's text: only their SHA-256 goes into Redis.
  */
 
-export type Taken = { ok: true } | { ok: false; used: number };
-
-export interface ConversationBudget {
-  /** Counts one call, or says the budget is spent (`used` calls so far). Synchronous when counted in memory. */
-  take(customerId: string, agentId: string, conversationId: string, limit: number): Taken | Promise<Taken>;
+export interface ConversationLimits {
+  /** Calls per (customer, conversation); null = not counted. */
+  perConversation: number | null;
+  /** Distinct conversations per (customer, agent) and window; null = not counted. */
+  perAgentWindow: number | null;
 }
 
-// KEYS[1] the conversation's counter. ARGV limit, ttl ms. Returns the count after this call, or -count when refused.
+export type Taken =
+  | { ok: true }
+  | { ok: false; rule: 'max_tool_calls_per_conversation'; used: number }
+  | { ok: false; rule: 'max_conversations_per_agent_per_hour'; used: number; retryAfterMs: number };
+
+export interface ConversationBudget {
+  /** Counts one call, or says which limit refuses it. Synchronous when counted in memory. */
+  take(customerId: string, agentId: string, conversationId: string, limits: ConversationLimits): Taken | Promise<Taken>;
+}
+
+// KEYS[1] the conversation's call counter, KEYS[2] the agent's set of conversations this window (both in the
+// customer's hash slot). ARGV: call limit (0 = none), counter TTL ms, conversation hash, conversation limit
+// (0 = none), window ms. Returns {0, calls} when counted, {1, calls} or {2, conversations, ms left} when refused.
 const TAKE = `
-local used = tonumber(redis.call('GET', KEYS[1]) or '0')
-if used >= tonumber(ARGV[1]) then return -used end
-used = redis.call('INCR', KEYS[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return used
+local budget = tonumber(ARGV[1])
+local used = 0
+if budget > 0 then
+  used = tonumber(redis.call('GET', KEYS[1]) or '0')
+  if used >= budget then return {1, used, 0} end
+end
+local cap = tonumber(ARGV[4])
+if cap > 0 and redis.call('SISMEMBER', KEYS[2], ARGV[3]) == 0 then
+  local opened = redis.call('SCARD', KEYS[2])
+  local left = redis.call('PTTL', KEYS[2])
+  if opened >= cap then return {2, opened, left} end
+  redis.call('SADD', KEYS[2], ARGV[3])
+  if left < 0 then redis.call('PEXPIRE', KEYS[2], ARGV[5]) end
+end
+if budget > 0 then
+  used = redis.call('INCR', KEYS[1])
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return {0, used, 0}
 `;
 
 interface TakeCommand {
-  hubConversationTake(key: string, limit: number, ttlMs: number): Promise<number>;
+  hubConversationTake(calls: string, opened: string, budget: number, ttlMs: number, member: string, cap: number, windowMs: number): Promise<number[]>;
 }
-
-/** Bounds memory of the in-process counters (each key at most ~330 characters); the oldest-started go first. */
-const MAX_LOCAL_CONVERSATIONS = 100_000;
 
 export function createConversationBudget(options: {
   ttlS: number;
+  windowS: number;
   redis: { client: Redis; health: RedisHealth } | null;
   redisTimeoutMs: number;
   logger: Logger;
   now?: () => number;
 }): ConversationBudget {
-  const now = options.now ?? Date.now;
   const ttlMs = options.ttlS * 1000;
-  const local = new Map<string, { used: number; expiresAt: number }>();
-  // In Redis the conversation id is hashed (bounded keys, no agent text in Redis); in memory it is used as it is
-  // (conversation ids hold no control characters, so a line feed separates the parts unambiguously).
-  const redisKey = (customerId: string, agentId: string, conversationId: string) =>
-    `hub:conv:{${customerId}}:${agentId}:${hash('sha256', conversationId, 'base64url')}`;
-
-  const takeLocally = (customerId: string, agentId: string, conversationId: string, limit: number): Taken => {
-    const key = `${customerId}\n${agentId}\n${conversationId}`;
-    const t = now();
-    const entry = local.get(key);
-    if (entry !== undefined && entry.expiresAt > t) {
-      if (entry.used >= limit) return { ok: false, used: entry.used };
-      entry.used++;
-      entry.expiresAt = t + ttlMs;
-      return { ok: true };
-    }
-    // A new (or expired) conversation: the oldest-started one makes room when the map is full.
-    local.delete(key);
-    if (local.size >= MAX_LOCAL_CONVERSATIONS) local.delete(local.keys().next().value!);
-    local.set(key, { used: 1, expiresAt: t + ttlMs });
-    return { ok: true };
-  };
+  const windowMs = options.windowS * 1000;
+  const local: ConversationCounts = createLocalConversationCounts({ ttlMs, windowMs, now: options.now });
 
   const shared = options.redis;
-  if (shared) shared.client.defineCommand('hubConversationTake', { numberOfKeys: 1, lua: TAKE });
+  if (shared) shared.client.defineCommand('hubConversationTake', { numberOfKeys: 2, lua: TAKE });
   const command = shared?.client as unknown as TakeCommand | undefined;
 
-  const takeShared = async (customerId: string, agentId: string, conversationId: string, limit: number): Promise<Taken> => {
+  const takeShared = async (customerId: string, agentId: string, conversationId: string, limits: ConversationLimits): Promise<Taken> => {
     try {
-      const key = redisKey(customerId, agentId, conversationId);
-      const n = await shared!.health.call(() => command!.hubConversationTake(key, limit, ttlMs), options.redisTimeoutMs);
-      return n < 0 || n > limit ? { ok: false, used: Math.abs(n) } : { ok: true };
+      const member = hash('sha256', conversationId, 'base64url');
+      const [verdict, used, left] = await shared!.health.call(
+        () =>
+          command!.hubConversationTake(
+            `hub:conv:{${customerId}}:${member}`,
+            `hub:convs:{${customerId}}:${agentId}`,
+            limits.perConversation ?? 0,
+            ttlMs,
+            member,
+            limits.perAgentWindow ?? 0,
+            windowMs,
+          ),
+        options.redisTimeoutMs,
+      );
+      if (verdict === 1) return { ok: false, rule: 'max_tool_calls_per_conversation', used: used! };
+      if (verdict === 2) return { ok: false, rule: 'max_conversations_per_agent_per_hour', used: used!, retryAfterMs: left! > 0 ? left! : windowMs };
+      return { ok: true };
     } catch (err) {
       options.logger.debug({ err }, 'conversation budget: redis unavailable; counting in memory');
-      return takeLocally(customerId, agentId, conversationId, limit);
+      return local.take(customerId, agentId, conversationId, limits);
     }
   };
 
   return {
-    take(customerId, agentId, conversationId, limit) {
-      return shared?.health.available() ? takeShared(customerId, agentId, conversationId, limit) : takeLocally(customerId, agentId, conversationId, limit);
+    take(customerId, agentId, conversationId, limits) {
+      if (limits.perConversation === null && limits.perAgentWindow === null) return { ok: true };
+      return shared?.health.available() ? takeShared(customerId, agentId, conversationId, limits) : local.take(customerId, agentId, conversationId, limits);
     },
   };
 }

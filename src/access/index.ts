@@ -6,6 +6,7 @@ import type { AccessChange, AccessEvents } from './access-events';
 import { createConversationBudget } from './conversation-budget';
 import { type Policies, createPolicyCache } from './policy-cache';
 import { type PolicyGuard, createPolicyGuard } from './policy-guard';
+import { CONVERSATION_WINDOW_S } from './policy-rules';
 import { type PolicyStore, createPolicyStore } from './policy-store';
 import { type ServiceKeyStore, createServiceKeyStore } from './service-key-store';
 import { type ServiceKeys, createServiceKeys } from './service-keys';
@@ -35,7 +36,13 @@ export function createAccess(deps: {
   const keys = createServiceKeys({ store: keyStore, ttlMs: settings.cacheTtlMs, logger });
   const policyStore = createPolicyStore(deps.db);
   const policies = createPolicyCache({ store: policyStore, ttlMs: settings.cacheTtlMs });
-  const budget = createConversationBudget({ ttlS: settings.conversationTtlS, redis: deps.redis, redisTimeoutMs: settings.redisTimeoutMs, logger });
+  const budget = createConversationBudget({
+    ttlS: settings.conversationTtlS,
+    windowS: CONVERSATION_WINDOW_S,
+    redis: deps.redis,
+    redisTimeoutMs: settings.redisTimeoutMs,
+    logger,
+  });
   const applyLocally = async (change: AccessChange) => {
     if (change.kind === 'policy') policies.invalidate(change.customerId);
     else await keys.reload();

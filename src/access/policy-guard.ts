@@ -3,9 +3,9 @@ import { storeUnavailable } from '../integrations/connections';
 import { isDatabaseUnavailable } from '../store/db';
 import type { Logger } from '../logger';
 import type { AnyTool } from '../tools/types';
-import type { ConversationBudget } from './conversation-budget';
+import type { ConversationBudget, Taken } from './conversation-budget';
 import type { Policies } from './policy-cache';
-import { type EffectivePolicy, policyDenied, policyRefusal } from './policy-rules';
+import { CONVERSATION_WINDOW_S, type EffectivePolicy, policyDenied, policyRefusal } from './policy-rules';
 
 export interface PolicyCheck {
   customerId: string;
@@ -28,9 +28,10 @@ export type PolicyGuard = (call: PolicyCheck) => Verdict | Promise<Verdict>;
 
 /**
  * The policy gate of a tool call, run after its inputs are validated and before any credential lookup or Google
- * call: the rules that need nothing but the call first, the call budget (a Redis round trip) last, so a call
- * refused by a rule does not spend the conversation's budget. A call without conversation_id is not counted: there
- * is nothing to count it against (an agent that wants the budget enforced sends one).
+ * call: the rules that need nothing but the call first, the counted ones (a Redis round trip) last, so a call
+ * refused by a rule spends neither the conversation's budget nor the agent's conversations. A call without
+ * conversation_id has nothing to be counted against: a policy that wants every call counted requires one
+ * (`require_conversation_id`), and such a call is refused by the rules above.
  */
 export function createPolicyGuard(deps: { policies: Policies; budget: ConversationBudget; logger: Logger }): PolicyGuard {
   // Policies live in the credential store's database. When it cannot be read and this replica holds no copy, a
@@ -42,17 +43,26 @@ export function createPolicyGuard(deps: { policies: Policies; budget: Conversati
     return storeUnavailable(err, deps.logger); // rethrows what is not an outage (a bug)
   };
 
-  const budgetVerdict = (taken: { ok: true } | { ok: false; used: number }, budget: NonNullable<EffectivePolicy['budget']>): Verdict =>
-    taken.ok
-      ? null
-      : policyDenied(
-          'max_tool_calls_per_conversation',
-          budget.from,
-          `This conversation has used its ${budget.value} tool calls (the ${budget.from} policy's budget)`,
-          {
-            limit: budget.value,
-          },
-        );
+  const countedVerdict = (taken: Taken, policy: EffectivePolicy): Verdict => {
+    if (taken.ok) return null;
+    if (taken.rule === 'max_tool_calls_per_conversation') {
+      const budget = policy.budget!;
+      return policyDenied(
+        'max_tool_calls_per_conversation',
+        budget.from,
+        `This conversation has used its ${budget.value} tool calls (the ${budget.from} policy's budget, whichever agents made them)`,
+        { limit: budget.value },
+      );
+    }
+    const cap = policy.conversationsPerHour!;
+    const retryAfterS = Math.max(1, Math.ceil(taken.retryAfterMs / 1000));
+    return policyDenied(
+      'max_conversations_per_agent_per_hour',
+      cap.from,
+      `This agent has used ${cap.value} conversations this hour (the ${cap.from} policy's cap); continue one of them, or start a new one in ${retryAfterS} s`,
+      { limit: cap.value, window_s: CONVERSATION_WINDOW_S, retry_after_s: retryAfterS },
+    );
+  };
 
   const decide = (policy: EffectivePolicy | null, call: PolicyCheck): Verdict | Promise<Verdict> => {
     if (policy === null) return null;
@@ -61,12 +71,13 @@ export function createPolicyGuard(deps: { policies: Policies; budget: Conversati
       tool,
       recipients: tool.recipients?.(call.input) ?? NO_RECIPIENTS,
       hasRequestId: call.hasRequestId,
+      hasConversationId: call.conversationId !== null,
       changes: tool.changesWhen?.(call.input) ?? false,
     });
-    if (refused !== null || policy.budget === null || call.conversationId === null) return refused;
-    const budget = policy.budget;
-    const taken = deps.budget.take(call.customerId, call.agentId, call.conversationId, budget.value);
-    return taken instanceof Promise ? taken.then((t) => budgetVerdict(t, budget)) : budgetVerdict(taken, budget);
+    if (refused !== null || call.conversationId === null) return refused;
+    const limits = { perConversation: policy.budget?.value ?? null, perAgentWindow: policy.conversationsPerHour?.value ?? null };
+    const taken = deps.budget.take(call.customerId, call.agentId, call.conversationId, limits);
+    return taken instanceof Promise ? taken.then((t) => countedVerdict(t, policy)) : countedVerdict(taken, policy);
   };
 
   return (call) => {

@@ -14,8 +14,12 @@ const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
 const DOMAIN = new RegExp(`^(?=.{1,253}$)${LABEL}(?:\\.${LABEL})+$`);
 
 export const MAX_LIST_ENTRIES = 200;
-/** Seed 003 §5.1's default for `max_tool_calls` — applied once a customer or agent has any policy. */
+/** The default budget of tool calls per conversation — applied once a customer or agent has any policy. */
 export const DEFAULT_MAX_TOOL_CALLS = 25;
+/** The window of `max_conversations_per_agent_per_hour`. */
+export const CONVERSATION_WINDOW_S = 3_600;
+/** Bounds what one agent's window remembers (each conversation a 43-character hash). */
+export const MAX_CONVERSATIONS_PER_HOUR = 10_000;
 
 // openapi.yaml's PolicyRules is generated from this schema (src/codegen/openapi-routes.ts), descriptions included.
 export const policyRulesSchema = z.strictObject({
@@ -33,7 +37,23 @@ export const policyRulesSchema = z.strictObject({
     .max(1_000_000)
     .nullable()
     .optional()
-    .describe('Calls per (customer, agent, `context.conversation_id`), on all replicas together; calls without a conversation_id are not counted.'),
+    .describe(
+      "Calls per (customer, `context.conversation_id`), whichever agents make them, on all replicas together. Each call is held to the calling agent's budget. Calls without a conversation_id are not counted (set `require_conversation_id` to refuse them).",
+    ),
+  require_conversation_id: z
+    .boolean()
+    .optional()
+    .describe('A tool call without `context.conversation_id` (over MCP, the `X-Hub-Conversation-Id` header) is refused, so every call counts.'),
+  max_conversations_per_agent_per_hour: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_CONVERSATIONS_PER_HOUR)
+    .nullable()
+    .optional()
+    .describe(
+      'Distinct `context.conversation_id`s one agent may call with per hour (a fixed window from the first), on all replicas together; a call in a conversation the agent already used this hour always counts as that one. null = no cap.',
+    ),
   email_allowed_recipient_domains: z
     .array(
       z
@@ -66,6 +86,8 @@ export interface EffectivePolicy {
   budget: From<number> | null;
   domains: From<ReadonlySet<string>> | null;
   requireRequestId: From<true> | null;
+  requireConversationId: From<true> | null;
+  conversationsPerHour: From<number> | null;
   /** The merged rules, for answers (defaults filled in). */
   rules: Required<PolicyRules>;
 }
@@ -84,18 +106,24 @@ export function effectivePolicy(customer: PolicyRules | null, agent: PolicyRules
   const budget = pick('max_tool_calls_per_conversation') ?? { value: DEFAULT_MAX_TOOL_CALLS, from: owner };
   const domains = pick('email_allowed_recipient_domains');
   const requestIds = pick('require_request_id_for_writes');
+  const conversationIds = pick('require_conversation_id');
+  const perHour = pick('max_conversations_per_agent_per_hour');
   return {
     tools: tools?.value == null ? null : { value: toolMatcher(tools.value), from: tools.from },
     readsOnly: sideEffects?.value === 'reads' ? { value: true, from: sideEffects.from } : null,
     budget: budget.value == null ? null : { value: budget.value, from: budget.from },
     domains: domains?.value == null ? null : { value: new Set(domains.value), from: domains.from },
     requireRequestId: requestIds?.value === true ? { value: true, from: requestIds.from } : null,
+    requireConversationId: conversationIds?.value === true ? { value: true, from: conversationIds.from } : null,
+    conversationsPerHour: perHour?.value == null ? null : { value: perHour.value, from: perHour.from },
     rules: {
       enabled_tools: tools?.value ?? null,
       max_side_effects: sideEffects?.value ?? 'writes',
       max_tool_calls_per_conversation: budget.value ?? null,
       email_allowed_recipient_domains: domains?.value ?? null,
       require_request_id_for_writes: requestIds?.value ?? false,
+      require_conversation_id: conversationIds?.value ?? false,
+      max_conversations_per_agent_per_hour: perHour?.value ?? null,
     },
   };
 }
@@ -106,12 +134,20 @@ export interface PolicyCall {
   recipients: readonly string[];
   /** Whether the caller gave context.request_id. */
   hasRequestId: boolean;
+  /** Whether the caller gave context.conversation_id. */
+  hasConversationId: boolean;
   /** Whether this call of a tool that reads changes something all the same (ToolDefinition.changesWhen). */
   changes: boolean;
 }
 
 export type PolicyRule =
-  'enabled_tools' | 'max_side_effects' | 'require_request_id_for_writes' | 'email_allowed_recipient_domains' | 'max_tool_calls_per_conversation';
+  | 'enabled_tools'
+  | 'max_side_effects'
+  | 'require_request_id_for_writes'
+  | 'require_conversation_id'
+  | 'email_allowed_recipient_domains'
+  | 'max_tool_calls_per_conversation'
+  | 'max_conversations_per_agent_per_hour';
 
 export const policyDenied = (rule: PolicyRule, policy: PolicyScope, message: string, extra: Record<string, unknown> = {}): HubError =>
   hubError('POLICY_DENIED', message, { details: { rule, policy, ...extra } });
@@ -125,7 +161,7 @@ export function mayRun(p: EffectivePolicy | null, tool: ToolRef & { sideEffects:
 
 const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1).toLowerCase();
 
-/** Null when the call passes every rule but the call budget (counted separately, last); else POLICY_DENIED. */
+/** Null when the call passes every rule but the counted ones (budget, conversations per hour: last); else POLICY_DENIED. */
 export function policyRefusal(p: EffectivePolicy, call: PolicyCall): HubError | null {
   const { tool } = call;
   if (p.tools !== null && !p.tools.value(tool)) {
@@ -146,6 +182,13 @@ export function policyRefusal(p: EffectivePolicy, call: PolicyCall): HubError | 
       'require_request_id_for_writes',
       p.requireRequestId.from,
       `The ${p.requireRequestId.from} policy requires context.request_id for tools that write, so a retry cannot write twice`,
+    );
+  }
+  if (p.requireConversationId !== null && !call.hasConversationId) {
+    return policyDenied(
+      'require_conversation_id',
+      p.requireConversationId.from,
+      `The ${p.requireConversationId.from} policy requires context.conversation_id on every tool call (over MCP, the X-Hub-Conversation-Id header)`,
     );
   }
   if (p.domains !== null && call.recipients.length > 0) {

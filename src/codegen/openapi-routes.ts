@@ -14,7 +14,7 @@ export function routeSchemas(): Record<string, Record<string, unknown>> {
     PolicyRules: {
       ...jsonSchema(policyRulesSchema, 'input'),
       description:
-        "Every field is optional. In an agent's policy a field left out is the customer's, and `null` says \"no restriction\" (it lifts the customer's). Once a customer or agent has any policy, `max_tool_calls_per_conversation` is 25 (seed 003's default) unless set; with no policy at all, nothing is limited.",
+        "Every field is optional. In an agent's policy a field left out is the customer's, and `null` says \"no restriction\" (it lifts the customer's). Once a customer or agent has any policy, `max_tool_calls_per_conversation` is 25 (the default) unless set — counted only for calls that name a conversation, unless `require_conversation_id`; with no policy at all, nothing is limited.",
     },
   };
 }

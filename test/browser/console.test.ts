@@ -381,6 +381,48 @@ run('admin console in Chromium', () => {
     expect((await page.request.get(`${hubUrl}/api/admin/customers/${DEMO_CUSTOMER_ID}/policy`)).status()).toBe(403); // no CSRF header: refused
   }, 90_000);
 
+  test('when an admin creates a policy, then the page states the conversation budget it brings before saving, as the API then applies it', async () => {
+    await visit(page, `/admin/policies?customer=${DEMO_CUSTOMER_ID}`, '09-policies-new');
+    const mine = page.getByRole('form', { name: 'Customer policy' });
+    const notice = page.locator('#customer-conversation-notice');
+    expect(await notice.textContent()).toBe(
+      'Saving creates this policy, and with it at most 25 tool calls per conversation (the default, as “Tool calls per conversation” is not set), counted over every agent in the conversation. Calls without a conversation id are not counted.',
+    );
+    // The Save button is described by the notice, so a screen reader hears it before saving.
+    expect(await mine.getByRole('button', { name: 'Save policy' }).getAttribute('aria-describedby')).toBe('customer-conversation-notice');
+    await mine.getByLabel('Tool calls per conversation').selectOption('null');
+    expect(await notice.textContent()).toMatch(/^Saving creates this policy, and with it no limit on tool calls per conversation \(set here\)\./);
+    await mine.getByLabel('Tool calls per conversation').selectOption('unset');
+    await mine.getByLabel('Conversation id required').selectOption('true');
+    await mine.getByLabel('Conversations per agent per hour').selectOption('value');
+    await mine.getByLabel('Most conversations one agent may use per hour').fill('5');
+    expect(await notice.textContent()).toContain('A call without a conversation id is refused. Each agent may use at most 5 conversations an hour.');
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, '09-policies-new');
+    await mine.getByRole('button', { name: 'Save policy' }).click();
+    await page.getByText('Policy created.').waitFor();
+    expect(await notice.textContent()).toMatch(/^Once saved: at most 25 tool calls per conversation \(the default/);
+    // What the page said is what the API put in force.
+    const path = `/api/admin/customers/${DEMO_CUSTOMER_ID}/policy`;
+    const saved = (await page.evaluate(
+      `fetch(${JSON.stringify(path)}, { headers: { 'X-CSRF-Token': document.querySelector('meta[name="hub-csrf"]').content } }).then((r) => r.json())`,
+    )) as { effective: Record<string, unknown> };
+    expect(saved.effective).toMatchObject({ max_tool_calls_per_conversation: 25, require_conversation_id: true, max_conversations_per_agent_per_hour: 5 });
+
+    // A new agent policy inherits the customer's: the page says so before saving.
+    await page.getByLabel('Agent id').fill(AGENT_ID);
+    await page.getByRole('button', { name: 'Open agent policy' }).click();
+    await page.getByRole('form', { name: `Policy of agent ${AGENT_ID}` }).waitFor();
+    expect(await page.locator('#agent-conversation-notice').textContent()).toBe(
+      "Saving creates this policy, and with it at most 25 tool calls per conversation (the customer's policy, as this field is not set), counted over every agent in the conversation. A call without a conversation id is refused.",
+    );
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await mine.getByRole('button', { name: 'Delete policy…' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('region', { name: 'Customer policy' }).getByText('Policy deleted.').waitFor();
+  }, 90_000);
+
   test("when an admin sets the customer's webhook endpoint, then its secret shows once, rotates, and the delivery log is listed", async () => {
     await page.goto(`${hubUrl}/admin/customers/${DEMO_CUSTOMER_ID}`);
     await pageReady(page);

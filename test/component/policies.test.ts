@@ -55,6 +55,8 @@ describe('the admin API', () => {
       max_tool_calls_per_conversation: 25,
       email_allowed_recipient_domains: null,
       require_request_id_for_writes: false,
+      require_conversation_id: false,
+      max_conversations_per_agent_per_hour: null,
     });
     const read = await api().get(customerPath(customerId)).set('Authorization', asAdmin()).expect(200);
     expect(read.body.etag).toBe(created.body.etag);
@@ -170,7 +172,7 @@ describe('each rule, allowed and refused, before any credential lookup', () => {
     for (let i = 0; i < 5; i++) await echo(customerId, { agentId }).expect(200);
   });
 
-  test("when a policy leaves the budget out, then seed 003's 25 applies; with no policy at all, nothing is counted", async () => {
+  test('when a policy leaves the budget out, then the default 25 applies; with no policy at all, nothing is counted', async () => {
     const withPolicy = randomUUID();
     const without = randomUUID();
     const agentId = randomUUID();
@@ -213,14 +215,15 @@ describe('customer and agent precedence', () => {
       policy: 'agent',
     });
     await call(customerId, 'test_write', { tag: 'x' }, { agentId: plain }).expect(200);
-    // Budgets: the customer's 2 for `plain`, the agent's own 4 for `freed`.
+    // Budgets: the customer's 2 for `plain`, the agent's own 4 for `freed` — counted per conversation, whichever
+    // agent calls: after plain's 2 calls in `c`, freed has 2 left there.
     for (let i = 0; i < 2; i++) await echo(customerId, { agentId: plain, conversationId: 'c' }).expect(200);
     expect((await echo(customerId, { agentId: plain, conversationId: 'c' }).expect(403)).body.error.details).toEqual({
       rule: 'max_tool_calls_per_conversation',
       policy: 'customer',
       limit: 2,
     });
-    for (let i = 0; i < 4; i++) await echo(customerId, { agentId: freed, conversationId: 'c' }).expect(200);
+    for (let i = 0; i < 2; i++) await echo(customerId, { agentId: freed, conversationId: 'c' }).expect(200);
     expect((await echo(customerId, { agentId: freed, conversationId: 'c' }).expect(403)).body.error.details).toEqual({
       rule: 'max_tool_calls_per_conversation',
       policy: 'agent',

@@ -90,12 +90,15 @@ maybe('service keys and policies on three replicas sharing PostgreSQL and Redis'
   });
   afterAll(() => stopAll(replicas));
 
-  test("when one conversation's calls are spread over the replicas, then its budget holds exactly across all of them", async () => {
+  test("when one conversation's calls are spread over the replicas and agents, then its budget holds exactly across all of them", async () => {
     const customerId = randomUUID();
     const agentId = randomUUID();
+    const agents = [agentId, randomUUID()];
     const put = await http(replicas[0]!, 'PUT', `/api/admin/customers/${customerId}/policy`, asAdmin(), { max_tool_calls_per_conversation: 10 });
     expect(put.status).toBe(201);
-    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => echo(replicas[i % 3]!, customerId, { agentId, conversationId: 'conv-1' })));
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => echo(replicas[i % 3]!, customerId, { agentId: agents[i % 2], conversationId: 'conv-1' })),
+    );
     expect(answers.filter((a) => a.status === 200)).toHaveLength(10);
     const refused = answers.filter((a) => a.status === 403);
     expect(refused).toHaveLength(20);
@@ -105,6 +108,20 @@ maybe('service keys and policies on three replicas sharing PostgreSQL and Redis'
     });
     // Another conversation of the same agent has its own budget.
     expect((await echo(replicas[2]!, customerId, { agentId, conversationId: 'conv-2' })).status).toBe(200);
+  });
+
+  test('when an agent opens conversations on every replica at once, then its per-hour cap holds exactly across all of them', async () => {
+    const customerId = randomUUID();
+    const agentId = randomUUID();
+    const put = await http(replicas[1]!, 'PUT', `/api/admin/customers/${customerId}/policy`, asAdmin(), {
+      require_conversation_id: true,
+      max_conversations_per_agent_per_hour: 4,
+    });
+    expect(put.status).toBe(201);
+    const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => echo(replicas[i % 3]!, customerId, { agentId, conversationId: `c-${i}` })));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(4);
+    expect(answers.find((a) => a.status === 403)!.body.error.details).toMatchObject({ rule: 'max_conversations_per_agent_per_hour', limit: 4 });
+    expect((await echo(replicas[0]!, customerId, { agentId })).body.error.details.rule).toBe('require_conversation_id');
   });
 
   test('when a policy is changed through one replica, then the others follow it at once', async () => {

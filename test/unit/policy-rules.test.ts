@@ -2,7 +2,13 @@ import { DEFAULT_MAX_TOOL_CALLS, effectivePolicy, mayRun, policyRefusal, policyR
 import { toolMatcher } from '../../src/access/tool-match';
 
 const tool = (name: string, version = '1.0.0', sideEffects: 'reads' | 'writes' = 'reads') => ({ name, version, sideEffects });
-const call = (t: ReturnType<typeof tool>, recipients: string[] = [], hasRequestId = false, changes = false) => ({ tool: t, recipients, hasRequestId, changes });
+const call = (t: ReturnType<typeof tool>, recipients: string[] = [], hasRequestId = false, changes = false, hasConversationId = true) => ({
+  tool: t,
+  recipients,
+  hasRequestId,
+  changes,
+  hasConversationId,
+});
 
 describe('tool allow-lists', () => {
   it('when an entry names a major version, then only that major matches; a bare name matches every version', () => {
@@ -33,12 +39,14 @@ describe('merging a customer policy and an agent policy', () => {
       max_tool_calls_per_conversation: 9,
       email_allowed_recipient_domains: ['acme.example'],
       require_request_id_for_writes: false,
+      require_conversation_id: false,
+      max_conversations_per_agent_per_hour: null,
     });
     expect(merged.budget).toEqual({ value: 9, from: 'agent' });
     expect(merged.domains?.from).toBe('customer');
   });
 
-  it("when a policy exists but sets no budget, then seed 003's default applies, from that policy", () => {
+  it('when a policy exists but sets no budget, then the default budget applies, from that policy', () => {
     expect(effectivePolicy(null, {})!.budget).toEqual({ value: DEFAULT_MAX_TOOL_CALLS, from: 'agent' });
     expect(effectivePolicy({}, {})!.budget).toEqual({ value: DEFAULT_MAX_TOOL_CALLS, from: 'customer' });
     expect(effectivePolicy({ max_tool_calls_per_conversation: null }, null)!.budget).toBeNull();

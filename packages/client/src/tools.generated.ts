@@ -432,8 +432,12 @@ export interface ErrorDetails {
     rule: string;
     /** Whose policy the rule is (the agent's overrides the customer's field by field). */
     policy?: "customer" | "agent";
-    /** `max_tool_calls_per_conversation`: the budget. */
+    /** `max_tool_calls_per_conversation`: the budget; `max_conversations_per_agent_per_hour`: the cap. */
     limit?: number;
+    /** `max_conversations_per_agent_per_hour`: the window (3600). */
+    window_s?: number;
+    /** `max_conversations_per_agent_per_hour`: seconds until this agent may open a new conversation. */
+    retry_after_s?: number;
     /** `email_allowed_recipient_domains`: the recipient domains not allowed. */
     refused_domains?: string[];
     /** `tool_version_blocked`: the blocked version. */
