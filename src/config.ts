@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AuditConfig } from './audit/audit';
 import type { WebhookConfig } from './webhooks/webhooks';
 import { targetUrlProblem } from './webhooks/target';
+import { secretProblem } from './webhooks/signature';
 
 /**
  * The one place that reads the environment. Everything else receives a parsed `Config`.
@@ -480,13 +481,15 @@ const envSchema = z.object({
         .map((x) => x.trim())
         .filter((x) => x !== '');
       secrets.forEach((x, i) => {
-        if (x.length < MIN_SECRET_LENGTH)
+        const problem = secretProblem(x);
+        if (problem !== null) ctx.addIssue({ code: 'custom', message: `secret #${i + 1} ${problem}` });
+        else if (x.length < MIN_SECRET_LENGTH)
           ctx.addIssue({ code: 'custom', message: `secret #${i + 1} is ${x.length} characters; at least ${MIN_SECRET_LENGTH} required` });
       });
       return secrets;
     })
     .describe(
-      'Comma-separated secrets signing the webhooks sent to `HUB_WEBHOOK_URL`; each listed secret signs (two during a rotation). Required with `HUB_WEBHOOK_URL`.',
+      'Comma-separated secrets signing the webhooks sent to `HUB_WEBHOOK_URL` (Standard Webhooks); each listed secret signs (two during a rotation). `whsec_` + base64 of 24–64 random bytes is the form every Standard Webhooks library takes; another string signs with its own bytes. Required with `HUB_WEBHOOK_URL`.',
     ),
   HUB_WEBHOOK_ALLOW_PRIVATE: onOff(false).describe(
     'Allow webhook targets over http and on private, loopback or link-local addresses (tests, private networks); off, such targets are refused.',

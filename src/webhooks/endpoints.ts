@@ -60,7 +60,8 @@ export function createEndpoints(db: Db, secrets: HubSecrets): Endpoints {
   const derive = async (customerId: string, nonce: string) => {
     const key = await secrets.get('webhook-key');
     if (key === null) throw new Error('the webhook key is sealed with an encryption key this Hub does not have');
-    return `whsec_${createHmac('sha256', key).update(`hub-webhook-secret-v1\n${customerId}\n${nonce}`).digest('base64url')}`;
+    // Standard Webhooks' form: whsec_ + standard base64 of the 32 key bytes, which its libraries decode and sign with.
+    return `whsec_${createHmac('sha256', key).update(`hub-webhook-secret-v1\n${customerId}\n${nonce}`).digest('base64')}`;
   };
   const columns = 'customer_id, url, created_at, updated_at, updated_by, previous_until, secret_nonce, previous_nonce';
   return {

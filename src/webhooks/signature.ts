@@ -1,46 +1,43 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 
 /**
- * Webhook signatures (seed 000's signed webhook, in the shape Stripe and others use):
+ * Webhook signatures as Standard Webhooks defines them (standardwebhooks.com), made by its reference library, so a
+ * receiver verifies them with a maintained library in its own language:
  *
- *   X-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>[,v1=<hex>…]
+ *   webhook-id: <event id, the same in every retry>
+ *   webhook-timestamp: <unix seconds of this attempt>
+ *   webhook-signature: v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<raw body>")>[ v1,<…>]
  *
  * One `v1` per live secret: during a rotation the Hub signs with the new and the previous secret, so a receiver
- * holding either verifies. A receiver recomputes the HMAC over the timestamp, a dot and the raw body bytes,
- * compares in constant time with each `v1`, and refuses timestamps older than its tolerance (replays).
+ * holding either verifies. A secret in the standard's form (`whsec_` + base64) signs with the bytes it encodes;
+ * any other string (an operator's `HUB_WEBHOOK_SECRETS` entry) with its own bytes — the library's `raw` format.
  */
-export const SIGNATURE_HEADER = 'X-Webhook-Signature';
-export const DEFAULT_TOLERANCE_S = 300;
+export const WEBHOOK_ID_HEADER = 'webhook-id';
+export const WEBHOOK_TIMESTAMP_HEADER = 'webhook-timestamp';
+export const WEBHOOK_SIGNATURE_HEADER = 'webhook-signature';
+export const SECRET_PREFIX = 'whsec_';
 
-const mac = (secret: string, timestamp: number, body: string) => createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
-
-export function signatureHeader(secrets: readonly string[], timestamp: number, body: string): string {
-  return [`t=${timestamp}`, ...secrets.map((s) => `v1=${mac(s, timestamp, body)}`)].join(',');
+/** The signer for one secret; throws on a `whsec_` secret whose base64 does not decode. */
+export function webhookSigner(secret: string): Webhook {
+  return secret.startsWith(SECRET_PREFIX) ? new Webhook(secret) : new Webhook(secret, { format: 'raw' });
 }
 
-export type Verification = { ok: true; timestamp: number } | { ok: false; problem: 'malformed' | 'stale' | 'mismatch' };
+/** Why a `whsec_` secret is unusable (null when it is fine, or not in that form). */
+export function secretProblem(secret: string): string | null {
+  if (!secret.startsWith(SECRET_PREFIX)) return null;
+  const encoded = secret.slice(SECRET_PREFIX.length);
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || encoded.length % 4 !== 0) return 'is not whsec_ followed by standard base64';
+  const bytes = Buffer.from(encoded, 'base64').length;
+  // The standard asks for keys of 24 to 64 bytes.
+  return bytes < 24 || bytes > 64 ? `encodes ${bytes} bytes; Standard Webhooks keys are 24 to 64` : null;
+}
 
-/** What a receiver does (exported for receivers written in TypeScript, and for the tests). */
-export function verifySignature(
-  header: string | undefined,
-  body: string,
-  secrets: readonly string[],
-  options: { nowS?: number; toleranceS?: number } = {},
-): Verification {
-  if (typeof header !== 'string' || header.length > 4096) return { ok: false, problem: 'malformed' };
-  let timestamp: number | undefined;
-  const given: Buffer[] = [];
-  for (const part of header.split(',')) {
-    const [k, v] = part.trim().split('=', 2);
-    if (k === 't' && v !== undefined && /^\d{1,12}$/.test(v)) timestamp = Number(v);
-    else if (k === 'v1' && v !== undefined && /^[0-9a-f]{64}$/.test(v)) given.push(Buffer.from(v, 'hex'));
-  }
-  if (timestamp === undefined || given.length === 0) return { ok: false, problem: 'malformed' };
-  const now = options.nowS ?? Math.floor(Date.now() / 1000);
-  if (Math.abs(now - timestamp) > (options.toleranceS ?? DEFAULT_TOLERANCE_S)) return { ok: false, problem: 'stale' };
-  for (const secret of secrets) {
-    const expected = Buffer.from(mac(secret, timestamp, body), 'hex');
-    if (given.some((g) => timingSafeEqual(g, expected))) return { ok: true, timestamp };
-  }
-  return { ok: false, problem: 'mismatch' };
+/** The three headers of one delivery attempt, signed with every live secret. */
+export function signedHeaders(secrets: readonly string[], id: string, timestampS: number, body: string): Record<string, string> {
+  const at = new Date(timestampS * 1000);
+  return {
+    [WEBHOOK_ID_HEADER]: id,
+    [WEBHOOK_TIMESTAMP_HEADER]: String(timestampS),
+    [WEBHOOK_SIGNATURE_HEADER]: secrets.map((secret) => webhookSigner(secret).sign(id, at, body)).join(' '),
+  };
 }

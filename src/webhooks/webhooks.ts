@@ -5,7 +5,7 @@ import type { Logger } from '../logger';
 import { type Db, type Queryable, isDatabaseUnavailable } from '../store/db';
 import { postWebhook } from './deliver';
 import type { Endpoints } from './endpoints';
-import { SIGNATURE_HEADER, signatureHeader } from './signature';
+import { signedHeaders } from './signature';
 
 export interface WebhookConfig {
   /** The operator's receiver for every customer's events (HUB_WEBHOOK_URL); undefined = none. */
@@ -138,12 +138,7 @@ export function createWebhooks(deps: { db: Db; logger: Logger; config: WebhookCo
     const result =
       typeof target === 'string'
         ? { status: null, error: target, durationMs: 0 }
-        : await postWebhook(
-            target.url,
-            { 'X-Webhook-Id': row.event_id, 'X-Webhook-Timestamp': String(nowS), [SIGNATURE_HEADER]: signatureHeader(target.secrets, nowS, row.body) },
-            row.body,
-            config,
-          );
+        : await postWebhook(target.url, signedHeaders(target.secrets, row.event_id, nowS, row.body), row.body, config);
     const ok = result.status !== null && result.status >= 200 && result.status < 300;
     const gaveUp = !ok && (row.attempts >= config.maxAttempts || typeof target === 'string');
     const waitMs = Math.min(MAX_BACKOFF_MS, config.retryBaseMs * 2 ** (row.attempts - 1));

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config';
-import { verifySignature } from '../../src/webhooks/signature';
+import { Webhook } from 'standardwebhooks';
+import { verifyWebhook } from '../../packages/client/src/webhooks';
 import { asAdmin, asCustomer } from '../helpers/admin';
 import { backToHub, connectThroughGoogle, openConnectLink } from '../helpers/connect-journey';
 import { runTool, sandboxHubEnv } from '../helpers/connected';
@@ -19,7 +20,8 @@ import { useTestSandbox } from '../helpers/sandbox';
  * rotation signs with both secrets; and targets that would turn the Hub into an SSRF tool are refused.
  */
 
-const HUB_SECRETS = ['hub-webhook-secret-current-0123456789abcdef', 'hub-webhook-secret-previous-0123456789abcde'];
+/** The operator's two secrets during a rotation: one in Standard Webhooks' whsec_ form, one plain string (signs with its bytes). */
+const HUB_SECRETS = [`whsec_${Buffer.alloc(32, 3).toString('base64')}`, 'hub-webhook-secret-previous-0123456789abcde'];
 
 interface Received {
   path: string;
@@ -81,7 +83,16 @@ async function eventsFor(customerId: string, path: string, n: number, timeoutMs 
     await new Promise((r) => setTimeout(r, 25));
   }
 }
-const verified = (r: Received, secrets: string[]) => verifySignature(r.headers['x-webhook-signature'] as string, r.body, secrets);
+/** Whether Standard Webhooks' reference library verifies the delivery with one of the secrets. */
+const verified = (r: Received, secrets: string[], body = r.body) =>
+  secrets.some((secret) => {
+    try {
+      (secret.startsWith('whsec_') ? new Webhook(secret) : new Webhook(secret, { format: 'raw' })).verify(body, r.headers as Record<string, string>);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 
 describe('events and signatures', () => {
   test('when a connection is made, expires and is removed, then each arrives signed, verifiable with either secret, with status and setup_url', async () => {
@@ -109,16 +120,18 @@ describe('events and signatures', () => {
       expect(e.data.setup_url).toMatch(/^https:\/\/hub\.test\.example\/integrations\/google\/connect\?token=/);
     }
     for (const r of got) {
-      expect(r.headers['x-webhook-id']).toBe(JSON.parse(r.body).id);
-      expect(verified(r, [HUB_SECRETS[0]!])).toMatchObject({ ok: true });
-      expect(verified(r, [HUB_SECRETS[1]!])).toMatchObject({ ok: true });
-      expect(verified(r, ['some-other-secret-0123456789abcdef0123'])).toEqual({ ok: false, problem: 'mismatch' });
-      expect(verifySignature(r.headers['x-webhook-signature'] as string, r.body.replace('google_calendar', 'google_gmail'), HUB_SECRETS)).toEqual({
+      expect(r.headers['webhook-id']).toBe(JSON.parse(r.body).id);
+      expect(verified(r, [HUB_SECRETS[0]!])).toBe(true);
+      expect(verified(r, [HUB_SECRETS[1]!])).toBe(true);
+      expect(verified(r, ['some-other-secret-0123456789abcdef0123'])).toBe(false);
+      expect(verified(r, HUB_SECRETS, r.body.replace('google_calendar', 'google_gmail'))).toBe(false);
+      expect(await verifyWebhook(r.body, r.headers, HUB_SECRETS)).toMatchObject({ ok: true, id: JSON.parse(r.body).id });
+      expect(await verifyWebhook(r.body.replace('google_calendar', 'google_gmail'), r.headers, HUB_SECRETS)).toEqual({
         ok: false,
         problem: 'mismatch',
       });
     }
-    const stale = verifySignature(got[0]!.headers['x-webhook-signature'] as string, got[0]!.body, HUB_SECRETS, { nowS: Math.floor(Date.now() / 1000) + 3600 });
+    const stale = await verifyWebhook(got[0]!.body, got[0]!.headers, HUB_SECRETS, { nowS: Math.floor(Date.now() / 1000) + 3600 });
     expect(stale).toEqual({ ok: false, problem: 'stale' });
   });
 
@@ -164,7 +177,7 @@ describe('delivery', () => {
     const got = await eventsFor(customerId, '/hub', 2);
     expect(got).toHaveLength(2);
     expect(got[0]!.body).toBe(got[1]!.body);
-    expect(got[0]!.headers['x-webhook-id']).toBe(got[1]!.headers['x-webhook-id']);
+    expect(got[0]!.headers['webhook-id']).toBe(got[1]!.headers['webhook-id']);
     let log;
     for (let i = 0; i < 40; i++) {
       log = (await api().get(`/api/admin/customers/${customerId}/webhook-deliveries`).set('Authorization', asAdmin()).expect(200)).body;
@@ -196,8 +209,8 @@ describe('delivery', () => {
 
     await connectThroughGoogle(hub, connectLinkFor({ customerId, integration: 'google_calendar' }));
     const [own] = await eventsFor(customerId, '/customer', 1);
-    expect(verified(own!, [secret])).toMatchObject({ ok: true });
-    expect(verified(own!, HUB_SECRETS)).toMatchObject({ ok: false });
+    expect(verified(own!, [secret])).toBe(true);
+    expect(verified(own!, HUB_SECRETS)).toBe(false);
     await eventsFor(customerId, '/hub', 1);
 
     const rotated = await api().post(`/api/admin/customers/${customerId}/webhook/rotate-secret`).set('Authorization', asCustomer(customerId)).expect(200);
@@ -205,8 +218,8 @@ describe('delivery', () => {
     expect(rotated.body.previous_secret_valid_until).not.toBeNull();
     await api().delete(`/api/admin/customers/${customerId}/integrations/google_calendar`).set('Authorization', asAdmin()).expect(200);
     const afterRotation = (await eventsFor(customerId, '/customer', 2))[1]!;
-    expect(verified(afterRotation, [secret])).toMatchObject({ ok: true });
-    expect(verified(afterRotation, [rotated.body.secret])).toMatchObject({ ok: true });
+    expect(verified(afterRotation, [secret])).toBe(true);
+    expect(verified(afterRotation, [rotated.body.secret])).toBe(true);
 
     await hub.webhooks.deliverDue();
     const seenByCustomer = (await api().get(`/api/admin/customers/${customerId}/webhook-deliveries`).set('Authorization', asCustomer(customerId)).expect(200))

@@ -3,7 +3,8 @@ import { callIdOf, canonicalJson } from '../../src/audit/call-id';
 import { createBatchWriter } from '../../src/audit/batch-writer';
 import { MAX_PAYLOAD_CHARS, REMOVED, createRedactor } from '../../src/audit/redact';
 import type { Db } from '../../src/store/db';
-import { signatureHeader, verifySignature } from '../../src/webhooks/signature';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { secretProblem, signedHeaders } from '../../src/webhooks/signature';
 import { guardedLookup, isForbiddenAddress, targetUrlProblem } from '../../src/webhooks/target';
 import { webhookOf } from '../../src/webhooks/webhooks';
 import { captureLogs } from '../helpers/logs';
@@ -166,15 +167,27 @@ describe('the batch writer', () => {
 });
 
 describe('webhook signatures', () => {
-  test('when signed with two secrets, then either verifies; a changed body, a stale time or a malformed header does not', () => {
+  const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+  test('when signed with two secrets, then a Standard Webhooks library verifies with either; a changed body or another secret does not', () => {
     const body = '{"id":"e1"}';
-    const t = 1_700_000_000;
-    const header = signatureHeader(['s1', 's2'], t, body);
-    expect(header).toMatch(/^t=1700000000,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
-    expect(verifySignature(header, body, ['s2'], { nowS: t + 10 })).toEqual({ ok: true, timestamp: t });
-    expect(verifySignature(header, `${body} `, ['s1'], { nowS: t })).toEqual({ ok: false, problem: 'mismatch' });
-    expect(verifySignature(header, body, ['s1'], { nowS: t + 301 })).toEqual({ ok: false, problem: 'stale' });
-    expect(verifySignature('v1=zz', body, ['s1'])).toEqual({ ok: false, problem: 'malformed' });
+    const t = Math.floor(Date.now() / 1000);
+    const headers = signedHeaders([SECRET, 'an-operator-secret-of-32-characters!'], 'e1', t, body);
+    expect(headers).toEqual({
+      'webhook-id': 'e1',
+      'webhook-timestamp': String(t),
+      'webhook-signature': expect.stringMatching(/^v1,[A-Za-z0-9+/]{43}= v1,[A-Za-z0-9+/]{43}=$/),
+    });
+    expect(new Webhook(SECRET).verify(body, headers)).toEqual({ id: 'e1' });
+    expect(new Webhook('an-operator-secret-of-32-characters!', { format: 'raw' }).verify(body, headers)).toEqual({ id: 'e1' });
+    expect(() => new Webhook(SECRET).verify(`${body} `, headers)).toThrow(WebhookVerificationError);
+    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 8).toString('base64')}`).verify(body, headers)).toThrow('No matching signature');
+  });
+
+  test('when a whsec_ secret is not standard base64 of 24 to 64 bytes, then it is named as unusable', () => {
+    expect(secretProblem(SECRET)).toBeNull();
+    expect(secretProblem('plain-secret-is-not-judged-here')).toBeNull();
+    expect(secretProblem('whsec_abc-_def')).toMatch('standard base64');
+    expect(secretProblem(`whsec_${Buffer.alloc(16).toString('base64')}`)).toMatch('16 bytes');
   });
 });
 

@@ -4,6 +4,8 @@ import type { ToolInputs, ToolResults } from './tools.generated.js';
 export type { HubClientError, HubError, HubErrorCode, TransportError } from './errors.js';
 export type { ToolInputs, ToolResults } from './tools.generated.js';
 export { HUB_ERROR_CODES, TOOL_NAMES, TOOL_SIDE_EFFECTS } from './tools.generated.js';
+export { verifyWebhook } from './webhooks.js';
+export type { VerifyWebhookOptions, WebhookEvent, WebhookVerification } from './webhooks.js';
 
 export type ToolName = keyof ToolInputs & keyof ToolResults;
 
