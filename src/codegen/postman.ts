@@ -1,63 +1,19 @@
 import type { CatalogEntry } from '../tools/catalog';
 import { FLOW_VARIABLES, flowOrder } from './postman-flow';
+import { errorTests, events, successTests, takesCheck } from './postman-scripts';
 
 export const POSTMAN_PATH = 'postman/hub.postman_collection.json';
 
-/** A failed assertion shows the answer's error, not only "expected false to equal true". */
-const WHY = "body.error ? `${body.error.code}: ${body.error.message}` : 'no error in the answer'";
-
-/** What every execute request checks: the tool ran (200, `success: true`), with the result fields its schema requires. */
-const successTests = (tool: string, required: readonly string[], keeps: Record<string, string>) => [
-  'const body = pm.response.json();',
-  `pm.test('200: ${tool} ran', () => {`,
-  `  pm.expect(body.success, ${WHY}).to.equal(true);`,
-  '  pm.response.to.have.status(200);',
-  `  pm.expect(body.tool).to.equal('${tool}');`,
-  '});',
-  ...(required.length > 0
-    ? [`pm.test('the result has ${required.join(', ')}', () => pm.expect(body.result).to.include.all.keys(${JSON.stringify(required)}));`]
-    : []),
-  "pm.test('metadata: request_id, api_calls, execution_time_ms', () => {",
-  "  pm.expect(body.metadata.request_id).to.be.a('string');",
-  "  pm.expect(body.metadata.api_calls).to.be.a('number');",
-  "  pm.expect(body.metadata.execution_time_ms).to.be.a('number');",
-  '});',
-  ...Object.entries(keeps).flatMap(([name, expression]) => [
-    // Cleared first, so a failed answer leaves nothing stale for the requests that send it.
-    `pm.collectionVariables.unset('${name}');`,
-    `pm.test('it answers ${expression.replace(/^body\./, '')}, which the next requests send as {{${name}}}', () => {`,
-    `  const value = ${expression};`,
-    "  pm.expect(value).to.be.a('string').that.is.not.empty;",
-    `  pm.collectionVariables.set('${name}', value);`,
-    '});',
-  ]),
-];
-
-/** Before a request that sends what an earlier one kept: say which to run first, rather than send `{{eventId}}`. */
-const takesCheck = (takes: Record<string, string>, keptBy: Map<string, string>) =>
-  Object.values(takes)
-    .filter((name) => keptBy.has(name))
-    .map((name) => `if (!pm.collectionVariables.get('${name}')) throw new Error('{{${name}}} is not set: run ${keptBy.get(name)} first');`);
-
-/** What a request that documents an error checks: that very status and code, and the detail it names. */
-const errorTests = (status: number, code: string, detail?: string) => [
-  'const body = pm.response.json();',
-  `pm.test('${status} ${code}', () => {`,
-  `  pm.response.to.have.status(${status});`,
-  '  pm.expect(body.success).to.equal(false);',
-  `  pm.expect(body.error.code, ${WHY}).to.equal('${code}');`,
-  "  pm.expect(body.error.message).to.be.a('string');",
-  '  pm.expect(body.error.retryable).to.equal(false);',
-  '});',
-  ...(detail ? [detail] : []),
-];
-
 const url = (path: string) => ({ raw: `{{baseUrl}}${path}`, host: ['{{baseUrl}}'], path: path.split('/').filter(Boolean) });
-const events = (test: string[], prerequest: string[] = []) => [
-  ...(prerequest.length > 0 ? [{ listen: 'prerequest', script: { type: 'text/javascript', exec: prerequest } }] : []),
-  { listen: 'test', script: { type: 'text/javascript', exec: test } },
-];
-const tests = (exec: string[]) => events(exec);
+/** `Authorization: ServiceSecret <secret>`, as Postman's API-key auth. */
+const serviceSecretAuth = (secret: string) => ({
+  type: 'apikey',
+  apikey: [
+    { key: 'key', value: 'Authorization', type: 'string' },
+    { key: 'value', value: `ServiceSecret ${secret}`, type: 'string' },
+    { key: 'in', value: 'header', type: 'string' },
+  ],
+});
 const EXECUTE = '/api/internal/tools/execute/';
 const jsonBody = (body: unknown) => ({ mode: 'raw', raw: JSON.stringify(body, null, 2), options: { raw: { language: 'json' } } });
 const call = (tool: string, inputs: unknown, extra: Record<string, unknown> = {}) => ({
@@ -115,14 +71,7 @@ export function postmanCollection(catalog: { tools: readonly CatalogEntry[] }, e
         'Every Hub tool, generated from its tool registry (`npm run generate`). Set the collection variables baseUrl, serviceSecret, customerId and agentId (the demo customer and agent are the defaults) and run the collection in order: the Tools folder chains ids from answer to request (the event created is the one updated and deleted; the message found is the one read). Every request sends `Authorization: ServiceSecret {{serviceSecret}}`.',
       schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json',
     },
-    auth: {
-      type: 'apikey',
-      apikey: [
-        { key: 'key', value: 'Authorization', type: 'string' },
-        { key: 'value', value: 'ServiceSecret {{serviceSecret}}', type: 'string' },
-        { key: 'in', value: 'header', type: 'string' },
-      ],
-    },
+    auth: serviceSecretAuth('{{serviceSecret}}'),
     variable: [
       { key: 'baseUrl', value: POSTMAN_BASE_URL, type: 'string' },
       { key: 'serviceSecret', value: '', type: 'string' },
@@ -133,7 +82,7 @@ export function postmanCollection(catalog: { tools: readonly CatalogEntry[] }, e
     item: [
       {
         name: 'Catalog',
-        event: tests([
+        event: events([
           "pm.test('200 with every tool and its schemas', () => {",
           '  pm.response.to.have.status(200);',
           '  const body = pm.response.json();',
@@ -146,7 +95,7 @@ export function postmanCollection(catalog: { tools: readonly CatalogEntry[] }, e
       },
       {
         name: 'Integration status',
-        event: tests([
+        event: events([
           "pm.test('200 with the customer and its integrations', () => {",
           '  pm.response.to.have.status(200);',
           '  const body = pm.response.json();',
@@ -171,7 +120,7 @@ export function postmanCollection(catalog: { tools: readonly CatalogEntry[] }, e
 function errorRequests() {
   const request = (name: string, description: string, body: unknown, test: string[], auth?: unknown) => ({
     name,
-    event: tests(test),
+    event: events(test),
     request: {
       description,
       method: 'POST',
@@ -204,14 +153,7 @@ function errorRequests() {
       'A ServiceSecret the Hub does not know.',
       call('hub_echo', { message: 'hello' }),
       errorTests(401, 'UNAUTHORIZED'),
-      {
-        type: 'apikey',
-        apikey: [
-          { key: 'key', value: 'Authorization', type: 'string' },
-          { key: 'value', value: 'ServiceSecret not-the-secret', type: 'string' },
-          { key: 'in', value: 'header', type: 'string' },
-        ],
-      },
+      serviceSecretAuth('not-the-secret'),
     ),
   ];
 }
