@@ -9,8 +9,11 @@ import { userIdSchema } from '../../src/tools/execute-request';
  * openapi.yaml as the tools around it read it: YAML 1.1 readers (PyYAML, under Schemathesis, openapi-core,
  * connexion and openapi-python-client; yamllint) must get the very document a 1.2 reader gets, and every `pattern`
  * must mean the same as a plain ECMAScript regex (no `u` flag: Spectral, many JSON Schema validators) as with it
- * (ajv, the Hub's zod) and compile in Python's `re`. Spectral's `oas` ruleset runs in `npm run lint:openapi`.
+ * (ajv, the Hub's zod) and compile in Python's `re`; and Spectral's `oas` ruleset (also in `npm run lint:openapi`)
+ * finds no error.
  */
+
+jest.setTimeout(120_000); // Spectral takes seconds, more on a loaded machine
 
 const ROOT = join(__dirname, '..', '..');
 const SPEC = readFileSync(join(ROOT, 'openapi.yaml'), 'utf8');
@@ -118,4 +121,19 @@ test('when a name or id must not hold control characters, then the Hub and opena
   const pattern = new RegExp(spec.components.schemas.ExecuteUserId.anyOf[0].pattern);
   for (const probe of PROBES.filter((p) => p !== ''))
     expect({ probe, spec: pattern.test(probe) }).toEqual({ probe, spec: userIdSchema.safeParse(probe).success });
+});
+
+test("when Spectral's oas ruleset lints openapi.yaml, then it reports no error", () => {
+  const run = spawnSync(
+    process.execPath,
+    [join(ROOT, 'node_modules', '.bin', 'spectral'), 'lint', 'openapi.yaml', '--ruleset', '.spectral.yaml', '--format', 'json', '--quiet'],
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, SCARF_ANALYTICS: 'false' },
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
+  const problems = JSON.parse(run.stdout) as { code: string; severity: number; path: string[]; message: string }[];
+  expect(problems.filter((p) => p.severity === 0).map((p) => `#/${p.path.join('/')}: ${p.code}: ${p.message}`)).toEqual([]);
 });
