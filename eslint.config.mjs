@@ -25,7 +25,7 @@ export default tseslint.config(
     rules: { 'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'read configuration in src/config.ts only' }] },
   },
   // CommonJS scripts (worker and replica entry points run as plain Node), and main.ts's lazy requires, which keep
-  // modules a command does not use out of its start-up.
-  { files: ['**/*.js', 'src/main.ts', 'test/deploy/compose.test.ts'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
+  // modules a command does not use out of its start-up (and load the server after the tracing SDK, in demo.ts too).
+  { files: ['**/*.js', 'src/main.ts', 'src/demo.ts', 'test/deploy/compose.test.ts'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
   { files: ['test/**/*.ts', 'bench/**/*.ts', 'packages/*/test/**/*.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
 );

@@ -8,7 +8,14 @@ import { type Config, type DemoConfig, loadConfigOrExit, loadDemoConfig, process
 import { createConnectLinks } from './integrations/connect-links';
 import { createSignInLinks } from './console/sign-in-links';
 import { DEMO_ACCOUNTS, type RunningSandbox, SANDBOX_DEFAULT_CLIENT, type World, createSandbox, demoAccounts, loadSandboxConfig } from '@hub/google-sandbox';
-import { type RunningHub, exitOnStartFailure, explainListenError, startHub, stopOnSignals } from './server';
+import type { RunningHub } from './server';
+
+/**
+ * src/server.ts, required (not imported) once the tracing SDK is up, as main.ts does: when the OTEL_* variables
+ * ask for a trace exporter the SDK must start before the server's modules load `pg` and `ioredis`, which its
+ * instrumentations patch as they are required. Nothing imported above loads either.
+ */
+const server = () => require('./server') as typeof import('./server');
 
 /**
  * `npm run demo`: the Hub and the Google sandbox on embedded defaults, ready for curl. Every variable that is set
@@ -71,7 +78,7 @@ async function startDemoSandbox(env: Record<string, string | undefined>, hubPubl
     accounts: demoAccounts(new Date()),
   });
   const running = await sandbox.listen(sandboxConfig.port, sandboxConfig.host).catch((err: unknown) => {
-    throw explainListenError(err, 'SANDBOX_PORT');
+    throw server().explainListenError(err, 'SANDBOX_PORT');
   });
   return { running, world: () => sandbox.world };
 }
@@ -121,9 +128,14 @@ async function main() {
   const demo = loadDemoConfigOrExit(env);
   const { merged, generated, reused, secretsFile } = demoEnvironment(env, demo);
   const config = loadConfigOrExit(merged);
+  // The OTEL_* variables are honoured as by `npm start`: the SDK first, then the server with its tracer.
+  const sdk = config.observability.tracingSdk
+    ? (require('./observability/otel-sdk') as typeof import('./observability/otel-sdk')).startOtelSdk('hub')
+    : undefined;
+  const { trace } = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
   const sandbox = await startDemoSandbox(merged, config.publicUrl);
-  const hub = await startHub(config);
-  stopOnSignals(hub);
+  const hub = await server().startHub(config, sdk ? { tracer: trace.getTracer('hub'), onClose: () => sdk.shutdown() } : {});
+  server().stopOnSignals(hub);
   process.once('exit', () => void sandbox.running.close());
   await connectDemoCustomer(hub, sandbox.world(), config);
   const notes: string[] = [];
@@ -193,4 +205,4 @@ function loadDemoConfigOrExit(env: Record<string, string | undefined>): DemoConf
   }
 }
 
-main().catch(exitOnStartFailure('demo failed to start'));
+main().catch((err: unknown) => server().exitOnStartFailure('demo failed to start')(err));

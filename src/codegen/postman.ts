@@ -1,63 +1,66 @@
 import type { CatalogEntry } from '../tools/catalog';
+import { FLOW_VARIABLES, flowOrder } from './postman-flow';
+import { errorTests, events, successTests, takesCheck } from './postman-scripts';
 
 export const POSTMAN_PATH = 'postman/hub.postman_collection.json';
 
-/** Assertions every execute request runs: the contract's envelope, success or error, naming the tool. */
-const executeTests = (tool: string) => [
-  'const body = pm.response.json();',
-  "pm.test('the answer is the contract envelope', () => {",
-  "  pm.expect(body).to.be.an('object');",
-  "  pm.expect(body.success).to.be.a('boolean');",
-  "  pm.expect(body.metadata).to.be.an('object');",
-  "  pm.expect(body.metadata.request_id).to.be.a('string');",
-  "  pm.expect(body.metadata.api_calls).to.be.a('number');",
-  "  pm.expect(body.metadata.execution_time_ms).to.be.a('number');",
-  '});',
-  `pm.test('it names the tool ${tool}', () => pm.expect(body.tool).to.equal('${tool}'));`,
-  'if (body.success) {',
-  "  pm.test('a success is 200 with a result object', () => {",
-  '    pm.response.to.have.status(200);',
-  "    pm.expect(body.result).to.be.an('object');",
-  '  });',
-  '} else {',
-  "  pm.test('an error carries code, message and retryable', () => {",
-  "    pm.expect(body.error.code).to.be.a('string');",
-  "    pm.expect(body.error.message).to.be.a('string');",
-  "    pm.expect(body.error.retryable).to.be.a('boolean');",
-  '    pm.expect(pm.response.code).to.be.at.least(400);',
-  '  });',
-  '}',
-];
-
 const url = (path: string) => ({ raw: `{{baseUrl}}${path}`, host: ['{{baseUrl}}'], path: path.split('/').filter(Boolean) });
-const tests = (exec: string[]) => [{ listen: 'test', script: { type: 'text/javascript', exec } }];
+/** `Authorization: ServiceSecret <secret>`, as Postman's API-key auth. */
+const serviceSecretAuth = (secret: string) => ({
+  type: 'apikey',
+  apikey: [
+    { key: 'key', value: 'Authorization', type: 'string' },
+    { key: 'value', value: `ServiceSecret ${secret}`, type: 'string' },
+    { key: 'in', value: 'header', type: 'string' },
+  ],
+});
+const EXECUTE = '/api/internal/tools/execute/';
+const jsonBody = (body: unknown) => ({ mode: 'raw', raw: JSON.stringify(body, null, 2), options: { raw: { language: 'json' } } });
+const call = (tool: string, inputs: unknown, extra: Record<string, unknown> = {}) => ({
+  tool,
+  agent_id: '{{agentId}}',
+  customer_id: '{{customerId}}',
+  inputs,
+  ...extra,
+});
+
+/** The Hub's default address (HUB_PORT 8080), where `npm start` and `npm run demo` listen unless told otherwise. */
+export const POSTMAN_BASE_URL = 'http://localhost:8080';
 
 /**
- * The Postman collection (v2.1), from the catalog and the tools' example inputs: one execute request per tool
- * (writes with a fresh request_id each send), the catalog and status requests, the ServiceSecret header preset
- * from {{serviceSecret}}, and envelope tests on each request. `npm run generate` writes it; a test fails when the
- * checked-in file differs, and newman runs it against the demo.
+ * The Postman collection (v2.1), from the catalog and the tools' example inputs: one execute request per tool,
+ * sent in the order of src/codegen/postman-flow.ts — ids chained from the answers that gave them (create → update
+ * → delete; search → read → check replies) — each asserting that the tool ran and answered the fields its result
+ * schema requires; writes with a fresh request_id each send; the errors a caller meets first, each asserting its
+ * status and code; the catalog and status requests; the ServiceSecret header preset from {{serviceSecret}}.
+ * `npm run generate` writes it; a test fails when the checked-in file differs, and newman runs it against the
+ * demo, where every request must pass.
  */
 export function postmanCollection(catalog: { tools: readonly CatalogEntry[] }, examples: Readonly<Record<string, Record<string, unknown>>>): unknown {
-  const toolRequests = catalog.tools.map((tool) => {
-    const inputs = examples[tool.name];
-    if (inputs === undefined) throw new Error(`tool ${tool.name} has no example inputs: add one to src/tools/examples.ts`);
-    const body = {
-      tool: tool.name,
-      agent_id: '{{agentId}}',
-      customer_id: '{{customerId}}',
-      inputs,
-      ...(tool.side_effects === 'writes' ? { context: { request_id: '{{$guid}}' } } : {}),
-    };
+  const byName = new Map(catalog.tools.map((t) => [t.name, t]));
+  const keptBy = new Map<string, string>();
+  const toolRequests = flowOrder(catalog.tools.map((t) => t.name)).map(({ tool: name, step }) => {
+    const tool = byName.get(name)!;
+    const example = examples[name];
+    if (example === undefined) throw new Error(`tool ${name} has no example inputs: add one to src/tools/examples.ts`);
+    const inputs = { ...example, ...Object.fromEntries(Object.entries(step.takes ?? {}).map(([field, variable]) => [field, `{{${variable}}}`])) };
+    const required = Array.isArray(tool.output_schema.required) ? (tool.output_schema.required as string[]) : [];
+    const prerequest = [...takesCheck(step.takes ?? {}, keptBy), ...(step.before ?? [])];
+    const chained = Object.entries(step.takes ?? {})
+      .filter(([, variable]) => keptBy.has(variable))
+      .map(([field, variable]) => `\`${field}\` is what ${keptBy.get(variable)} answered ({{${variable}}}).`);
+    for (const variable of Object.keys(step.keeps ?? {})) keptBy.set(variable, name);
     return {
-      name: tool.name,
-      event: tests(executeTests(tool.name)),
+      name,
+      event: events(successTests(name, required, step.keeps ?? {}), prerequest),
       request: {
-        description: `${tool.description}\n\nSide effects: ${tool.side_effects}. Version ${tool.version}.`,
+        description:
+          `${tool.description}\n\nSide effects: ${tool.side_effects}. Version ${tool.version}.` +
+          (chained.length > 0 ? `\n\n${chained.join(' ')} Run the folder in order.` : ''),
         method: 'POST',
         header: [{ key: 'Content-Type', value: 'application/json' }],
-        body: { mode: 'raw', raw: JSON.stringify(body, null, 2), options: { raw: { language: 'json' } } },
-        url: url('/api/internal/tools/execute/'),
+        body: jsonBody(call(name, inputs, tool.side_effects === 'writes' ? { context: { request_id: '{{$guid}}' } } : {})),
+        url: url(EXECUTE),
       },
     };
   });
@@ -65,27 +68,21 @@ export function postmanCollection(catalog: { tools: readonly CatalogEntry[] }, e
     info: {
       name: 'Hub',
       description:
-        'Every Hub tool, generated from its tool registry (`npm run generate`). Set the collection variables baseUrl, serviceSecret, customerId and agentId; every request sends `Authorization: ServiceSecret {{serviceSecret}}`.',
+        'Every Hub tool, generated from its tool registry (`npm run generate`). Set the collection variables baseUrl, serviceSecret, customerId and agentId (the demo customer and agent are the defaults) and run the collection in order: the Tools folder chains ids from answer to request (the event created is the one updated and deleted; the message found is the one read). Every request sends `Authorization: ServiceSecret {{serviceSecret}}`.',
       schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json',
     },
-    auth: {
-      type: 'apikey',
-      apikey: [
-        { key: 'key', value: 'Authorization', type: 'string' },
-        { key: 'value', value: 'ServiceSecret {{serviceSecret}}', type: 'string' },
-        { key: 'in', value: 'header', type: 'string' },
-      ],
-    },
+    auth: serviceSecretAuth('{{serviceSecret}}'),
     variable: [
-      { key: 'baseUrl', value: 'http://127.0.0.1:3000', type: 'string' },
+      { key: 'baseUrl', value: POSTMAN_BASE_URL, type: 'string' },
       { key: 'serviceSecret', value: '', type: 'string' },
       { key: 'customerId', value: '5f0c2f4e-8d3b-4c1e-9a57-3b9d2e6a1c00', type: 'string' },
       { key: 'agentId', value: '6f1c2b1e-0a4e-4f57-9a0b-1c2d3e4f5a6b', type: 'string' },
+      ...Object.entries(FLOW_VARIABLES).map(([key, description]) => ({ key, value: '', type: 'string', description })),
     ],
     item: [
       {
         name: 'Catalog',
-        event: tests([
+        event: events([
           "pm.test('200 with every tool and its schemas', () => {",
           '  pm.response.to.have.status(200);',
           '  const body = pm.response.json();',
@@ -98,7 +95,7 @@ export function postmanCollection(catalog: { tools: readonly CatalogEntry[] }, e
       },
       {
         name: 'Integration status',
-        event: tests([
+        event: events([
           "pm.test('200 with the customer and its integrations', () => {",
           '  pm.response.to.have.status(200);',
           '  const body = pm.response.json();',
@@ -114,8 +111,51 @@ export function postmanCollection(catalog: { tools: readonly CatalogEntry[] }, e
         },
       },
       { name: 'Tools', item: toolRequests },
+      { name: 'Errors', item: errorRequests() },
     ],
   };
+}
+
+/** The errors a caller meets first, each request asserting the status and code the contract documents for it. */
+function errorRequests() {
+  const request = (name: string, description: string, body: unknown, test: string[], auth?: unknown) => ({
+    name,
+    event: events(test),
+    request: {
+      description,
+      method: 'POST',
+      header: [{ key: 'Content-Type', value: 'application/json' }],
+      body: jsonBody(body),
+      url: url(EXECUTE),
+      ...(auth ? { auth } : {}),
+    },
+  });
+  return [
+    request('Unknown tool: 404 TOOL_NOT_FOUND', 'A tool the Hub does not offer.', call('calendar_teleport', {}), errorTests(404, 'TOOL_NOT_FOUND')),
+    request(
+      'Invalid inputs: 400 VALIDATION_ERROR',
+      "Inputs the tool's schema refuses: `details.issues` names each field and why.",
+      call('hub_echo', { message: 42 }),
+      errorTests(
+        400,
+        'VALIDATION_ERROR',
+        "pm.test('details.issues names inputs.message', () => pm.expect(body.error.details.issues.map((i) => i.path)).to.include('inputs.message'));",
+      ),
+    ),
+    request(
+      'Unknown event: 404 RESOURCE_NOT_FOUND',
+      'An event_id the calendar does not have.',
+      call('calendar_delete_event', { event_id: 'hubnosuchevent0000', send_notifications: false }, { context: { request_id: '{{$guid}}' } }),
+      errorTests(404, 'RESOURCE_NOT_FOUND'),
+    ),
+    request(
+      'Wrong service secret: 401 UNAUTHORIZED',
+      'A ServiceSecret the Hub does not know.',
+      call('hub_echo', { message: 'hello' }),
+      errorTests(401, 'UNAUTHORIZED'),
+      serviceSecretAuth('not-the-secret'),
+    ),
+  ];
 }
 
 export const postmanJson = (collection: unknown) => `${JSON.stringify(collection, null, 2)}\n`;

@@ -1,34 +1,36 @@
 /**
  * One example call per tool: the inputs openapi.yaml's execute examples show and the Postman collection's per-tool
  * requests send (a test checks each against the tool's own input schema). A tool without an example fails
- * `npm run generate`.
+ * `npm run generate`. People and mail are the demo world's (packages/google-sandbox/src/demo-data.ts: Ana is the
+ * connected account, Ben a colleague, Carla a partner), so the collection run against `npm run demo` finds what it
+ * searches and mails someone who is there; the ids Postman sends come from earlier answers (codegen/postman-flow.ts).
  */
 export const TOOL_EXAMPLES: Readonly<Record<string, Record<string, unknown>>> = {
   hub_echo: { message: 'hello' },
   calendar_get_availability: { start_date: '2027-01-18', end_date: '2027-01-22', timezone: 'America/New_York', calendars: ['primary'] },
   calendar_create_event: {
-    title: 'Meeting with John',
+    title: 'Launch review',
     start: '2027-01-18T14:00:00-05:00',
     end: '2027-01-18T15:00:00-05:00',
     description: 'Discuss Q1 planning',
     location: 'Zoom',
-    attendees: ['john@example.com'],
+    attendees: ['ben.okafor@acme.example'],
     send_notifications: true,
   },
   calendar_update_event: {
     event_id: 'abc123',
-    updates: { title: 'Updated: Meeting with John', start: '2027-01-18T15:00:00-05:00', end: '2027-01-18T16:00:00-05:00' },
+    updates: { title: 'Updated: Launch review', start: '2027-01-18T15:00:00-05:00', end: '2027-01-18T16:00:00-05:00' },
     send_notifications: true,
   },
   calendar_delete_event: { event_id: 'abc123', send_notifications: true },
   calendar_find_optimal_times: {
     duration_minutes: 60,
-    attendees: ['john@example.com', 'jane@example.com'],
+    attendees: ['ben.okafor@acme.example', 'carla.rossi@partner.example'],
     date_range: { start: '2027-01-18', end: '2027-01-23' },
     preferences: { preferred_hours: { start: '10:00', end: '16:00' }, avoid_mondays: true },
   },
   email_send: {
-    to: ['recipient@example.com'],
+    to: ['ben.okafor@acme.example'],
     cc: [],
     bcc: [],
     subject: 'Meeting Follow-up',
@@ -36,7 +38,7 @@ export const TOOL_EXAMPLES: Readonly<Record<string, Record<string, unknown>>> = 
     body_type: 'text',
     reply_to_message_id: null,
   },
-  email_search: { query: 'from:john@example.com subject:proposal', max_results: 10, include_body: false },
+  email_search: { query: 'from:carla.rossi@partner.example subject:timeline', max_results: 10, include_body: false },
   email_read: { message_id: '18c9f0a1b2c3d4e5', mark_as_read: true },
   calendar_list_calendars: { min_access_role: 'writer' },
   hub_current_time: { timezone: 'America/New_York' },
@@ -77,14 +79,14 @@ export const EXECUTE_EXAMPLES: readonly ExecuteExample[] = [
   call('calendar_create_event', 'Create an event, retry-safe (calendar_create_event)', 'calendar_create_event', { context: { request_id: 'create-7f3a' } }),
   call('calendar_update_event', 'Move an event (calendar_update_event)', 'calendar_update_event'),
   call('calendar_update_event_guests', 'Invite one more guest; the others keep their replies (calendar_update_event)', 'calendar_update_event', {
-    inputs: { event_id: 'abc123', updates: { attendees: ['john@example.com', 'carla@example.com'] }, send_notifications: true },
+    inputs: { event_id: 'abc123', updates: { attendees: ['ben.okafor@acme.example', 'carla.rossi@partner.example'] }, send_notifications: true },
   }),
   call('calendar_delete_event', 'Delete an event (calendar_delete_event)', 'calendar_delete_event'),
   call('calendar_find_optimal_times', 'Best hour with two people (calendar_find_optimal_times)', 'calendar_find_optimal_times'),
   call('email_send', 'Send a mail, at most once (email_send)', 'email_send', { context: { request_id: 'send-91c2' } }),
   call('email_search', 'Search the mailbox (email_search)', 'email_search'),
   call('email_search_v2', 'The next page of a search (email_search@2)', 'email_search@2', {
-    inputs: { query: 'from:john@example.com', max_results: 25, include_body: false, page_token: '09876543210987654321' },
+    inputs: { query: 'from:ben.okafor@acme.example', max_results: 25, include_body: false, page_token: '09876543210987654321' },
   }),
   call('calendar_list_calendars', 'The calendars the account can add events to (calendar_list_calendars)', 'calendar_list_calendars'),
   call('hub_current_time', 'Now, where the person is (hub_current_time)', 'hub_current_time'),

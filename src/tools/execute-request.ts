@@ -1,9 +1,8 @@
 import { z } from 'zod';
+import { PRINTABLE } from '../printable';
 
 /** Echoed in the X-Request-Id header, so it must be header-safe: 1–128 visible ASCII characters. */
 const REQUEST_ID = /^[\x21-\x7E]{1,128}$/;
-// Names and ids we store or echo: printable, no control characters (length is checked separately).
-const PRINTABLE = /^[^\p{Cc}]*$/u;
 const printable = (max: number) => z.string().min(1).max(max).regex(PRINTABLE, 'must not contain control characters');
 
 /** An end user's id within the customer's own system. */

@@ -7,11 +7,11 @@ import { requestLogger } from '../../http/request-context';
 import { sendJson } from '../../http/respond';
 import { toIssues, validationError } from '../../http/validation';
 import { storeUnavailable } from '../../integrations/connections';
+import { PRINTABLE } from '../../printable';
 import { type ServiceKeyRouteDeps, adminOnly } from './service-key-routes';
 
 /** POST /api/admin/service-keys — the key is in this answer and nowhere else, ever (only its hash is stored). */
 
-const PRINTABLE = /^[^\p{Cc}]*$/u;
 /** The request body; openapi.yaml's ServiceKeyRequest is generated from it (src/codegen/openapi-routes.ts). */
 export const serviceKeyBody = z.strictObject({
   name: z.string().trim().min(1).max(100).regex(PRINTABLE, 'must not contain control characters').describe('Who uses it, for people reading the list.'),
