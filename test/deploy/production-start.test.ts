@@ -85,7 +85,7 @@ describe('a production start', () => {
 
       const anonymous = await fetch(`${hub.api}/metrics`);
       expect(anonymous.status).toBe(401);
-      expect((await anonymous.json()).error.code).toBe('UNAUTHORIZED');
+      expect(((await anonymous.json()) as { error: { code: string } }).error.code).toBe('UNAUTHORIZED');
       expect((await fetch(`${hub.api}/metrics`, { headers: { Authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(401);
       const scraped = await fetch(`${hub.api}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } });
       expect(scraped.status).toBe(200);
