@@ -12,6 +12,23 @@ const alerts: { alert: string; expr: string; labels: { severity: string }; annot
   (g: { rules: unknown[] }) => g.rules,
 );
 
+/** The PromQL grammar (ESM-only: imported on demand, as kubernetes-models is). */
+let parser: (typeof import('@prometheus-io/lezer-promql', { with: { 'resolution-mode': 'import' } }))['parser'];
+beforeAll(async () => ({ parser } = await import('@prometheus-io/lezer-promql')));
+
+/** Parses PromQL with Prometheus' own grammar (the one its UI uses): the syntax errors, and the metrics it selects. */
+function promql(expr: string): { errors: string[]; metrics: string[] } {
+  const errors: string[] = [];
+  const metrics: string[] = [];
+  parser.parse(expr).iterate({
+    enter: (n) => {
+      if (n.type.isError) errors.push(`at ${n.from}: ${JSON.stringify(expr.slice(Math.max(0, n.from - 10), n.to + 10))}`);
+      if (n.name === 'Identifier' && n.node.parent?.name === 'VectorSelector') metrics.push(expr.slice(n.from, n.to));
+    },
+  });
+  return { errors, metrics };
+}
+
 /** The series names a scrape exposes (a histogram as its _bucket, _count and _sum), plus Prometheus' own `up`. */
 async function exposed(hub: TestHub): Promise<{ names: Set<string>; text: string }> {
   const text = (await client(hub.app).get('/metrics').expect(200)).text;
@@ -27,9 +44,15 @@ describe('the alert rules (deploy/kubernetes/base/prometheusrule.yaml)', () => {
   beforeAll(async () => (hub = await buildTestHub({ env: { HUB_WEBHOOK_POLL_MS: '60000', HUB_METRICS_CONNECTIONS_TTL_S: '1' } })), 120_000);
   afterAll(() => hub.close());
 
-  it('when every alert expression is read, then each metric it names is one /metrics exposes', async () => {
+  it('when every alert expression is parsed as PromQL, then it is valid, and a broken one is caught', () => {
+    for (const a of alerts) expect({ alert: a.alert, errors: promql(a.expr).errors }).toEqual({ alert: a.alert, errors: [] });
+    expect(promql('sum(rate(hub_tool_calls_total[5m])').errors).not.toEqual([]);
+    expect(promql('max by (integration) hub_circuit_breaker_state == 2 and').errors).not.toEqual([]);
+  });
+
+  it('when every alert expression is read, then each metric it selects is one /metrics exposes', async () => {
     const { names } = await exposed(hub);
-    const named = new Set(alerts.flatMap((a) => [...a.expr.matchAll(/\b(hub_[a-z0-9_]+|up)\b/g)].map((m) => m[1]!)));
+    const named = new Set(alerts.flatMap((a) => promql(a.expr).metrics));
     expect(named.size).toBeGreaterThan(8);
     expect([...named].filter((n) => !names.has(n))).toEqual([]);
   });
