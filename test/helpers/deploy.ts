@@ -55,7 +55,15 @@ export const OVERLAYS = ['production', 'staging'] as const;
 
 /** What `kubectl apply -k <dir>` would send: the objects `kubectl kustomize` renders (a relative dir is from the root). */
 export function renderKustomization(dir: string): any[] {
-  const out = execFileSync('kubectl', ['kustomize', dir], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  let out: string;
+  try {
+    out = execFileSync('kubectl', ['kustomize', dir], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException & { stderr?: string };
+    if (e.code === 'ENOENT')
+      throw new Error('kubectl not found: test/deploy renders the overlays with `kubectl kustomize` (kubectl 1.27 or newer)', { cause: err });
+    throw new Error(`kubectl kustomize ${dir}: ${e.stderr ?? e.message}`, { cause: err });
+  }
   return parseAllDocuments(out).map((d) => d.toJS());
 }
 
