@@ -214,6 +214,13 @@ describe('releases and seeded mistakes', () => {
     ]);
   });
 
+  it('when the example Secret is read, then it is a valid Secret in the production namespace with a placeholder for every value', async () => {
+    expect(await schemaProblems([exampleSecret])).toEqual([]);
+    expect(exampleSecret.metadata.namespace).toBe(one(rendered.production!, 'Deployment').metadata.namespace);
+    for (const [key, value] of Object.entries<string>(exampleSecret.stringData))
+      expect({ key, placeholder: value.includes('REPLACE') }).toEqual({ key, placeholder: true });
+  });
+
   it('when an object is mistyped, then the schema check catches it', async () => {
     const broken = structuredClone(rendered.production!);
     one(broken, 'HorizontalPodAutoscaler').spec.minReplicas = 'three';
