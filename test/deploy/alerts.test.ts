@@ -1,4 +1,7 @@
+import { openRedis } from '../../src/store/redis';
 import { client } from '../helpers/http';
+import { captureLogs } from '../helpers/logs';
+import { cuttableDb, privateRedis } from '../helpers/outages';
 import { buildTestHub, type TestHub } from '../helpers/hub';
 import { read, renderKustomization } from '../helpers/deploy';
 
@@ -79,4 +82,27 @@ describe('the alert rules (deploy/kubernetes/base/prometheusrule.yaml)', () => {
     expect(Number(/^hub_webhook_outbox_overdue_seconds (\S+)$/m.exec(text)![1])).toBeGreaterThanOrEqual(600);
     expect(text).toMatch(/^hub_dependency_up\{dependency="database"\} 1$/m);
   });
+
+  it('when the database and Redis stop answering, then hub_dependency_up says so for each, and again when they are back', async () => {
+    const redisServer = await privateRedis();
+    const db = { ...cuttableDb(hub.testDb.db), close: async () => {} }; // the first Hub's database: it closes it
+    const redis = await openRedis(redisServer.url, captureLogs().logger);
+    const second = await buildTestHub({ db, redis, env: { HUB_REDIS_PROBE_INTERVAL_MS: '100' } });
+    const up = async () => {
+      const { text } = await exposed(second);
+      return Object.fromEntries([...text.matchAll(/^hub_dependency_up\{dependency="(\w+)"\} (\d)$/gm)].map((m) => [m[1], Number(m[2])]));
+    };
+    try {
+      expect(await up()).toEqual({ database: 1, redis: 1 });
+      db.cut();
+      await redisServer.stop(); // once: a killed server has no exit code, so a second stop would wait for ever
+      await new Promise((r) => setTimeout(r, 1_000)); // the Redis breaker's probe notices (every 100 ms here)
+      expect(await up()).toEqual({ database: 0, redis: 0 });
+      db.restore();
+      expect((await up()).database).toBe(1);
+    } finally {
+      await second.close();
+      redis.disconnect();
+    }
+  }, 120_000); // a second Hub to build: slow on a loaded machine
 });
