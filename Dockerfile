@@ -1,47 +1,61 @@
 # syntax=docker/dockerfile:1
+# Two images from one file:
+#   docker build -t hub .                      the production image (the last stage, built by default): the Hub,
+#                                              its production dependencies, nothing of the vendor emulators
+#   docker build --target demo -t hub-demo .   the demo and the vendor sandboxes (packages/*), for trying the
+#                                              Hub offline; never for production
 # The base image is pinned by digest (the multi-arch index of node:24-slim), so a build is the same build
 # tomorrow. To update it deliberately: `docker buildx imagetools inspect node:24-slim` (or `docker pull
 # node:24-slim && docker inspect --format '{{index .RepoDigests 0}}' node:24-slim`) prints the current digest;
-# put it in both FROM lines, rebuild, and run `npm test` (test/deploy checks that both stages are pinned).
+# put it in every FROM line, rebuild, and run `npm test` (test/deploy checks that every stage is pinned).
 
-# Build: compile TypeScript with the dev dependencies.
+# Build: compile TypeScript with the dev dependencies, the workspace packages (the sandboxes) included.
 FROM node:24-slim@sha256:a9f5f7c91a432850b2a8a7797adf5eadb6c733ceed61167806cee7ea7fbc29df AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-# The Google sandbox is a workspace package: npm links it, and its command, from these two.
-COPY packages/google-sandbox/package.json ./packages/google-sandbox/
-COPY packages/google-sandbox/bin ./packages/google-sandbox/bin
+# The workspace packages: npm links them, and their commands (.dockerignore leaves out their tests and builds).
+COPY packages ./packages
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
-COPY packages/google-sandbox ./packages/google-sandbox
 COPY src ./src
 COPY bench ./bench
 COPY console ./console
 RUN npm run build
 
-# Run: production dependencies only, as the unprivileged `node` user (uid 1000).
-FROM node:24-slim@sha256:a9f5f7c91a432850b2a8a7797adf5eadb6c733ceed61167806cee7ea7fbc29df
+# The production dependencies: the sandboxes are dev dependencies, and without packages/ npm installs no
+# workspace package at all, so none of their code or dependencies can reach the production image.
+FROM node:24-slim@sha256:a9f5f7c91a432850b2a8a7797adf5eadb6c733ceed61167806cee7ea7fbc29df AS production-deps
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --omit=dev && npm cache clean --force
+
+# The demo (`npm run demo`'s Hub and sandboxes in one process) and the sandboxes on their own (deploy/compose.yaml's
+# `sandbox` profile runs `node packages/google-sandbox/dist/main.js`): the build stage as it is, as `node`.
+FROM build AS demo
+ENV HUB_DATA_DIR=/app/data \
+    DEMO_HOST=localhost
+RUN mkdir -p /app/data && chown node:node /app/data
+USER node
+EXPOSE 8080 8090
+CMD ["node", "dist/src/demo.js"]
+
+# Production: the compiled Hub and its production dependencies only, as the unprivileged `node` user (uid 1000).
+FROM node:24-slim@sha256:a9f5f7c91a432850b2a8a7797adf5eadb6c733ceed61167806cee7ea7fbc29df AS production
 ENV NODE_ENV=production \
     HUB_PORT=8080 \
     HUB_DATA_DIR=/app/data
 WORKDIR /app
-COPY package.json package-lock.json .npmrc ./
-COPY packages/google-sandbox/package.json ./packages/google-sandbox/
-COPY packages/google-sandbox/bin ./packages/google-sandbox/bin
-RUN npm ci --omit=dev && npm cache clean --force
+COPY package.json ./
+COPY --from=production-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
 # The admin console's browser files (served from memory under /admin/assets/<digest>/).
 COPY --from=build /app/dist/console ./dist/console
 COPY openapi.yaml ./
-# The Google sandbox (deploy/compose.yaml's `sandbox` profile): its build, and Google's Discovery documents,
-# by which it routes and validates.
-COPY --from=build /app/packages/google-sandbox/dist ./packages/google-sandbox/dist
-COPY packages/google-sandbox/discovery ./packages/google-sandbox/discovery
 # Only used with HUB_ALLOW_EMBEDDED_DB=true (production refuses embedded PGlite otherwise); mount a volume here.
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
-EXPOSE 8080
+EXPOSE 8080 9464
 # node:24-slim has no curl; Node's own fetch probes liveness.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.HUB_PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]

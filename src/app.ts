@@ -70,6 +70,7 @@ import { type HubMetrics, createMetrics, noMetrics } from './observability/metri
 import { createTracing } from './observability/tracing';
 import { metricsRoute } from './routes/metrics';
 import { countConnections } from './store/connection-counts';
+import { webhookBacklog } from './store/webhook-backlog';
 import { type Audit, createAudit } from './audit/audit';
 import type { ConnectionEvent, OnConnectionEvent } from './audit/connection-events';
 import { createEndpoints } from './webhooks/endpoints';
@@ -197,6 +198,14 @@ export function createApp(deps: AppDeps): HubApp {
     connectionCounts: () => countConnections(db),
     connectionsTtlMs: obs.connectionsTtlMs,
     unrecordedOutcomes: () => idempotency.unrecorded(),
+    dependencies: async () => ({
+      database: await db.ping(1_000).then(
+        () => true,
+        () => false,
+      ),
+      ...(redis ? { redis: redis.health.available() } : {}),
+    }),
+    webhookBacklog: () => webhookBacklog(db),
   });
   const html = createHtmlConverter(config.html); // its workers start on the first HTML mail
   const access = createAccess({

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import type { AuditConfig } from './audit/audit';
@@ -277,7 +278,9 @@ const envSchema = z.object({
   ),
   HUB_METRICS_TOKEN: optionalString
     .refine((s) => s === undefined || s.length >= 16, 'must be at least 16 characters')
-    .describe('When set, `/metrics` requires `Authorization: Bearer <token>` (compared in constant time; scrubbed from logs).'),
+    .describe(
+      'When set, `/metrics` requires `Authorization: Bearer <token>` (compared in constant time; scrubbed from logs). Required with `NODE_ENV=production` unless `HUB_METRICS_PORT` is set.',
+    ),
   HUB_METRICS_CONNECTIONS_TTL_S: integer(30, 1, 3600).describe(
     'How long the `hub_connections` gauge reuses its count from the database (s): scrapes never load the store.',
   ),
@@ -771,6 +774,13 @@ function productionProblems(e: Env): string[] {
   for (const name of ['HUB_GOOGLE_CLIENT_ID', 'HUB_GOOGLE_CLIENT_SECRET'] as const) {
     if (!e[name]) problems.push(`${name}: required with NODE_ENV=production (without the Google OAuth client no customer can connect Google)`);
   }
+  // Whoever reaches the API (an Ingress, a proxy) would read every tool's traffic and the connection counts.
+  if (e.HUB_METRICS && e.HUB_METRICS_PORT === undefined && e.HUB_METRICS_TOKEN === undefined) {
+    problems.push(
+      'HUB_METRICS_TOKEN: required with NODE_ENV=production while /metrics is served on the API port; set HUB_METRICS_TOKEN (or HUB_METRICS_TOKEN_FILE), ' +
+        'or HUB_METRICS_PORT to serve /metrics on a port of its own that only Prometheus reaches, or HUB_METRICS=off',
+    );
+  }
   return problems;
 }
 
@@ -798,10 +808,52 @@ function webhookProblems(e: Env): string[] {
   return problems;
 }
 
+/**
+ * The variables that hold a secret (or one inside them: the password of a database or Redis URL). Each X of them
+ * also reads from a file named by X_FILE (Docker and Kubernetes secrets mounted as files), so a secret need not
+ * sit in the environment, where child processes, crash reports and `docker inspect` see it. Keys and certificates
+ * are included (a PEM is easier in a file), and any variable added later whose name says it is a secret.
+ */
+const SECRET_VARIABLE = /_(SECRETS?|KEYS?|TOKEN|PASSWORD)$/;
+export const isSecretVariable = (name: string): boolean => SECRET_VARIABLE.test(name) || name === 'DATABASE_URL' || name === 'REDIS_URL';
+
+/** The environment with each secret variable X read from X_FILE where that is set; problems name X_FILE, never a value. */
+function withSecretFiles(names: string[], env: Record<string, string | undefined>): { env: Record<string, string | undefined>; problems: Map<string, string> } {
+  const out = { ...env };
+  const problems = new Map<string, string>();
+  const set = (v: string | undefined) => v !== undefined && v.trim() !== '';
+  for (const name of names.filter(isSecretVariable)) {
+    const path = env[`${name}_FILE`];
+    if (!set(path)) continue;
+    if (set(env[name])) {
+      problems.set(name, `${name} and ${name}_FILE are both set: set one of them, not both`);
+      continue;
+    }
+    try {
+      // The file's trailing newline (echo, most editors, `kubectl create secret --from-file`) is not part of the secret.
+      const value = readFileSync(path!.trim(), 'utf8').replace(/[\r\n]+$/, '');
+      if (value.trim() === '') problems.set(name, `${name}_FILE: ${path!.trim()} is empty`);
+      else out[name] = value;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
+      problems.set(name, `${name}_FILE: cannot read ${path!.trim()} (${code})`);
+    }
+  }
+  return { env: out, problems };
+}
+
 /** Parses with one of the schemas; every problem at once, each naming its variable (never echoing a value). */
-function parseEnv<S extends z.ZodType>(schema: S, env: Record<string, string | undefined>): z.output<S> {
-  const parsed = schema.safeParse(env);
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(environment)'}: ${i.message}`));
+function parseEnv<S extends z.ZodObject>(schema: S, env: Record<string, string | undefined>): z.output<S> {
+  const files = withSecretFiles(Object.keys(schema.shape), env);
+  const parsed = schema.safeParse(files.env);
+  const problems = [...files.problems.values()];
+  if (!parsed.success) {
+    for (const i of parsed.error.issues) {
+      const name = i.path.join('.');
+      if (!files.problems.has(name)) problems.push(`${name || '(environment)'}: ${i.message}`);
+    }
+  }
+  if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
   return parsed.data;
 }
 

@@ -24,6 +24,10 @@ export interface MetricSources {
   connectionsTtlMs: number;
   /** Write outcomes answered but not yet in the idempotency store (idempotency-pending.ts). */
   unrecordedOutcomes(): number;
+  /** Whether each dependency answers now (`database`, and `redis` when configured): asked at each scrape. */
+  dependencies?(): Promise<Record<string, boolean>>;
+  /** The webhook outbox's waiting deliveries (read at most once per `connectionsTtlMs`, as the connections). */
+  webhookBacklog?(): Promise<{ pending: number; overdueSeconds: number }>;
 }
 
 export interface HubMetrics {
@@ -160,6 +164,47 @@ export function createMetrics(options: { knownTools: readonly string[]; defaultM
       const rows = await counted.rows.catch(() => []);
       this.reset();
       for (const r of rows) this.set({ integration: r.integration, status: r.status }, r.count);
+    },
+  });
+
+  new Gauge({
+    name: 'hub_dependency_up',
+    help: 'Whether this replica reaches a dependency now (1) or not (0), by dependency (database, redis): checked at each scrape.',
+    labelNames: ['dependency'],
+    registers: [registry],
+    async collect() {
+      const up = (await sources?.dependencies?.().catch(() => undefined)) ?? {};
+      this.reset();
+      for (const [dependency, ok] of Object.entries(up)) this.set({ dependency }, ok ? 1 : 0);
+    },
+  });
+  // Like the connections: the outbox is counted at most once per TTL, whatever the scrape rate.
+  let backlog: { at: number; value: Promise<{ pending: number; overdueSeconds: number }> } | undefined;
+  const readBacklog = async () => {
+    if (!sources?.webhookBacklog) return undefined;
+    const now = performance.now();
+    if (!backlog || now - backlog.at >= sources.connectionsTtlMs) {
+      backlog = { at: now, value: sources.webhookBacklog() };
+      backlog.value.catch(() => (backlog = undefined));
+    }
+    return backlog.value.catch(() => undefined);
+  };
+  new Gauge({
+    name: 'hub_webhook_outbox_pending',
+    help: 'Webhook deliveries waiting in the outbox, due now or waiting out a retry (read from the database, cached briefly).',
+    registers: [registry],
+    async collect() {
+      const b = await readBacklog();
+      if (b) this.set(b.pending);
+    },
+  });
+  new Gauge({
+    name: 'hub_webhook_outbox_overdue_seconds',
+    help: 'How long the oldest webhook delivery that is due has waited for the dispatcher (0 when none is due).',
+    registers: [registry],
+    async collect() {
+      const b = await readBacklog();
+      if (b) this.set(b.overdueSeconds);
     },
   });
 

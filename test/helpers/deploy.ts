@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
@@ -47,6 +48,23 @@ export function readEnvFile(path: string): Record<string, string> {
 
 export function kubernetesDocuments(file: string): any[] {
   return parseAllDocuments(read(join('deploy/kubernetes', file))).map((d) => d.toJS());
+}
+
+/** The overlays a cluster is deployed from (deploy/kubernetes/overlays/<name>). */
+export const OVERLAYS = ['production', 'staging'] as const;
+
+/** What `kubectl apply -k <dir>` would send: the objects `kubectl kustomize` renders (a relative dir is from the root). */
+export function renderKustomization(dir: string): any[] {
+  let out: string;
+  try {
+    out = execFileSync('kubectl', ['kustomize', dir], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException & { stderr?: string };
+    if (e.code === 'ENOENT')
+      throw new Error('kubectl not found: test/deploy renders the overlays with `kubectl kustomize` (kubectl 1.27 or newer)', { cause: err });
+    throw new Error(`kubectl kustomize ${dir}: ${e.stderr ?? e.message}`, { cause: err });
+  }
+  return parseAllDocuments(out).map((d) => d.toJS());
 }
 
 /** Paths the Hub serves, from openapi.yaml: probes and health checks must point at one of them. */

@@ -12,25 +12,38 @@ const problemsOf = (env: Record<string, string | undefined>): string[] => {
 };
 
 const google = { HUB_GOOGLE_CLIENT_ID: 'id.apps.googleusercontent.com', HUB_GOOGLE_CLIENT_SECRET: 'GOCSPX-x' };
+/** Production refuses /metrics on the API port without a token: these cases serve it on a port of its own. */
+const metricsApart = { HUB_METRICS_PORT: '9464' };
 
 describe('configuration in production (NODE_ENV=production)', () => {
   it('when the database is embedded PGlite, then start is refused with what to set', () => {
-    const problems = problemsOf(testEnv({ NODE_ENV: 'production', HUB_DATA_DIR: '/app/data', ...google }));
+    const problems = problemsOf(testEnv({ NODE_ENV: 'production', HUB_DATA_DIR: '/app/data', ...google, ...metricsApart }));
     expect(problems).toEqual([expect.stringMatching(/^DATABASE_URL: required with NODE_ENV=production .*HUB_ALLOW_EMBEDDED_DB=true/)]);
   });
 
   it('when HUB_ALLOW_EMBEDDED_DB=true, then PGlite is accepted', () => {
-    expect(loadConfig(testEnv({ NODE_ENV: 'production', HUB_ALLOW_EMBEDDED_DB: 'true', ...google })).database.kind).toBe('pglite');
+    expect(loadConfig(testEnv({ NODE_ENV: 'production', HUB_ALLOW_EMBEDDED_DB: 'true', ...google, ...metricsApart })).database.kind).toBe('pglite');
   });
 
   it('when the Google OAuth client is missing, then both variables are named in the same error', () => {
-    const problems = problemsOf(testEnv({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/hub' }));
+    const problems = problemsOf(testEnv({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/hub', ...metricsApart }));
     expect(problems.map((p) => p.split(':')[0])).toEqual(['HUB_GOOGLE_CLIENT_ID', 'HUB_GOOGLE_CLIENT_SECRET']);
   });
 
   it('when everything production needs is set, then it loads; outside production nothing of this is required', () => {
-    expect(loadConfig(testEnv({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/hub', ...google })).database.kind).toBe('postgres');
+    expect(loadConfig(testEnv({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/hub', ...google, ...metricsApart })).database.kind).toBe('postgres');
     expect(problemsOf(testEnv({ NODE_ENV: 'development' }))).toEqual([]);
+  });
+
+  it('when /metrics would be served on the API port without a token, then start is refused with the three ways out', () => {
+    const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/hub', ...google };
+    expect(problemsOf(testEnv(production))).toEqual([
+      expect.stringMatching(/^HUB_METRICS_TOKEN: required with NODE_ENV=production .*HUB_METRICS_TOKEN_FILE.*HUB_METRICS_PORT.*HUB_METRICS=off$/),
+    ]);
+    expect(loadConfig(testEnv({ ...production, HUB_METRICS_TOKEN: 'a-metrics-token-of-some-length' })).observability.metricsToken).toBeDefined();
+    expect(loadConfig(testEnv({ ...production, HUB_METRICS_PORT: '9464' })).observability.metricsPort).toBe(9464);
+    expect(loadConfig(testEnv({ ...production, HUB_METRICS: 'off' })).observability.metrics).toBe(false);
+    expect(problemsOf(testEnv({ HUB_METRICS_PORT: undefined }))).toEqual([]); // outside production: open, as before
   });
 
   it('when HUB_MIGRATE_ON_START is given, then it switches migrations at start; anything but on/off is refused', () => {
