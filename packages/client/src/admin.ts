@@ -12,6 +12,12 @@ export interface HubAdminClientOptions {
   timeoutMs?: number;
 }
 
+/**
+ * If-Match as HTTP wants it: a body's `etag` is the bare tag, the ETag header quotes it; either may be passed
+ * back (a quoted tag, a weak one or `*` is sent as it is).
+ */
+const entityTag = (tag: string) => (/^(\*|(W\/)?".*")$/.test(tag) ? tag : `"${tag}"`);
+
 type AdminOperationId = keyof AdminOperations;
 /** An operation's path or query parameters; nothing when it takes none. */
 type Fields<T> = T extends Record<string, never> ? unknown : T;
@@ -33,7 +39,7 @@ export type AdminAnswer<K extends AdminOperationId> =
         ok: true;
         status: S;
         value: AdminOperations[K]['answers'][S];
-        /** The answer's ETag header, when it has one (policies: pass it back as `ifMatch`). */
+        /** The answer's ETag header as sent (quoted), when it has one; policies also carry it bare as `value.etag`. */
         etag: string | null;
       };
     }[keyof AdminOperations[K]['answers']]
@@ -58,7 +64,7 @@ export function createHubAdminClient(options: HubAdminClientOptions): HubAdminCl
       const query = new URLSearchParams();
       for (const name of op.query) if (request[name] !== undefined && request[name] !== null) query.set(name, String(request[name]));
       const search = query.size > 0 ? `?${query}` : '';
-      const headers: Record<string, string> = typeof request.ifMatch === 'string' ? { 'if-match': request.ifMatch } : {};
+      const headers: Record<string, string> = typeof request.ifMatch === 'string' ? { 'if-match': entityTag(request.ifMatch) } : {};
       const call = { signal: request.signal as AbortSignal | undefined, timeoutMs: request.timeoutMs as number | undefined };
       const exchange = await send(op.method, `${path}${search}`, op.body ? request.body : undefined, call, headers);
       const answer = answerOf(exchange);
