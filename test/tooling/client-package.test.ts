@@ -11,11 +11,32 @@ import { freePort } from '../helpers/ports';
 /**
  * packages/client as a consumer gets it: loaded from the workspace (`require` gets the CommonJS build, `import`
  * the ES module build), and packed with `npm pack` (which builds it), installed offline into a project of its own,
- * type-checked there with tsc and run against `npm run demo` — pinned versions, narrowed errors, the catalog, the
+ * type-checked there with tsc (with the README's examples) and run against `npm run demo` — pinned versions, narrowed errors, the catalog, the
  * admin client and the webhook verifier, through the tarball alone.
  */
 
-jest.setTimeout(300_000); // pack (a tsc build), an install, a tsc check and a demo, on a loaded 2-core machine
+jest.setTimeout(300_000);
+
+/** What the README's examples leave to the reader (a Hub's address, an Express app…), declared for tsc. */
+const README_CONTEXT = `import { createHubAdminClient, createHubClient, verifyWebhook } from '@hub/client';
+declare const process: { env: Record<string, string | undefined> };
+declare const baseUrl: string, serviceSecret: string;
+declare const hub: ReturnType<typeof createHubClient>, ids: { customerId: string; agentId: string };
+declare function askAPersonToOpen(url: string): void;
+declare function sendToThePerson(url: string, until: string): void;
+declare function storeSecret(secret: string): void;
+declare const express: { text(options: object): unknown };
+type Res = { status(code: number): { send(body: string): void }; sendStatus(code: number): void };
+declare const app: { post(path: string, parser: unknown, handler: (req: { body: string; headers: Record<string, string> }, res: Res) => unknown): void };
+void [createHubAdminClient, verifyWebhook];
+`;
+
+/** packages/client/README.md's TypeScript examples, each in a function of its own, for tsc to check. */
+function readmeExamples(): string {
+  const readme = readFileSync(join(CLIENT, 'README.md'), 'utf8');
+  const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!.replace(/^import .*;$/gm, ''));
+  return README_CONTEXT + blocks.map((b, i) => `export async function example${i}() {\n${b}}\n`).join('\n');
+} // pack (a tsc build), an install, a tsc check and a demo, on a loaded 2-core machine
 
 const ROOT = join(__dirname, '..', '..');
 const CLIENT = join(ROOT, 'packages', 'client');
@@ -75,6 +96,7 @@ test('when the client is packed and installed into a project of its own, then a 
     expect(installed.status).toBe(0);
 
     copyFileSync(join(__dirname, 'client-package', 'program.mts'), join(scratch, 'program.mts'));
+    writeFileSync(join(scratch, 'readme.mts'), readmeExamples());
     const compilerOptions = {
       target: 'ES2022',
       lib: ['ES2022', 'DOM'],
@@ -84,7 +106,7 @@ test('when the client is packed and installed into a project of its own, then a 
       noUncheckedIndexedAccess: true,
       skipLibCheck: false,
     };
-    writeFileSync(join(scratch, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['program.mts'] }));
+    writeFileSync(join(scratch, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['program.mts', 'readme.mts'] }));
     const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', scratch], { cwd: scratch, encoding: 'utf8' });
     expect(tsc.stdout + tsc.stderr).toBe('');
     expect(tsc.status).toBe(0);
