@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { DEMO_AGENT_ID, DEMO_CUSTOMER_ID } from '../../src/demo-lines';
@@ -74,6 +74,32 @@ test('when the client is installed, then it brings no dependencies, declares Nod
   expect(pkg.private).toBeUndefined();
   expect(pkg.license).toBe(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).license);
   expect(pkg.scripts).toMatchObject({ prepare: expect.stringContaining('build.mjs'), prepack: expect.stringContaining('build.mjs') });
+});
+
+test('when a project installs the client by path from a checkout without dist/, then npm builds it on install', () => {
+  // A copy of packages/client without dist/ (as a clean clone has it), inside the repository so its build finds
+  // the TypeScript the repository's `npm install` brought, installed by path into a project of its own.
+  const copy = mkdtempSync(join(ROOT, 'node_modules', '.hub-client-clean-'));
+  const consumer = mkdtempSync(join(tmpdir(), 'hub-client-by-path-'));
+  try {
+    cpSync(CLIENT, copy, { recursive: true, filter: (from) => !from.startsWith(join(CLIENT, 'dist')) });
+    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    const installed = npm(['install', '--offline', copy], consumer);
+    expect(installed.status).toBe(0);
+    const imported = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', `import { createHubClient } from '@hub/client'; console.log(typeof createHubClient)`],
+      {
+        cwd: consumer,
+        encoding: 'utf8',
+      },
+    );
+    expect(imported.stderr).toBe('');
+    expect(imported.stdout.trim()).toBe('function');
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+    rmSync(consumer, { recursive: true, force: true });
+  }
 });
 
 test('when the client is packed and installed into a project of its own, then a typed program type-checks and runs against the demo', async () => {
