@@ -62,6 +62,9 @@ export type ExecuteResult<T extends ToolName> =
       requestId: string;
     };
 
+/** The status endpoint's answer (the name earlier versions of this client used). */
+export type IntegrationStatusAnswer = IntegrationStatusResponse;
+
 /** One catalog entry: the version a bare name runs at the top level, and every version (newest first). */
 export type CatalogTool = ToolVersionFields & { name: BareToolName; versions: ToolVersionFields[] };
 
