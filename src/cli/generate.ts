@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
+import { CLIENT_API_TYPES_PATH, clientApiTypes } from '../codegen/client-api-types';
 import { CLIENT_TYPES_PATH, clientTypes } from '../codegen/client-types';
 import { OPENAPI_BASE_PATH, OPENAPI_PATH, openApiDocument, openApiYaml } from '../codegen/openapi';
 import { POSTMAN_PATH, postmanCollection, postmanJson } from '../codegen/postman';
@@ -27,7 +28,8 @@ export function generatedFiles(root = projectRoot()): Record<string, string> {
   const base = parse(readFileSync(join(root, OPENAPI_BASE_PATH), 'utf8')) as Record<string, unknown>;
   return {
     [OPENAPI_PATH]: openApiYaml(openApiDocument(base, registry)),
-    [CLIENT_TYPES_PATH]: clientTypes(catalog),
+    [CLIENT_TYPES_PATH]: clientTypes(catalog, registry),
+    [CLIENT_API_TYPES_PATH]: clientApiTypes(openApiDocument(base, registry)),
     [POSTMAN_PATH]: postmanJson(postmanCollection(catalog, TOOL_EXAMPLES)),
   };
 }

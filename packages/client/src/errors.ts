@@ -3,12 +3,6 @@ import type { ErrorDetails, HUB_ERROR_CODES } from './tools.generated.js';
 /** Every code the Hub answers with (generated from the Hub's closed set). */
 export type HubErrorCode = (typeof HUB_ERROR_CODES)[number];
 
-/**
- * `details` per code, as the Hub declares them (src/error-details.ts, generated into tools.generated.ts): typed
- * where known, with room for keys added later; `setup_url` is a string for every INTEGRATION_* code.
- */
-type DetailsOf<C extends HubErrorCode> = ErrorDetails[C] extends infer D ? (D extends undefined ? undefined : D & { [key: string]: unknown }) : never;
-
 /** An error the Hub answered with, discriminated by `code`: `switch (error.code)` narrows `details`. */
 export type HubError = {
   [C in HubErrorCode]: {
@@ -18,7 +12,11 @@ export type HubError = {
     retryable: boolean;
     /** Seconds to wait before retrying, when the Hub said. */
     retry_after_s?: number;
-    details: DetailsOf<C>;
+    /**
+     * As the Hub declares them per code (src/error-details.ts, generated into tools.generated.ts): closed types,
+     * so a misspelled key does not compile; `setup_url` is a string for every INTEGRATION_* code.
+     */
+    details: ErrorDetails[C];
     /** The HTTP status the Hub answered with. */
     status: number;
   };

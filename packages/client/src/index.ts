@@ -1,24 +1,28 @@
-import type { HubClientError, HubError, TransportError } from './errors.js';
-import type { ToolInputs, ToolResults } from './tools.generated.js';
+import type { IntegrationStatusResponse, Metadata, ToolVersionFields } from './api.generated.js';
+import type { HubClientError, HubError } from './errors.js';
+import { type Answer, type AnswerJson, type CallControl, type FetchLike, answerOf, hubError, sender, sleep, transport } from './http.js';
+import type { TOOL_NAMES, ToolInputs, ToolResults } from './tools.generated.js';
 
 export type { HubClientError, HubError, HubErrorCode, TransportError } from './errors.js';
-export type { ToolInputs, ToolResults } from './tools.generated.js';
-export { HUB_ERROR_CODES, TOOL_NAMES, TOOL_SIDE_EFFECTS } from './tools.generated.js';
+export type { ErrorDetails, ToolInputs, ToolResults, ToolVersionInputs, ToolVersionResults } from './tools.generated.js';
+export { HUB_ERROR_CODES, TOOL_NAMES, TOOL_SIDE_EFFECTS, TOOL_VERSIONS } from './tools.generated.js';
+export type * from './api.generated.js';
+export { ADMIN_OPERATIONS } from './api.generated.js';
+export { createHubAdminClient } from './admin.js';
+export type { AdminAnswer, AdminRequest, HubAdminClient, HubAdminClientOptions } from './admin.js';
+export type { Answer, CallControl, FetchLike } from './http.js';
 export { verifyWebhook } from './webhooks.js';
 export type { VerifyWebhookOptions, WebhookEvent, WebhookVerification } from './webhooks.js';
 
+/** What `tool` may be: a tool's name, or a version of it — `email_search@2`, `email_search@2.0`, `email_search@2.0.0`. */
 export type ToolName = keyof ToolInputs & keyof ToolResults;
-
-/** The fetch the client needs (global fetch in Node ≥ 18, browsers, Deno, Bun; or your own). */
-export type FetchLike = (
-  url: string,
-  init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal },
-) => Promise<{ status: number; text(): Promise<string> }>;
+/** A tool's bare name (what the catalog lists). */
+export type BareToolName = (typeof TOOL_NAMES)[number];
 
 export interface HubClientOptions {
   /** Where the Hub listens, e.g. https://hub.internal.example (no trailing path). */
   baseUrl: string;
-  /** One of the Hub's HUB_SERVICE_SECRETS. */
+  /** One of the Hub's HUB_SERVICE_SECRETS, or a scoped service key (`hub_sk_…`). */
   serviceSecret: string;
   fetch?: FetchLike;
   /** Per attempt, in ms (default 30 000). */
@@ -29,85 +33,48 @@ export interface HubClientOptions {
   maxRetryWaitS?: number;
 }
 
-export interface CallOptions {
+export interface CallOptions extends CallControl {
   customerId: string;
   agentId: string;
   userId?: string | null;
   conversationId?: string | null;
   /** The call's idempotency key; generated when absent and reused by every retry of this call. */
   requestId?: string;
-  /** Cancels the call, waits included. */
-  signal?: AbortSignal;
-  timeoutMs?: number;
 }
-
-export interface Metadata {
-  execution_time_ms: number;
-  api_calls: number;
-  request_id: string;
-  idempotent_replay?: true;
-}
-
-export type Answer<T> = { ok: true; value: T; status: number } | { ok: false; error: HubClientError };
 
 export type ExecuteResult<T extends ToolName> =
-  | { ok: true; tool: T; result: ToolResults[T]; metadata: Metadata /** Attempts made (1 = no retry). */; attempts: number }
+  | {
+      ok: true;
+      tool: T;
+      result: ToolResults[T];
+      /** `tool_version` (the exact version that ran), `deprecation` when it is deprecated, `idempotent_replay`… */
+      metadata: Metadata;
+      /** Attempts made (1 = no retry). */
+      attempts: number;
+    }
   | {
       ok: false;
       tool: T;
       error: HubClientError;
       metadata: Metadata | undefined;
-      attempts: number /** The request_id every attempt carried. */;
+      attempts: number;
+      /** The request_id every attempt carried. */
       requestId: string;
     };
 
+/** The status endpoint's answer (the name earlier versions of this client used). */
+export type IntegrationStatusAnswer = IntegrationStatusResponse;
+
+/** One catalog entry: the version a bare name runs at the top level, and every version (newest first). */
+export type CatalogTool = ToolVersionFields & { name: BareToolName; versions: ToolVersionFields[] };
+
 export interface HubClient {
-  /** Runs one tool; failures are values (`ok: false`) whose `error.code` narrows the details. */
+  /** Runs one tool (`'email_search'`, or a pinned `'email_search@2'`); failures are values whose `error.code` narrows `details`. */
   execute<T extends ToolName>(tool: T, inputs: ToolInputs[T], options: CallOptions): Promise<ExecuteResult<T>>;
   /** Which integrations the customer (or one of its end users) has connected. */
-  status(customerId: string, userId?: string, options?: Pick<CallOptions, 'signal' | 'timeoutMs'>): Promise<Answer<IntegrationStatusAnswer>>;
-  /** Every tool with its JSON Schemas. */
-  catalog(options?: Pick<CallOptions, 'signal' | 'timeoutMs'>): Promise<Answer<{ tools: CatalogTool[] }>>;
-}
-
-export interface CatalogTool {
-  name: ToolName;
-  version: string;
-  description: string;
-  integration: string | null;
-  required_scopes: string[];
-  side_effects: 'reads' | 'writes';
-  input_schema: Record<string, unknown>;
-  output_schema: Record<string, unknown>;
-}
-
-export interface IntegrationStatusAnswer {
-  customer_id: string;
-  user_id: string | null;
-  integrations: Record<string, { connected: boolean; status: string; tools_available: string[]; setup_url?: string; [key: string]: unknown }>;
-}
-
-const transport = (code: TransportError['code'], message: string, details: TransportError['details'] = {}): TransportError => ({
-  code,
-  message,
-  retryable: false,
-  details,
-});
-
-/** Waits `ms`, or less when `signal` aborts (then resolves false). */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve(false);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+  status(customerId: string, userId?: string, options?: CallControl): Promise<Answer<IntegrationStatusResponse>>;
+  /** Every tool with its versions and JSON Schemas. */
+  catalog(options?: CallControl): Promise<Answer<{ tools: CatalogTool[] }>>;
 }
 
 /**
@@ -115,55 +82,15 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
  * is retried after the Hub's retry_after_s (else a short backoff) with the same request_id, so a retried write
  * still happens at most once; anything else comes straight back.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the Hub's JSON answer, narrowed by the envelope's `success` where it is read
-type AnswerJson = any;
-
 export function createHubClient(options: HubClientOptions): HubClient {
-  const base = options.baseUrl.replace(/\/+$/, '');
-  const doFetch: FetchLike = options.fetch ?? ((url, init) => fetch(url, init));
+  const send = sender({
+    baseUrl: options.baseUrl,
+    authorization: `ServiceSecret ${options.serviceSecret}`,
+    fetch: options.fetch,
+    timeoutMs: options.timeoutMs,
+  });
   const maxRetries = options.maxRetries ?? 2;
   const maxWaitS = options.maxRetryWaitS ?? 30;
-  const auth = `ServiceSecret ${options.serviceSecret}`;
-
-  /** One HTTP exchange: the parsed JSON and status, or a transport error. */
-  async function send(
-    method: string,
-    path: string,
-    body: unknown,
-    call: { signal?: AbortSignal; timeoutMs?: number },
-  ): Promise<{ ok: true; status: number; json: AnswerJson } | { ok: false; error: TransportError }> {
-    const timeout = AbortSignal.timeout(call.timeoutMs ?? options.timeoutMs ?? 30_000);
-    const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
-    const headers: Record<string, string> = { authorization: auth, accept: 'application/json' };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    let status: number;
-    let text: string;
-    try {
-      const res = await doFetch(`${base}${path}`, { method, headers, signal, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-      status = res.status;
-      text = await res.text();
-    } catch (cause) {
-      if (call.signal?.aborted) return { ok: false, error: transport('ABORTED', 'The call was aborted', { cause: call.signal.reason }) };
-      if (timeout.aborted)
-        return { ok: false, error: transport('TIMEOUT', `The Hub did not answer within ${call.timeoutMs ?? options.timeoutMs ?? 30_000} ms`) };
-      return { ok: false, error: transport('NETWORK_ERROR', `Could not reach the Hub at ${base}: ${(cause as Error)?.message ?? String(cause)}`, { cause }) };
-    }
-    try {
-      return { ok: true, status, json: JSON.parse(text) };
-    } catch {
-      return { ok: false, error: transport('INVALID_RESPONSE', `The Hub answered ${status} with a body that is not JSON`, { status }) };
-    }
-  }
-
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the error object of an envelope the Hub answered, typed by its code in HubError
-  const hubError = (status: number, error: any): HubError => ({ ...error, status });
-
-  async function get<T>(path: string, call: { signal?: AbortSignal; timeoutMs?: number }): Promise<Answer<T>> {
-    const answer = await send('GET', path, undefined, call);
-    if (!answer.ok) return answer;
-    if (answer.status >= 400 && answer.json?.error) return { ok: false, error: hubError(answer.status, answer.json.error) };
-    return { ok: true, value: answer.json as T, status: answer.status };
-  }
 
   return {
     async execute(tool, inputs, call) {
@@ -179,26 +106,27 @@ export function createHubClient(options: HubClientOptions): HubClient {
       for (let attempt = 1; ; attempt++) {
         const answer = await send('POST', '/api/internal/tools/execute/', body, call);
         if (!answer.ok) return { ok: false, tool, error: answer.error, metadata: undefined, attempts: attempt, requestId };
-        const { json, status } = answer;
+        const json: AnswerJson = answer.json;
         if (json?.success === true) return { ok: true, tool, result: json.result, metadata: json.metadata, attempts: attempt };
         if (json?.success !== false || typeof json.error?.code !== 'string') {
-          return {
-            ok: false,
-            tool,
-            error: transport('INVALID_RESPONSE', `The Hub answered ${status} without its envelope`, { status }),
-            metadata: undefined,
-            attempts: attempt,
-            requestId,
-          };
+          const error = transport('INVALID_RESPONSE', `The Hub answered ${answer.status} without its envelope`, { status: answer.status });
+          return { ok: false, tool, error, metadata: undefined, attempts: attempt, requestId };
         }
-        const error = hubError(status, json.error);
+        const error: HubError = hubError(answer.status, json.error);
         const waitS = error.retry_after_s ?? Math.min(8, 0.25 * 2 ** (attempt - 1));
         const retry = error.retryable && attempt <= maxRetries && waitS <= maxWaitS;
         if (!retry || !(await sleep(waitS * 1000, call.signal))) return { ok: false, tool, error, metadata: json.metadata, attempts: attempt, requestId };
       }
     },
-    status: (customerId, userId, call = {}) =>
-      get(`/api/internal/integrations/status/${encodeURIComponent(customerId)}/${userId === undefined ? '' : `?user_id=${encodeURIComponent(userId)}`}`, call),
-    catalog: (call = {}) => get('/api/internal/tools/', call),
+    status: async (customerId, userId, call = {}) =>
+      answerOf(
+        await send(
+          'GET',
+          `/api/internal/integrations/status/${encodeURIComponent(customerId)}/${userId === undefined ? '' : `?user_id=${encodeURIComponent(userId)}`}`,
+          undefined,
+          call,
+        ),
+      ),
+    catalog: async (call = {}) => answerOf(await send('GET', '/api/internal/tools/', undefined, call)),
   };
 }
