@@ -91,6 +91,15 @@ describe('the admin API', () => {
     await putPolicy(customerPath(customerId), {}, '*').expect(200);
   });
 
+  test("when an admin sends the body's etag back as If-Match without the header's quotes, then it is the same tag", async () => {
+    const customerId = randomUUID();
+    const created = await putPolicy(customerPath(customerId), { max_side_effects: 'writes' }).expect(201);
+    expect(created.headers.etag).toBe(`"${created.body.etag}"`);
+    const replaced = await putPolicy(customerPath(customerId), { max_side_effects: 'reads' }, created.body.etag).expect(200);
+    await putPolicy(customerPath(customerId), {}, created.body.etag).expect(412); // still compared: a stale bare tag is stale
+    await api().delete(customerPath(customerId)).set('Authorization', asAdmin()).set('If-Match', replaced.body.etag).expect(200);
+  });
+
   test.each([
     ['an unknown tool', { enabled_tools: ['hub_echo', 'email_delete_everything'] }, 'enabled_tools[1]'],
     ['a major version the tool does not have', { enabled_tools: ['hub_echo@2'] }, 'enabled_tools[0]'],

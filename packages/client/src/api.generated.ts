@@ -318,7 +318,7 @@ export type Policy = {
   /** True when no tool at all may run under it (allowed, but said plainly). */
   denies_everything: boolean;
   warning?: string;
-  /** Also the ETag header; send it back in If-Match to replace or delete this version. */
+  /** The ETag header's tag without its quotes; send either back in If-Match to replace or delete this version. */
   etag: string;
   updated_at: string;
 };

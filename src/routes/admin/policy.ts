@@ -32,14 +32,23 @@ const params = z.object({ customer_id: z.guid('must be a UUID'), agent_id: z.gui
 const query = z.strictObject({});
 const ETAG = /^(?:W\/)?"([\x21\x23-\x7e]*)"$/;
 
-/** If-Match as RFC 9110 §13.1.1 reads it: `*`, or a list of entity tags (a weak one never matches: strong comparison). */
+/** The body's `etag` as sent back by a caller that skipped the header: the tag without its quotes. */
+const BARE_ETAG = /^[\x21\x23-\x7e]+$/;
+
+/**
+ * If-Match as RFC 9110 §13.1.1 reads it: `*`, or a list of entity tags (a weak one never matches: strong
+ * comparison). The policy's body carries `etag` without the quotes the header has; a caller passing that value
+ * back as is means the same tag, so a bare tag is read as the quoted one rather than refused as stale.
+ */
 function preconditionOf(header: string | undefined): Precondition {
   if (header === undefined) return null;
   if (header.trim() === '*') return 'any';
   const etags: string[] = [];
-  for (const part of header.split(',')) {
-    const m = ETAG.exec(part.trim());
-    if (m && !part.trim().startsWith('W/')) etags.push(m[1]!);
+  for (const raw of header.split(',')) {
+    const part = raw.trim();
+    const m = ETAG.exec(part);
+    if (m && !part.startsWith('W/')) etags.push(m[1]!);
+    else if (!m && !part.startsWith('W/') && BARE_ETAG.test(part)) etags.push(part);
   }
   return { etags };
 }
