@@ -112,7 +112,6 @@ export function eventJson(ctx: GraphCtx, e: EventRec, zone: string): Record<stri
     originalStartTimeZone: e.startZone,
     originalEndTimeZone: e.endZone,
     iCalUId: e.iCalUId,
-    uid: e.iCalUId,
     reminderMinutesBeforeStart: e.reminderMinutes,
     isReminderOn: e.isReminderOn,
     hasAttachments: false,
