@@ -102,13 +102,11 @@ test('when an invitee accepts, then the organizer sees the response; calendarVie
   expect(after.attendees[0].status.response).toBe('accepted');
   await expect(ana.api('/me/calendarView').get()).rejects.toMatchObject({ statusCode: 400, code: 'ErrorInvalidParameter' });
   for (let i = 0; i < 12; i++)
-    await ana
-      .api('/me/events')
-      .post({
-        subject: `Slot ${i}`,
-        start: { dateTime: `2026-03-09T${String(8 + (i % 8)).padStart(2, '0')}:00:00`, timeZone: 'UTC' },
-        end: { dateTime: `2026-03-09T${String(8 + (i % 8)).padStart(2, '0')}:30:00`, timeZone: 'UTC' },
-      });
+    await ana.api('/me/events').post({
+      subject: `Slot ${i}`,
+      start: { dateTime: `2026-03-09T${String(8 + (i % 8)).padStart(2, '0')}:00:00`, timeZone: 'UTC' },
+      end: { dateTime: `2026-03-09T${String(8 + (i % 8)).padStart(2, '0')}:30:00`, timeZone: 'UTC' },
+    });
   const page1 = await ana.api('/me/calendarView').query({ startDateTime: '2026-03-09T00:00:00', endDateTime: '2026-03-10T00:00:00' }).get();
   expect(page1.value).toHaveLength(10); // the default page size
   expect(page1['@odata.nextLink']).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/v1\.0\/me\/calendarView\?.*%24skip=10/);
@@ -119,44 +117,36 @@ test('when an invitee accepts, then the organizer sees the response; calendarVie
 
 test('when an all-day event is created, then it must span midnights, and reads keep its dates', async () => {
   await expect(
-    ana
-      .api('/me/events')
-      .post({
-        subject: 'Offsite',
-        isAllDay: true,
-        start: { dateTime: '2026-03-06T09:00:00', timeZone: 'UTC' },
-        end: { dateTime: '2026-03-07T00:00:00', timeZone: 'UTC' },
-      }),
-  ).rejects.toMatchObject({ statusCode: 400 });
-  const e = await ana
-    .api('/me/events')
-    .post({
+    ana.api('/me/events').post({
       subject: 'Offsite',
       isAllDay: true,
-      start: { dateTime: '2026-03-06', timeZone: 'Romance Standard Time' },
-      end: { dateTime: '2026-03-07', timeZone: 'Romance Standard Time' },
-    });
+      start: { dateTime: '2026-03-06T09:00:00', timeZone: 'UTC' },
+      end: { dateTime: '2026-03-07T00:00:00', timeZone: 'UTC' },
+    }),
+  ).rejects.toMatchObject({ statusCode: 400 });
+  const e = await ana.api('/me/events').post({
+    subject: 'Offsite',
+    isAllDay: true,
+    start: { dateTime: '2026-03-06', timeZone: 'Romance Standard Time' },
+    end: { dateTime: '2026-03-07', timeZone: 'Romance Standard Time' },
+  });
   const read = await ana.api(`/me/events/${e.id}`).header('Prefer', 'outlook.timezone="Pacific Standard Time"').get();
   expect(read).toMatchObject({ isAllDay: true, start: { dateTime: '2026-03-06T00:00:00.0000000' }, end: { dateTime: '2026-03-07T00:00:00.0000000' } });
 });
 
 test('when getSchedule is asked, then it answers availabilityView per slot, hides others’ subjects, and enforces its documented limits', async () => {
-  await ben
-    .api('/me/events')
-    .post({
-      subject: 'Secret 1:1',
-      showAs: 'busy',
-      start: { dateTime: '2026-03-10T09:00:00', timeZone: 'Pacific Standard Time' },
-      end: { dateTime: '2026-03-10T10:00:00', timeZone: 'Pacific Standard Time' },
-    });
-  await ben
-    .api('/me/events')
-    .post({
-      subject: 'Maybe',
-      showAs: 'tentative',
-      start: { dateTime: '2026-03-10T10:30:00', timeZone: 'Pacific Standard Time' },
-      end: { dateTime: '2026-03-10T11:00:00', timeZone: 'Pacific Standard Time' },
-    });
+  await ben.api('/me/events').post({
+    subject: 'Secret 1:1',
+    showAs: 'busy',
+    start: { dateTime: '2026-03-10T09:00:00', timeZone: 'Pacific Standard Time' },
+    end: { dateTime: '2026-03-10T10:00:00', timeZone: 'Pacific Standard Time' },
+  });
+  await ben.api('/me/events').post({
+    subject: 'Maybe',
+    showAs: 'tentative',
+    start: { dateTime: '2026-03-10T10:30:00', timeZone: 'Pacific Standard Time' },
+    end: { dateTime: '2026-03-10T11:00:00', timeZone: 'Pacific Standard Time' },
+  });
   const res = await ana
     .api('/me/calendar/getSchedule')
     .header('Prefer', 'outlook.timezone="Pacific Standard Time"')
@@ -182,14 +172,12 @@ test('when getSchedule is asked, then it answers availabilityView per slot, hide
     ana.api('/me/calendar/getSchedule').post({ schedules: many, startTime: window.startTime, endTime: { dateTime: '2026-03-02T00:00:00', timeZone: 'UTC' } }),
   ).rejects.toMatchObject({ statusCode: 400 });
   await expect(
-    ana
-      .api('/me/calendar/getSchedule')
-      .post({
-        schedules: ['ben@contoso.example'],
-        startTime: window.startTime,
-        endTime: { dateTime: '2026-03-02T00:00:00', timeZone: 'UTC' },
-        availabilityViewInterval: 4,
-      }),
+    ana.api('/me/calendar/getSchedule').post({
+      schedules: ['ben@contoso.example'],
+      startTime: window.startTime,
+      endTime: { dateTime: '2026-03-02T00:00:00', timeZone: 'UTC' },
+      availabilityViewInterval: 4,
+    }),
   ).rejects.toMatchObject({ statusCode: 400 });
 });
 

@@ -133,12 +133,10 @@ test('when sendMail is called, then 202 with no body, a copy in Sent Items unles
     });
   expect(res.status).toBe(202);
   expect(await res.text()).toBe('');
-  await ben
-    .api('/me/sendMail')
-    .post({
-      message: { subject: 'Quiet', body: { contentType: 'Text', content: 'x' }, toRecipients: [{ emailAddress: { address: 'ana@contoso.example' } }] },
-      saveToSentItems: false,
-    });
+  await ben.api('/me/sendMail').post({
+    message: { subject: 'Quiet', body: { contentType: 'Text', content: 'x' }, toRecipients: [{ emailAddress: { address: 'ana@contoso.example' } }] },
+    saveToSentItems: false,
+  });
   const sent = (await ben.api('/me/mailFolders/sentitems/messages').get()).value.map((m: any) => m.subject);
   expect(sent).toContain('Lunch?');
   expect(sent).not.toContain('Quiet');

@@ -105,7 +105,7 @@ export function graphRoute(getWorld: () => World, options: GraphOptions, operati
     const admitted = admit(world, auth.clientId, owner.id);
     if (isError(admitted)) return sendGraphError(res, admitted, now());
     res.on('close', admitted.release);
-    const rule = drawFault(world, operation, req.method, req.path);
+    const rule = drawFault(world, operation, req.method, `${req.baseUrl}${req.path}`.replace(/^\/v1\.0/, ''));
     if (rule) {
       res.locals.fault = rule.id;
       if (rule.latency_ms) await new Promise((r) => setTimeout(r, rule.latency_ms));
