@@ -9,12 +9,13 @@ import { createConnectLinks } from './integrations/connect-links';
 import { createSignInLinks } from './console/sign-in-links';
 import { DEMO_ACCOUNTS, type RunningSandbox, SANDBOX_DEFAULT_CLIENT, type World, createSandbox, demoAccounts, loadSandboxConfig } from '@hub/google-sandbox';
 import { type RunningHub, exitOnStartFailure, explainListenError, startHub, stopOnSignals } from './server';
+import { startDemoMicrosoftSandbox } from './demo-microsoft';
 
 /**
- * `npm run demo`: the Hub and the Google sandbox on embedded defaults, ready for curl. Every variable that is set
- * is honoured; only missing secrets are generated, printed, and saved next to the embedded database (a restarted
- * demo must still decrypt the tokens it stored). Both servers are reached at DEMO_HOST (src/config.ts). Then it
- * prints shell lines that work as pasted (src/demo-lines.ts).
+ * `npm run demo`: the Hub and the Google and Microsoft sandboxes on embedded defaults, ready for curl. Every
+ * variable that is set is honoured; only missing secrets are generated, printed, and saved next to the embedded
+ * database (a restarted demo must still decrypt the tokens it stored). The servers are reached at DEMO_HOST
+ * (src/config.ts). Then it prints shell lines that work as pasted (src/demo-lines.ts).
  */
 
 function demoEnvironment(env: Record<string, string | undefined>, demo: DemoConfig) {
@@ -125,6 +126,8 @@ async function main() {
   const hub = await startHub(config);
   stopOnSignals(hub);
   process.once('exit', () => void sandbox.running.close());
+  const microsoft = await startDemoMicrosoftSandbox(env, demo, config.publicUrl);
+  process.once('exit', () => void microsoft.running.close());
   await connectDemoCustomer(hub, sandbox.world(), config);
   const notes: string[] = [];
   const fresh = Object.keys(generated).filter((k) => !reused.includes(k));
@@ -132,6 +135,7 @@ async function main() {
   if (reused.length) notes.push(`Reused ${reused.join(' and ')} from ${resolve(secretsFile!)}.`);
   const sandboxUrl = `http://${demo.host}:${sandbox.running.port}`;
   notes.push(`Google sandbox: ${sandboxUrl} (control API ${sandboxUrl}/_sandbox/); demo customer connected as ${DEMO_ACCOUNTS.ana} through the connect flow.`);
+  notes.push(microsoft.note);
   notes.push(
     `Database: ${config.database.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.database.dataDir}`}; ` +
       `Redis: ${config.redisUrl ? 'REDIS_URL' : 'not configured'}. Listening on ${config.host} (DEMO_HOST=${demo.host}).`,
@@ -148,6 +152,7 @@ async function main() {
   const lines = demoLines({
     hubUrl: `http://${demo.host}:${hub.port}`,
     sandboxUrl,
+    microsoftSandboxUrl: microsoft.url,
     generatedSecret: generated.HUB_SERVICE_SECRETS,
     runId,
     event: await demoEvent(hub, `demo-event-${runId}`),

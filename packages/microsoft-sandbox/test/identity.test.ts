@@ -243,3 +243,27 @@ test('when an access token expires with the clock, then Graph answers 401 Invali
   });
   expect((await fetch(`${h.running.url}/v1.0/me`)).status).toBe(401);
 });
+
+test('when consent is given on the page, then the chosen account and the ticked scopes are granted; Cancel is AADSTS65004', async () => {
+  await h.control('POST', '/accounts', { upn: 'dora@fabrikam.example', display_name: 'Dora Silva' }); // a tenant with no earlier consents
+  await h.control('PUT', '/consent', { mode: 'page' });
+  const url = `${h.running.url}/organizations/oauth2/v2.0/authorize?${new URLSearchParams({ client_id: CLIENT_ID, response_type: 'code', redirect_uri: REDIRECT_URI, scope: 'Mail.Read Calendars.Read', state: 'p1' })}`;
+  const page = await (await fetch(url)).text();
+  const ctx = /name=ctx value="([^"]+)"/.exec(page)![1]!;
+  const dora = /<option value="([^"]+)"[^>]*>Dora Silva/.exec(page)![1]!;
+  const post = (form: Record<string, string>) =>
+    fetch(`${h.running.url}/organizations/oauth2/v2.0/authorize/consent`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form),
+    });
+  const accepted = await post({ ctx, account: dora, scope: 'Calendars.Read', action: 'accept' });
+  const back = new URL(accepted.headers.get('location')!).searchParams;
+  expect(back.get('state')).toBe('p1');
+  const t = await token('organizations', { grant_type: 'authorization_code', code: back.get('code')!, redirect_uri: REDIRECT_URI });
+  expect(t.body.scope).toBe('Calendars.Read');
+  const again = await (await fetch(url)).text();
+  const cancelled = await post({ ctx: /name=ctx value="([^"]+)"/.exec(again)![1]!, account: dora, action: 'cancel' });
+  expect(new URL(cancelled.headers.get('location')!).searchParams.get('error_description')).toMatch(/^AADSTS65004/);
+});

@@ -92,14 +92,12 @@ test('when an event was just created, then calendarView and getSchedule do not s
   const view = () => ana.api('/me/calendarView').query({ startDateTime: '2026-04-01T00:00:00Z', endDateTime: '2026-04-02T00:00:00Z' }).get();
   expect((await view()).value).toEqual([]);
   const schedule = () =>
-    ana
-      .api('/me/calendar/getSchedule')
-      .post({
-        schedules: ['ana@contoso.example'],
-        startTime: { dateTime: '2026-04-01T10:00:00', timeZone: 'UTC' },
-        endTime: { dateTime: '2026-04-01T11:00:00', timeZone: 'UTC' },
-        availabilityViewInterval: 60,
-      });
+    ana.api('/me/calendar/getSchedule').post({
+      schedules: ['ana@contoso.example'],
+      startTime: { dateTime: '2026-04-01T10:00:00', timeZone: 'UTC' },
+      endTime: { dateTime: '2026-04-01T11:00:00', timeZone: 'UTC' },
+      availabilityViewInterval: 60,
+    });
   expect((await schedule()).value[0].availabilityView).toBe('0');
   await h.control('POST', '/clock/advance', { seconds: 2 });
   expect((await schedule()).value[0].availabilityView).toBe('2');
