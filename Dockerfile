@@ -8,13 +8,16 @@
 FROM node:24-slim@sha256:a9f5f7c91a432850b2a8a7797adf5eadb6c733ceed61167806cee7ea7fbc29df AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-# The Google sandbox is a workspace package: npm links it, and its command, from these two.
+# The Google and Microsoft sandboxes are workspace packages: npm links them, and their commands, from these.
 COPY packages/google-sandbox/package.json ./packages/google-sandbox/
 COPY packages/google-sandbox/bin ./packages/google-sandbox/bin
+COPY packages/microsoft-sandbox/package.json ./packages/microsoft-sandbox/
+COPY packages/microsoft-sandbox/bin ./packages/microsoft-sandbox/bin
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY packages/google-sandbox ./packages/google-sandbox
+COPY packages/microsoft-sandbox ./packages/microsoft-sandbox
 COPY src ./src
 COPY bench ./bench
 COPY console ./console
@@ -29,6 +32,8 @@ WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 COPY packages/google-sandbox/package.json ./packages/google-sandbox/
 COPY packages/google-sandbox/bin ./packages/google-sandbox/bin
+COPY packages/microsoft-sandbox/package.json ./packages/microsoft-sandbox/
+COPY packages/microsoft-sandbox/bin ./packages/microsoft-sandbox/bin
 RUN npm ci --omit=dev && npm cache clean --force
 COPY --from=build /app/dist/src ./dist/src
 # The admin console's browser files (served from memory under /admin/assets/<digest>/).
