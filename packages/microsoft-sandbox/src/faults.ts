@@ -42,7 +42,7 @@ const DEFAULT_RETRY_AFTER: Partial<Record<keyof typeof PRESETS, number>> = { mai
 
 export const faultSpecSchema = z
   .strictObject({
-    /** An operation name (`events.create`, `mail.send`… GET /_sandbox/operations lists them). */
+    /** An operation name (`events.create`, `mail.send`…; the README lists them). */
     operation: z.string().min(1).optional(),
     method: z.string().toUpperCase().optional(),
     /** Path glob under /v1.0: `*` within a segment, `**` across segments. */

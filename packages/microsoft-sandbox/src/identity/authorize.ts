@@ -164,6 +164,8 @@ export function authorizeRoutes(getWorld: () => World): Router {
       return finish(world, res, p, person, policy.deny ? 'decline' : granted);
     }
     const ctx = world.random.string(32, ALPHABETS.alnum);
+    // Consent pages left unanswered are not kept forever: the oldest goes once a thousand wait.
+    if (pending.size >= 1000) pending.delete(pending.keys().next().value!);
     pending.set(ctx, p);
     consentPage(res, ctx, p, people);
   });

@@ -48,8 +48,17 @@ export function mintAccessToken(world: World, app: AppRegistration, person: Pers
       header: { alg: 'RS256', typ: 'JWT', nonce: world.random.string(43, ALPHABETS.base64url) } as jwt.JwtHeader,
     },
   );
+  pruneExpired(world, now);
   world.identity.access.set(token, { clientId: app.clientId, userId: person.id, scopes: graphScopes, issuedAt: now, expiresAt: now + lifetimeS * 1000 });
   return { token, lifetimeS };
+}
+
+/** Expired access tokens and codes are forgotten now and then, so a long-running sandbox does not grow without end. */
+function pruneExpired(world: World, now: number) {
+  const { access, codes, lifetimes } = world.identity;
+  if (access.size % 500 !== 0) return;
+  for (const [token, grant] of access) if (grant.expiresAt < now) access.delete(token);
+  for (const [code, c] of codes) if (now - c.issuedAt > lifetimes.authCodeS * 1000) codes.delete(code);
 }
 
 export function mintRefreshToken(world: World, app: AppRegistration, person: Person, scopes: string[]) {
