@@ -5,19 +5,9 @@ import { consentKey } from '../identity/state';
 import { GRAPH_SCOPES, parseScopes } from '../identity/scopes';
 import { mintAccessToken, mintRefreshToken } from '../identity/tokens';
 import { THROTTLE_PRESETS } from '../throttle';
-import { type Person, type World, findPerson } from '../world';
-import { describePerson } from './describe';
-import {
-  type Outcome,
-  accountSpecSchema,
-  addEvent,
-  addMessage,
-  createPerson,
-  createTenant,
-  eventSpecSchema,
-  messageSpecSchema,
-  tenantSpecSchema,
-} from './seed';
+import { type World, findPerson } from '../world';
+import { mountAccounts } from './account-routes';
+import { type Outcome, createTenant, tenantSpecSchema } from './seed';
 
 /**
  * The control API (`/_sandbox/...`), for tests and demos only — mounted only in sandbox mode. Bodies are strict
@@ -29,16 +19,16 @@ export interface ControlDeps {
   reset: (seed?: number) => void;
 }
 
-const fail = (res: Response, status: number, message: string) => res.status(status).json({ error: { code: status, message } });
+export const fail = (res: Response, status: number, message: string) => res.status(status).json({ error: { code: status, message } });
 
-function parse<T extends z.ZodType>(schema: T, req: Request, res: Response): z.infer<T> | undefined {
+export function parse<T extends z.ZodType>(schema: T, req: Request, res: Response): z.infer<T> | undefined {
   const parsed = schema.safeParse(req.body ?? {});
   if (parsed.success) return parsed.data;
   fail(res, 400, parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
   return undefined;
 }
 
-const answer = <T>(res: Response, o: Outcome<T>, status: number, body: (v: T) => unknown) =>
+export const answer = <T>(res: Response, o: Outcome<T>, status: number, body: (v: T) => unknown) =>
   o.ok ? res.status(status).json(body(o.value)) : fail(res, o.status, o.message);
 const graphScope = z.string().refine((s) => s in GRAPH_SCOPES, { message: 'not a Graph permission the sandbox knows' });
 
@@ -129,85 +119,7 @@ export function controlRoutes(deps: ControlDeps): Router {
     res.json({ user_consent: t.userConsent, admin_consent: Object.fromEntries([...t.adminConsent].map(([k, v]) => [k, [...v]])) });
   });
 
-  router.get('/accounts', (_req, res) => res.json({ accounts: [...w().people.values()].map((p) => describePerson(w(), p)) }));
-  router.post('/accounts', (req, res) => {
-    const spec = parse(accountSpecSchema, req, res);
-    if (spec) answer(res, createPerson(w(), spec), 201, (p) => describePerson(w(), p));
-  });
-  const withPerson = (h: (world: World, req: Request, res: Response, p: Person) => void) => (req: Request, res: Response) => {
-    const p = findPerson(w(), String(req.params.upn));
-    if (!p) return fail(res, 404, `no sandbox account ${String(req.params.upn)}`);
-    h(w(), req, res, p);
-  };
-  router.get(
-    '/accounts/:upn',
-    withPerson((world, _req, res, p) => res.json(describePerson(world, p))),
-  );
-  router.post(
-    '/accounts/:upn/events',
-    withPerson((world, req, res, p) => {
-      const spec = parse(eventSpecSchema, req, res);
-      if (spec) answer(res, addEvent(world, p, spec), 201, (e) => ({ id: e.id }));
-    }),
-  );
-  router.post(
-    '/accounts/:upn/messages',
-    withPerson((world, req, res, p) => {
-      const spec = parse(messageSpecSchema, req, res);
-      if (spec) answer(res, addMessage(world, p, spec, new Map()), 201, (m) => ({ id: m.restId, immutable_id: m.immutableId }));
-    }),
-  );
-  // The grant-killing events the token endpoint reports (AADSTS50173, 50057, 65001).
-  router.post(
-    '/accounts/:upn/password-change',
-    withPerson((world, _req, res, p) => {
-      Object.assign(p, { tokensValidFrom: world.clock.now(), invalidatedBy: 'password' });
-      res.json({ tokens_valid_from: new Date(p.tokensValidFrom).toISOString() });
-    }),
-  );
-  router.post(
-    '/accounts/:upn/revoke-sessions',
-    withPerson((world, _req, res, p) => {
-      Object.assign(p, { tokensValidFrom: world.clock.now(), invalidatedBy: 'revoked' });
-      res.json({ tokens_valid_from: new Date(p.tokensValidFrom).toISOString() });
-    }),
-  );
-  router.put(
-    '/accounts/:upn/disabled',
-    withPerson((_world, req, res, p) => {
-      const body = parse(z.strictObject({ disabled: z.boolean() }), req, res);
-      if (!body) return;
-      p.disabled = body.disabled;
-      res.json({ disabled: p.disabled });
-    }),
-  );
-  router.post(
-    '/accounts/:upn/withdraw-consent',
-    withPerson((world, req, res, p) => {
-      const body = parse(z.strictObject({ client_id: z.uuid() }), req, res);
-      if (!body) return;
-      world.identity.consents.delete(consentKey(body.client_id, p.id));
-      let n = 0;
-      for (const g of world.identity.refresh.values()) {
-        if (g.userId !== p.id || g.clientId !== body.client_id) continue;
-        g.consentWithdrawn = true;
-        n++;
-      }
-      res.json({ refresh_tokens_affected: n });
-    }),
-  );
-  router.post(
-    '/accounts/:upn/expire-tokens',
-    withPerson((world, _req, res, p) => {
-      let n = 0;
-      for (const t of world.identity.access.values()) {
-        if (t.userId !== p.id || t.expiresAt <= world.clock.now()) continue;
-        t.expiresAt = world.clock.now();
-        n++;
-      }
-      res.json({ expired_access_tokens: n });
-    }),
-  );
+  mountAccounts(router, w, { parse, fail, answer });
 
   router.post('/apps', (req, res) => {
     const a = parse(appSchema, req, res);
