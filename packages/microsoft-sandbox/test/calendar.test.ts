@@ -101,6 +101,7 @@ test('when an invitee accepts, then the organizer sees the response; calendarVie
   const after = await ana.api(`/me/events/${meeting.id}`).get();
   expect(after.attendees[0].status.response).toBe('accepted');
   await expect(ana.api('/me/calendarView').get()).rejects.toMatchObject({ statusCode: 400, code: 'ErrorInvalidParameter' });
+  await expect(ana.api('/me/events').search('"Pairing"').get()).rejects.toMatchObject({ statusCode: 400 }); // messages only
   for (let i = 0; i < 12; i++)
     await ana.api('/me/events').post({
       subject: `Slot ${i}`,

@@ -172,6 +172,14 @@ test('when a draft is created and a received message patched, then drafts take a
     .post({ subject: 'Idea', body: { contentType: 'HTML', content: '<p>hi</p>' }, toRecipients: [{ emailAddress: { address: 'ben@contoso.example' } }] });
   expect(d).toMatchObject({ isDraft: true, subject: 'Idea' });
   const [r] = (await ana.api('/me/messages').filter("subject eq 'Report 1'").get()).value;
-  expect((await ana.api(`/me/messages/${r.id}`).patch({ isRead: false, flag: { flagStatus: 'flagged' } })).flag).toEqual({ flagStatus: 'flagged' });
+  const flagged = await ana
+    .api(`/me/messages/${r.id}`)
+    .header('If-Match', r['@odata.etag'])
+    .patch({ isRead: false, flag: { flagStatus: 'flagged' } });
+  expect(flagged.flag).toEqual({ flagStatus: 'flagged' });
+  await expect(ana.api(`/me/messages/${r.id}`).header('If-Match', r['@odata.etag']).patch({ isRead: true })).rejects.toMatchObject({
+    statusCode: 412,
+    code: 'ErrorIrresolvableConflict',
+  });
   await expect(ana.api(`/me/messages/${r.id}`).patch({ subject: 'Rewritten' })).rejects.toMatchObject({ statusCode: 400 });
 });

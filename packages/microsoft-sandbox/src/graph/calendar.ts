@@ -41,6 +41,16 @@ const listSpec = (ctx: GraphCtx, path: string): ListSpec => ({
   contextPath: `users('${ctx.owner.id}')/${path}`,
 });
 
+/**
+ * `$search` works on message collections only (search-query-parameter: "You can currently search only message
+ * and person collections"); Graph's code for asking it of events is not documented — refused, never ignored.
+ */
+function refuseSearch(ctx: GraphCtx) {
+  return queryParam(ctx, '$search') === undefined
+    ? undefined
+    : graphError(400, 'BadRequest', "The query parameter '$search' is not supported on this resource.");
+}
+
 function visibleEvents(ctx: GraphCtx, cal: Calendar | undefined) {
   return ctx.box.events.filter((e) => e.visibleAt <= now(ctx) && (!cal || e.calendarId === cal.id));
 }
@@ -48,6 +58,8 @@ function visibleEvents(ctx: GraphCtx, cal: Calendar | undefined) {
 function list(ctx: GraphCtx): ReturnType<Handler> {
   const cal = ctx.req.params.calendarId || ctx.req.path.includes('/calendar/') ? pickCalendar(ctx) : undefined;
   if (cal && 'code' in cal) return cal;
+  const noSearch = refuseSearch(ctx);
+  if (noSearch) return noSearch;
   const spec = listSpec(ctx, 'events');
   const query = parseQuery(ctx, spec);
   if ('code' in query) return query;
@@ -78,6 +90,8 @@ function calendarView(ctx: GraphCtx): ReturnType<Handler> {
   const to = parse(en);
   if (Number.isNaN(from) || Number.isNaN(to))
     return graphError(400, 'ErrorInvalidParameter', 'The value of the parameter StartDateTime or EndDateTime is invalid.');
+  const noSearch = refuseSearch(ctx);
+  if (noSearch) return noSearch;
   const spec = listSpec(ctx, 'calendarView');
   const query = parseQuery(ctx, spec);
   if ('code' in query) return query;

@@ -58,6 +58,9 @@ export function draft(ctx: GraphCtx, input: ReturnType<typeof readMessageBody> &
 export function update(ctx: GraphCtx): ReturnType<Handler> {
   const m = pickMessage(ctx);
   if ('code' in m) return m;
+  // The same change-key check as events: a stale @odata.etag in If-Match loses (412 ErrorIrresolvableConflict).
+  const ifMatch = ctx.req.get('if-match');
+  if (ifMatch && ifMatch !== '*' && ifMatch !== `W/"${m.changeKey}"`) return GE.conflict();
   const input = readMessageBody(ctx.world, ctx.req.body, m.isDraft);
   if ('code' in input) return input;
   Object.assign(m, input, { changeKey: newMessageIds(ctx.world).changeKey, modified: ctx.world.clock.now() });
