@@ -29,7 +29,13 @@ afterAll(async () => {
 const get = (path: string, token = anaToken) => fetch(`${h.running.url}/v1.0${path}`, { headers: { authorization: `Bearer ${token}` } });
 
 test('when an app spends its request budget on one mailbox, then 429 ApplicationThrottled with Retry-After — for that mailbox only, until the window passes', async () => {
-  expect((await h.control('PUT', '/throttling', { preset: 'tight' })).body.limits).toEqual({ requestsPerWindow: 20, windowS: 600, concurrent: 4 });
+  expect((await h.control('PUT', '/throttling', { preset: 'tight' })).body.limits).toEqual({
+    requestsPerWindow: 20,
+    windowS: 600,
+    concurrent: 4,
+    uploadBytes: 1048576,
+    uploadWindowS: 300,
+  });
   for (let i = 0; i < 20; i++) expect((await get('/me')).status).toBe(200);
   const over = await get('/me');
   expect(over.status).toBe(429);
@@ -39,6 +45,27 @@ test('when an app spends its request budget on one mailbox, then 429 Application
   // Throttled requests count too: waiting out the window is the only way back.
   await h.control('POST', '/clock/advance', { seconds: 601 });
   expect((await get('/me')).status).toBe(200);
+});
+
+test('when an app uploads more than its byte budget to a mailbox in five minutes, then 429 IncomingBytes until the window passes', async () => {
+  await h.control('PUT', '/throttling', { requests_per_window: 10_000, window_s: 600, concurrent: 4, upload_bytes: 1_000_000, upload_window_s: 300 });
+  const attachment = {
+    '@odata.type': '#microsoft.graph.fileAttachment',
+    name: 'scan.bin',
+    contentType: 'application/octet-stream',
+    contentBytes: Buffer.alloc(300_000, 7).toString('base64'),
+  };
+  const draft = () =>
+    ana
+      .api('/me/messages')
+      .middlewareOptions(noRetry())
+      .post({ subject: 'Scans', attachments: [attachment] });
+  await draft();
+  await draft(); // ~800 kB of JSON so far
+  await expect(draft()).rejects.toMatchObject({ statusCode: 429, code: 'ApplicationThrottled', message: 'Application is over its IncomingBytes limit.' });
+  expect((await get('/me')).status).toBe(200); // reads are not uploads
+  await h.control('POST', '/clock/advance', { seconds: 301 });
+  await draft();
 });
 
 test('when a fifth request reaches a mailbox while four are in flight, then 429 MailboxConcurrency', async () => {

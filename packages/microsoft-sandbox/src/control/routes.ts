@@ -52,7 +52,13 @@ const tenantConsentSchema = z.strictObject({
 const tokenSchema = z.strictObject({ upn: z.email(), client_id: z.uuid(), scopes: z.array(graphScope).min(1), offline: z.boolean().optional() });
 const throttleSchema = z.union([
   z.strictObject({ preset: z.enum(Object.keys(THROTTLE_PRESETS) as [string, ...string[]]) }),
-  z.strictObject({ requests_per_window: z.number().int().min(1), window_s: z.number().int().min(1), concurrent: z.number().int().min(1) }),
+  z.strictObject({
+    requests_per_window: z.number().int().min(1),
+    window_s: z.number().int().min(1),
+    concurrent: z.number().int().min(1),
+    upload_bytes: z.number().int().min(1).optional(),
+    upload_window_s: z.number().int().min(1).optional(),
+  }),
 ]);
 const consistencySchema = z.strictObject({
   sent_items_delay_ms: z.number().int().min(0).optional(),
@@ -192,7 +198,15 @@ export function controlRoutes(deps: ControlDeps): Router {
     const t = parse(throttleSchema, req, res);
     if (!t) return;
     w().throttle.limits =
-      'preset' in t ? THROTTLE_PRESETS[t.preset]! : { requestsPerWindow: t.requests_per_window, windowS: t.window_s, concurrent: t.concurrent };
+      'preset' in t
+        ? THROTTLE_PRESETS[t.preset]!
+        : {
+            requestsPerWindow: t.requests_per_window,
+            windowS: t.window_s,
+            concurrent: t.concurrent,
+            uploadBytes: t.upload_bytes ?? 150 * 1024 * 1024,
+            uploadWindowS: t.upload_window_s ?? 300,
+          };
     w().throttle.budgets.clear();
     res.json({ limits: w().throttle.limits });
   });

@@ -102,7 +102,8 @@ export function graphRoute(getWorld: () => World, options: GraphOptions, operati
     const owner = userParam === undefined ? auth.caller : findPerson(world, decodeURIComponent(userParam));
     if (!owner) return sendGraphError(res, GE.userNotFound(String(userParam)), now());
     res.locals.user = owner.userPrincipalName;
-    const admitted = admit(world, auth.clientId, owner.id);
+    const bodyBytes = ['POST', 'PATCH', 'PUT'].includes(req.method) ? Number(req.get('content-length') ?? 0) || 0 : 0;
+    const admitted = admit(world, auth.clientId, owner.id, bodyBytes);
     if (isError(admitted)) return sendGraphError(res, admitted, now());
     res.on('close', admitted.release);
     const rule = drawFault(world, operation, req.method, `${req.baseUrl}${req.path}`.replace(/^\/v1\.0/, ''));
