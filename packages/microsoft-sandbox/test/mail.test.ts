@@ -46,6 +46,13 @@ test('when messages are listed, then pages of 10 come with an @odata.nextLink th
   const rest = await ana.api(page['@odata.nextLink']).get();
   expect(rest.value).toHaveLength(5);
   await expect(ana.api('/me/messages').top(1001).get()).rejects.toMatchObject({ statusCode: 400 });
+  const small = await ana
+    .api('/me/messages')
+    .header('Prefer', 'odata.maxpagesize=3')
+    .responseType('raw' as never)
+    .get();
+  expect(small.headers.get('preference-applied')).toBe('odata.maxpagesize=3');
+  expect(((await small.json()) as any).value).toHaveLength(3);
   await expect(ana.api('/me/messages').select('subject,shoeSize').get()).rejects.toMatchObject({ statusCode: 400, code: 'RequestBroker--ParseUri' });
 });
 

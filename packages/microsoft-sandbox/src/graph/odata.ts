@@ -77,7 +77,11 @@ export function parseQuery(ctx: GraphCtx, spec: ListSpec): ParsedQuery | GraphEr
   }
   const rawTop = q(ctx, '$top');
   const maxPage = Number(ctx.prefs.get('odata.maxpagesize'));
-  let top = Number.isInteger(maxPage) && maxPage > 0 ? Math.min(maxPage, spec.maxTop) : spec.defaultTop;
+  let top = spec.defaultTop;
+  if (Number.isInteger(maxPage) && maxPage > 0) {
+    top = Math.min(maxPage, spec.maxTop);
+    ctx.applied.push(`odata.maxpagesize=${top}`);
+  }
   if (rawTop !== undefined) {
     const n = Number(rawTop);
     if (!/^\d+$/.test(rawTop) || n < 1)
