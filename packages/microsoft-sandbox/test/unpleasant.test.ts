@@ -162,3 +162,23 @@ test('when a mailbox passes Exchange’s sending limits, then mail over 30 a min
   for (let i = 0; i < 20; i++) await send(`Crowd ${i}`, crowd);
   await expect(send('One too many', ['ben@contoso.example'])).rejects.toMatchObject({ statusCode: 403, code: 'ErrorSubmissionQuotaExceeded' });
 });
+
+test('when a body is not JSON or a path is not Graph’s, then Graph’s error shape answers, never a stack trace', async () => {
+  const post = await fetch(`${h.running.url}/v1.0/me/events`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${anaToken}`, 'content-type': 'application/json' },
+    body: '{"subject": ',
+  });
+  expect(post.status).toBe(400);
+  expect(((await post.json()) as any).error).toMatchObject({ code: 'BadRequest', message: expect.stringContaining('Unable to read JSON request payload') });
+  const odd = await get('/me/teleporters');
+  expect(odd.status).toBe(400);
+  expect(((await odd.json()) as any).error).toMatchObject({
+    code: 'BadRequest',
+    message: "Resource not found for the segment 'teleporters'.",
+    innerError: { 'request-id': odd.headers.get('request-id') },
+  });
+  const stranger = await get('/users/nobody@contoso.example/messages');
+  expect(stranger.status).toBe(404);
+  expect(((await stranger.json()) as any).error.code).toBe('ErrorInvalidUser');
+});
