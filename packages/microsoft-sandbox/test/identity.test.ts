@@ -149,6 +149,8 @@ test('when a refresh token sits unused for 90 days, or the password changes, ses
   const rotated = (await refresh(grant.refresh_token)).body;
   expect(rotated.refresh_token).toBeDefined();
   expect(rotated.refresh_token).not.toBe(grant.refresh_token);
+  // Using a refresh token does not revoke it ("you're expected to discard the old refresh token").
+  expect((await refresh(grant.refresh_token)).status).toBe(200);
   await h.control('POST', '/clock/advance', { seconds: 90 * 86_400 + 60 });
   const inactive = await refresh(rotated.refresh_token);
   expectAadError(inactive.body, 'invalid_grant', 700082);
@@ -222,6 +224,14 @@ test('when the authorize request names an unknown client, redirect URI or scope,
     { redirect: 'manual' },
   );
   expect(await consumers.text()).toContain('work or school accounts only');
+});
+
+test('when the request log is read, then it holds no token, code or secret', async () => {
+  const grant = await offlineGrant();
+  await fetch(`${h.running.url}/v1.0/me`, { headers: { authorization: `Bearer ${grant.access_token}` } });
+  const log = JSON.stringify((await h.control('GET', '/requests')).body);
+  expect(log).toContain('oauth2/v2.0/token');
+  for (const secret of [grant.access_token, grant.refresh_token, CLIENT_SECRET, 'Bearer']) expect(log).not.toContain(secret);
 });
 
 test('when an access token expires with the clock, then Graph answers 401 InvalidAuthenticationToken in its error shape', async () => {
