@@ -155,7 +155,7 @@ test('when getSchedule is asked, then it answers availabilityView per slot, hide
       schedules: ['ben@contoso.example', 'ghost@contoso.example'],
       startTime: { dateTime: '2026-03-10T08:00:00', timeZone: 'Pacific Standard Time' },
       endTime: { dateTime: '2026-03-10T12:00:00', timeZone: 'Pacific Standard Time' },
-      availabilityViewInterval: 30,
+      availabilityViewInterval: '30', // a string, as the free/busy concept page's own example writes it
     });
   const [b, ghost] = res.value;
   expect(b.availabilityView).toBe('00220100');

@@ -178,7 +178,7 @@ test('when a body is not JSON or a path is not Graph’s, then Graph’s error s
     message: "Resource not found for the segment 'teleporters'.",
     innerError: { 'request-id': odd.headers.get('request-id') },
   });
-  const stranger = await get('/users/nobody@contoso.example/messages');
+  const stranger = await get('/users/nobody@contoso.example/messages', await tokenFor(h, 'ana@contoso.example')); // the clock moved on
   expect(stranger.status).toBe(404);
   expect(((await stranger.json()) as any).error.code).toBe('ErrorInvalidUser');
 });

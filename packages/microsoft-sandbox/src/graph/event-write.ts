@@ -2,6 +2,7 @@ import { ALPHABETS } from '../random';
 import { changeKey, immutableItemId, restItemId } from '../ids';
 import type { Person, World } from '../world';
 import { type GraphCtx, type Handler, mailboxOf } from './context';
+import { actionParam, checkActionBody } from './actions';
 import { GE, graphError } from './errors';
 import { type EventPatch, checkEventShape, readEventBody } from './event-input';
 import { type EventRec, defaultCalendar } from './mailbox';
@@ -135,6 +136,8 @@ export function remove(ctx: GraphCtx): ReturnType<Handler> {
 
 export function respond(kind: 'accepted' | 'declined' | 'tentativelyAccepted'): Handler {
   return (ctx) => {
+    const params = checkActionBody(ctx, kind === 'accepted' ? 'accept' : kind === 'declined' ? 'decline' : 'tentativelyAccept', 'event');
+    if (params) return params;
     const e = pickEvent(ctx);
     if ('code' in e) return e;
     if (e.isOrganizer) return graphError(400, 'ErrorInvalidRequest', "Your request can't be completed. You can't respond to a meeting you organized.");
@@ -148,7 +151,7 @@ export function respond(kind: 'accepted' | 'declined' | 'tentativelyAccepted'): 
     const organizer = [...ctx.world.people.values()].find((p) => p.userPrincipalName.toLowerCase() === e.organizer.address.toLowerCase());
     const original = organizer ? mailboxOf(ctx.world, organizer).events.find((x) => x.iCalUId === e.iCalUId && x.isOrganizer) : undefined;
     const me = original?.attendees.find((a) => a.address.toLowerCase() === ctx.owner.userPrincipalName.toLowerCase());
-    if (me && (ctx.req.body as { sendResponse?: boolean } | undefined)?.sendResponse !== false) Object.assign(me, { response: kind, responseTime: t });
+    if (me && actionParam(ctx.req.body, 'sendResponse') !== false) Object.assign(me, { response: kind, responseTime: t });
     if (kind === 'declined') ctx.box.events.splice(ctx.box.events.indexOf(e), 1);
     return { status: 202 };
   };

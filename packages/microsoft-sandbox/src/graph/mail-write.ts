@@ -1,5 +1,6 @@
 import { wellFormedItemId } from '../ids';
 import { type GraphCtx, type Handler } from './context';
+import { actionParam, checkActionBody } from './actions';
 import { GE, graphError } from './errors';
 import { type MessageRec, folderByName, moveMessage, newMessageIds, wellKnownFolder } from './mailbox';
 import { readAttachment, readMessageBody } from './message-input';
@@ -68,9 +69,11 @@ export function update(ctx: GraphCtx): ReturnType<Handler> {
 }
 
 export function move(ctx: GraphCtx): ReturnType<Handler> {
+  const params = checkActionBody(ctx, 'move', 'message');
+  if (params) return params;
   const m = pickMessage(ctx);
   if ('code' in m) return m;
-  const dest = (ctx.req.body as { destinationId?: unknown } | undefined)?.destinationId;
+  const dest = actionParam(ctx.req.body, 'destinationId');
   if (typeof dest !== 'string') return GE.badRequest("The parameter 'destinationId' is missing.");
   const f = folderByName(ctx.box, dest);
   if (!f) return wellFormedItemId(dest) ? GE.notFound() : GE.malformedId();
@@ -90,15 +93,18 @@ export function remove(ctx: GraphCtx): ReturnType<Handler> {
 
 export function createReply(all: boolean): Handler {
   return (ctx) => {
+    const params = checkActionBody(ctx, all ? 'createReplyAll' : 'createReply', 'message');
+    if (params) return params;
     const m = pickMessage(ctx);
     if ('code' in m) return m;
-    const body = (ctx.req.body ?? {}) as { comment?: unknown; message?: unknown };
-    const extra = body.message === undefined ? {} : readMessageBody(ctx.world, body.message, true);
+    const message = actionParam(ctx.req.body, 'message');
+    const comment = actionParam(ctx.req.body, 'comment');
+    const extra = message === undefined ? {} : readMessageBody(ctx.world, message, true);
     if ('code' in extra) return extra;
     const meAddr = ctx.owner.userPrincipalName.toLowerCase();
     const to = m.replyTo.length ? m.replyTo : m.from ? [m.from] : [];
     const cc = all ? [...m.to, ...m.cc].filter((r) => r.address.toLowerCase() !== meAddr) : [];
-    const quoted = `<html><body>${typeof body.comment === 'string' ? `<div>${body.comment}</div>` : ''}<hr><div><b>From:</b> ${m.from?.name ?? ''}<br><b>Subject:</b> ${m.subject}</div>${m.bodyHtml}</body></html>`;
+    const quoted = `<html><body>${typeof comment === 'string' ? `<div>${comment}</div>` : ''}<hr><div><b>From:</b> ${m.from?.name ?? ''}<br><b>Subject:</b> ${m.subject}</div>${m.bodyHtml}</body></html>`;
     const reply = draft(
       ctx,
       { subject: /^re:/i.test(m.subject) ? m.subject : `RE: ${m.subject}`, to, cc, bodyHtml: quoted, bodyType: 'html', ...extra },
@@ -110,6 +116,8 @@ export function createReply(all: boolean): Handler {
 }
 
 export function send(ctx: GraphCtx): ReturnType<Handler> {
+  const params = checkActionBody(ctx, 'send', 'message');
+  if (params) return params;
   const m = pickMessage(ctx);
   if ('code' in m) return m;
   if (!m.isDraft) return graphError(400, 'ErrorInvalidOperation', 'Only a draft can be sent.');
@@ -118,12 +126,14 @@ export function send(ctx: GraphCtx): ReturnType<Handler> {
 
 /** POST /me/sendMail: 202 Accepted and no body (user-sendmail). */
 export function sendMail(ctx: GraphCtx): ReturnType<Handler> {
-  const body = ctx.req.body as { message?: unknown; saveToSentItems?: unknown } | undefined;
-  if (!body || typeof body.message !== 'object' || body.message === null) return GE.badRequest("The parameter 'message' is missing.");
-  const input = readMessageBody(ctx.world, body.message, true);
+  const params = checkActionBody(ctx, 'sendMail', 'user');
+  if (params) return params;
+  const message = actionParam(ctx.req.body, 'message');
+  if (typeof message !== 'object' || message === null) return GE.badRequest("The parameter 'message' is missing.");
+  const input = readMessageBody(ctx.world, message, true);
   if ('code' in input) return input;
   const m = draft(ctx, input);
-  return submit(ctx.world, ctx.owner, m, body.saveToSentItems !== false && body.saveToSentItems !== 'false') ?? { status: 202 };
+  return submit(ctx.world, ctx.owner, m, actionParam(ctx.req.body, 'saveToSentItems') !== false) ?? { status: 202 };
 }
 
 export function addAttachment(ctx: GraphCtx): ReturnType<Handler> {

@@ -2,6 +2,7 @@ import type { RequestHandler, Router } from 'express';
 import { NEEDS } from '../identity/scopes';
 import { findPerson } from '../world';
 import { type GraphCtx, type Handler, mailboxOf } from './context';
+import { checkActionBody } from './actions';
 import { GE, graphError } from './errors';
 import { formatDateTimeTimeZone, ianaOf, parseDateTimeTimeZone } from './time';
 import { workingHoursJson } from './users';
@@ -20,6 +21,8 @@ const DIGIT: Record<string, string> = { free: '0', workingElsewhere: '0', unknow
 const RANK = ['0', '1', '2', '3'];
 
 function getSchedule(ctx: GraphCtx): ReturnType<Handler> {
+  const params = checkActionBody(ctx, 'getSchedule', 'calendar');
+  if (params) return params;
   const body = ctx.req.body as Record<string, unknown> | undefined;
   if (!body || typeof body !== 'object') return GE.badRequest('Empty Payload. JSON content expected.');
   // Parameter names are case-insensitive here: the CSDL declares Schedules/StartTime…, the docs write schedules.
