@@ -104,6 +104,33 @@ test('when msal-node signs a work account in with PKCE and refreshes, then it ge
   }
 });
 
+test('when a public client (no secret) signs in through msal-node, then PKCE alone carries the exchange', async () => {
+  const { PublicClientApplication } = await import('@azure/msal-node');
+  const publicId = '1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f';
+  await h.control('POST', '/apps', { client_id: publicId, redirect_uris: ['http://localhost:5005/'], name: 'CLI tool', permissions: ['User.Read'] });
+  const app = new PublicClientApplication({
+    auth: { clientId: publicId, authority: `${h.httpsBase}/organizations`, knownAuthorities: [new URL(h.httpsBase).host] },
+    system: { networkClient: loopbackNetworkClient(h) },
+  });
+  const { verifier, challenge } = await new CryptoProvider().generatePkceCodes();
+  const back = await browse(
+    await app.getAuthCodeUrl({ scopes: ['User.Read'], redirectUri: 'http://localhost:5005/', codeChallenge: challenge, codeChallengeMethod: 'S256' }),
+  );
+  await expect(
+    app.acquireTokenByCode({ code: back.get('code')!, scopes: ['User.Read'], redirectUri: 'http://localhost:5005/', codeVerifier: 'x'.repeat(43) }),
+  ).rejects.toMatchObject({ errorCode: 'invalid_grant' });
+  const again = await browse(
+    await app.getAuthCodeUrl({ scopes: ['User.Read'], redirectUri: 'http://localhost:5005/', codeChallenge: challenge, codeChallengeMethod: 'S256' }),
+  );
+  const result = await app.acquireTokenByCode({
+    code: again.get('code')!,
+    scopes: ['User.Read'],
+    redirectUri: 'http://localhost:5005/',
+    codeVerifier: verifier,
+  });
+  expect((await graphClient(h, result.accessToken).api('/me').get()).userPrincipalName).toBe('ana@contoso.example');
+});
+
 test('when a client reads the discovery documents, then the OpenID configuration and instance metadata point at the sandbox', async () => {
   const oidc = await getJson(`${h.running.url}/common/v2.0/.well-known/openid-configuration`);
   expect(oidc.issuer).toBe(`${h.running.url}/{tenantid}/v2.0`);

@@ -5,7 +5,10 @@ import type { GraphCtx, Handler } from './context';
 import { GE, graphError } from './errors';
 import { ianaOf } from './time';
 
-/** /me and its mailboxSettings (user-get, user-get-mailboxsettings, user-update-mailboxsettings). */
+/**
+ * /me and its mailboxSettings (user-get, user-get-mailboxsettings, user-update-mailboxsettings). Graph's code for
+ * a time zone it does not know is not documented; the sandbox answers 400 ErrorInvalidTimeZone.
+ */
 
 export function userJson(p: Person) {
   return {
