@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadGraphSchema } from '../src/csdl/schema';
 
 /**
  * The `microsoft-sandbox` command as a person starts it: the built package (dist/, built here if absent), its
@@ -30,6 +31,13 @@ test('when the command starts with MS_SANDBOX_PORT=0 and the control API on, the
   expect(oidc.authorization_endpoint).toBe(`${url}/organizations/oauth2/v2.0/authorize`);
   const accounts = (await (await fetch(`${url}/_sandbox/accounts`)).json()) as { accounts: { time_zone: string }[] };
   expect(accounts.accounts.map((a) => a.time_zone)).toEqual(['Romance Standard Time', 'Pacific Standard Time', 'GMT Standard Time']);
+});
+
+test('when the built package loads the schema from its cache, then it is the schema the CSDL itself gives', () => {
+  if (!existsSync(join(PKG, 'dist', 'csdl', 'graph-v1.0.schema.json'))) expect(spawnSync(process.execPath, [join(PKG, 'build.mjs')]).status).toBe(0);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const built = require(join(PKG, 'dist', 'csdl', 'schema.js')) as typeof import('../src/csdl/schema');
+  expect(built.loadGraphSchema()).toEqual(loadGraphSchema());
 });
 
 test('when a variable is wrong, then the command names it and exits 1', () => {

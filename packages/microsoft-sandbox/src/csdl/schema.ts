@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 
@@ -45,9 +45,47 @@ let cached: GraphSchema | undefined;
 
 export const CSDL_PATH = join(__dirname, '..', '..', 'csdl', 'graph-v1.0.csdl.xml');
 
-/** Parses the CSDL once per process (about a second for its 3.5 MB). */
+/**
+ * The parsed schema as JSON beside the compiled module: `npm run build` writes it (build.mjs), so a started
+ * sandbox does not spend seconds parsing 3.5 MB of XML on its first request. Used only when newer than the CSDL;
+ * from source (the tests) there is none and the XML itself is read.
+ */
+const SCHEMA_CACHE = join(__dirname, 'graph-v1.0.schema.json');
+
+interface CachedSchema {
+  types: [string, { name: string; base: string | undefined; properties: [string, string][]; open: boolean }][];
+  enums: [string, string[]][];
+  operations: [string, { parameters: [string, string][]; returnType: string | undefined }[]][];
+}
+
+function readCache(): GraphSchema | undefined {
+  if (!existsSync(SCHEMA_CACHE) || statSync(SCHEMA_CACHE).mtimeMs < statSync(CSDL_PATH).mtimeMs) return undefined;
+  const c = JSON.parse(readFileSync(SCHEMA_CACHE, 'utf8')) as CachedSchema;
+  return {
+    types: new Map(c.types.map(([k, t]) => [k, { ...t, properties: new Map(t.properties) }])),
+    enums: new Map(c.enums.map(([k, v]) => [k, new Set(v)])),
+    operations: new Map(c.operations.map(([k, list]) => [k, list.map((o) => ({ ...o, parameters: new Map(o.parameters) }))])),
+  };
+}
+
+/** Writes the cache (build.mjs, after compiling). */
+export function writeSchemaCache(): void {
+  const s = parseCsdl();
+  const c: CachedSchema = {
+    types: [...s.types].map(([k, t]) => [k, { ...t, properties: [...t.properties] }]),
+    enums: [...s.enums].map(([k, v]) => [k, [...v]]),
+    operations: [...s.operations].map(([k, list]) => [k, list.map((o) => ({ ...o, parameters: [...o.parameters] }))]),
+  };
+  writeFileSync(SCHEMA_CACHE, JSON.stringify(c));
+}
+
+/** The schema, once per process: from the build's cache when there is one, else parsed from the XML. */
 export function loadGraphSchema(): GraphSchema {
-  if (cached) return cached;
+  cached ??= readCache() ?? parseCsdl();
+  return cached;
+}
+
+function parseCsdl(): GraphSchema {
   const parser = new XMLParser({
     ignoreAttributes: false,
     attributeNamePrefix: '',
@@ -78,7 +116,6 @@ export function loadGraphSchema(): GraphSchema {
       schema.operations.set(op.Name, list);
     }
   }
-  cached = schema;
   return schema;
 }
 
