@@ -1,8 +1,8 @@
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  // The Google sandbox's own tests (its modules from source) live in its package; the Hub's use it by name.
-  roots: ['<rootDir>/test', '<rootDir>/packages/google-sandbox/test'],
+  // The sandboxes' own tests (their modules from source) live in their packages; the Hub's use them by name.
+  roots: ['<rootDir>/test', '<rootDir>/packages/google-sandbox/test', '<rootDir>/packages/microsoft-sandbox/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': 'ts-jest' },
   // packages/client's sources import each other as './x.js' (what its ESM build needs); the .ts is what runs here.

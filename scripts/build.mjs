@@ -1,5 +1,5 @@
-// `npm run build` (and, with --if-stale, the first step of every other script): builds the workspace package
-// packages/google-sandbox, compiles src/ and bench/ into dist/ with tsc, builds packages/client and the console,
+// `npm run build` (and, with --if-stale, the first step of every other script): builds the workspace packages
+// packages/google-sandbox and packages/microsoft-sandbox, compiles src/ and bench/ into dist/ with tsc, builds packages/client and the console,
 // then records a digest of everything the output depends on in dist/.build-stamp. With --if-stale (what `npm run demo`, `admin-token`, `test` … use) it compiles
 // only when that digest differs, so a current dist/ is never rewritten — not under a running demo, and not on
 // every `npm run admin-token` (tsc takes seconds even when nothing changed).
@@ -21,14 +21,21 @@ if (Number(process.version.slice(1).split('.')[0]) < Number(/^>=(\d+)$/.exec(eng
 
 const stampFile = join(root, 'dist', '.build-stamp');
 // What tsc reads: the compiled trees, its configuration, and the installed compiler and types (the lockfile) —
-// and the workspace packages packages/google-sandbox and packages/client, built here too so `npm test` and
-// `npm run demo` from a clean clone have their dist/.
+// and the workspace packages packages/google-sandbox, packages/microsoft-sandbox and packages/client, built here
+// too so `npm test` and `npm run demo` from a clean clone have their dist/.
 const SANDBOX = [
   'packages/google-sandbox/src',
   'packages/google-sandbox/build.mjs',
   'packages/google-sandbox/package.json',
   'packages/google-sandbox/tsconfig.json',
   'packages/google-sandbox/tsconfig.build.json',
+];
+const MS_SANDBOX = [
+  'packages/microsoft-sandbox/src',
+  'packages/microsoft-sandbox/build.mjs',
+  'packages/microsoft-sandbox/package.json',
+  'packages/microsoft-sandbox/tsconfig.json',
+  'packages/microsoft-sandbox/tsconfig.build.json',
 ];
 const CLIENT = [
   'packages/client/src',
@@ -38,7 +45,7 @@ const CLIENT = [
   'packages/client/tsconfig.esm.json',
   'packages/client/tsconfig.cjs.json',
 ];
-const INPUTS = ['src', 'bench', 'console', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json', ...SANDBOX, ...CLIENT];
+const INPUTS = ['src', 'bench', 'console', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json', ...SANDBOX, ...MS_SANDBOX, ...CLIENT];
 
 function files(path) {
   if (!existsSync(path)) return [];
@@ -61,14 +68,20 @@ const ifStale = process.argv.includes('--if-stale');
 const before = digest(); // taken before compiling: a file edited during the build leaves the stamp stale
 const sandboxBuild = join(root, 'packages', 'google-sandbox', 'build.mjs');
 const sandboxBuilt = !existsSync(sandboxBuild) || existsSync(join(root, 'packages', 'google-sandbox', 'dist', 'index.js'));
+const msSandboxBuild = join(root, 'packages', 'microsoft-sandbox', 'build.mjs');
+const msSandboxBuilt = !existsSync(msSandboxBuild) || existsSync(join(root, 'packages', 'microsoft-sandbox', 'dist', 'index.js'));
 const clientBuild = join(root, 'packages', 'client', 'build.mjs');
 const clientBuilt = !existsSync(clientBuild) || existsSync(join(root, 'packages', 'client', 'dist', 'cjs', 'index.js'));
-if (ifStale && sandboxBuilt && clientBuilt && existsSync(stampFile) && readFileSync(stampFile, 'utf8').trim() === before) process.exit(0);
+if (ifStale && sandboxBuilt && msSandboxBuilt && clientBuilt && existsSync(stampFile) && readFileSync(stampFile, 'utf8').trim() === before) process.exit(0);
 
 // The sandbox first: the Hub's demo, tests and benches import it by its package name, typed by its dist/*.d.ts.
 if (existsSync(sandboxBuild)) {
   const sandbox = spawnSync(process.execPath, [sandboxBuild], { stdio: ['ignore', 2, 2] });
   if (sandbox.status !== 0) process.exit(sandbox.status ?? 1);
+}
+if (existsSync(msSandboxBuild)) {
+  const msSandbox = spawnSync(process.execPath, [msSandboxBuild], { stdio: ['ignore', 2, 2] });
+  if (msSandbox.status !== 0) process.exit(msSandbox.status ?? 1);
 }
 const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], {
   stdio: ['ignore', 2, 2],

@@ -14,6 +14,8 @@ export interface DemoFacts {
   /** The Hub as the person reaches it (`http://$DEMO_HOST:$HUB_PORT`). */
   hubUrl: string;
   sandboxUrl: string;
+  /** The Microsoft sandbox beside it, when the demo runs one. */
+  microsoftSandboxUrl?: string;
   /** The generated service secret, or undefined when HUB_SERVICE_SECRETS was given. */
   generatedSecret: string | undefined;
   /** A fresh suffix per start, so a restarted demo's writes never meet the last run's idempotency records. */
@@ -108,6 +110,13 @@ export function demoLines(f: DemoFacts): string[] {
     '# the Google sandbox behind the demo: its accounts, and the log of calls the Hub made to "Google"',
     `curl -s ${f.sandboxUrl}/_sandbox/accounts`,
     `curl -s ${f.sandboxUrl}/_sandbox/requests`,
+    ...(f.microsoftSandboxUrl
+      ? [
+          '# the Microsoft sandbox (identity platform and Graph v1.0): its people, and the log of calls made to it',
+          `curl -s ${f.microsoftSandboxUrl}/_sandbox/accounts`,
+          `curl -s ${f.microsoftSandboxUrl}/_sandbox/requests`,
+        ]
+      : []),
     '# the API description',
     `curl -s ${f.hubUrl}/openapi.yaml`,
     "# open in a browser: connect an end user's calendar (the sandbox shows Google's consent page; pick anyone)",

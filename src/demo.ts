@@ -16,12 +16,13 @@ import type { RunningHub } from './server';
  * instrumentations patch as they are required. Nothing imported above loads either.
  */
 const server = () => require('./server') as typeof import('./server');
+import { startDemoMicrosoftSandbox } from './demo-microsoft';
 
 /**
- * `npm run demo`: the Hub and the Google sandbox on embedded defaults, ready for curl. Every variable that is set
- * is honoured; only missing secrets are generated, printed, and saved next to the embedded database (a restarted
- * demo must still decrypt the tokens it stored). Both servers are reached at DEMO_HOST (src/config.ts). Then it
- * prints shell lines that work as pasted (src/demo-lines.ts).
+ * `npm run demo`: the Hub and the Google and Microsoft sandboxes on embedded defaults, ready for curl. Every
+ * variable that is set is honoured; only missing secrets are generated, printed, and saved next to the embedded
+ * database (a restarted demo must still decrypt the tokens it stored). The servers are reached at DEMO_HOST
+ * (src/config.ts). Then it prints shell lines that work as pasted (src/demo-lines.ts).
  */
 
 function demoEnvironment(env: Record<string, string | undefined>, demo: DemoConfig) {
@@ -137,6 +138,8 @@ async function main() {
   const hub = await server().startHub(config, sdk ? { tracer: trace.getTracer('hub'), onClose: () => sdk.shutdown() } : {});
   server().stopOnSignals(hub);
   process.once('exit', () => void sandbox.running.close());
+  const microsoft = await startDemoMicrosoftSandbox(env, demo, config.publicUrl);
+  process.once('exit', () => void microsoft.running.close());
   await connectDemoCustomer(hub, sandbox.world(), config);
   const notes: string[] = [];
   const fresh = Object.keys(generated).filter((k) => !reused.includes(k));
@@ -144,6 +147,7 @@ async function main() {
   if (reused.length) notes.push(`Reused ${reused.join(' and ')} from ${resolve(secretsFile!)}.`);
   const sandboxUrl = `http://${demo.host}:${sandbox.running.port}`;
   notes.push(`Google sandbox: ${sandboxUrl} (control API ${sandboxUrl}/_sandbox/); demo customer connected as ${DEMO_ACCOUNTS.ana} through the connect flow.`);
+  notes.push(microsoft.note);
   notes.push(
     `Database: ${config.database.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.database.dataDir}`}; ` +
       `Redis: ${config.redisUrl ? 'REDIS_URL' : 'not configured'}. Listening on ${config.host} (DEMO_HOST=${demo.host}).`,
@@ -160,6 +164,7 @@ async function main() {
   const lines = demoLines({
     hubUrl: `http://${demo.host}:${hub.port}`,
     sandboxUrl,
+    microsoftSandboxUrl: microsoft.url,
     generatedSecret: generated.HUB_SERVICE_SECRETS,
     runId,
     event: await demoEvent(hub, `demo-event-${runId}`),

@@ -1,0 +1,90 @@
+import type { Request, Response, Router } from 'express';
+import { z } from 'zod';
+import { consentKey } from '../identity/state';
+import { type Person, type World, findPerson } from '../world';
+import { describePerson } from './describe';
+import type { answer as Answer, fail as Fail, parse as Parse } from './routes';
+import { accountSpecSchema, addEvent, addMessage, createPerson, eventSpecSchema, messageSpecSchema } from './seed';
+
+/** The control API's people: create and inspect them, seed their mailboxes, and kill their grants. */
+export function mountAccounts(router: Router, w: () => World, { parse, fail, answer }: { parse: typeof Parse; fail: typeof Fail; answer: typeof Answer }) {
+  router.get('/accounts', (_req, res) => res.json({ accounts: [...w().people.values()].map((p) => describePerson(w(), p)) }));
+  router.post('/accounts', (req, res) => {
+    const spec = parse(accountSpecSchema, req, res);
+    if (spec) answer(res, createPerson(w(), spec), 201, (p) => describePerson(w(), p));
+  });
+  const withPerson = (h: (world: World, req: Request, res: Response, p: Person) => void) => (req: Request, res: Response) => {
+    const p = findPerson(w(), String(req.params.upn));
+    if (!p) return fail(res, 404, `no sandbox account ${String(req.params.upn)}`);
+    h(w(), req, res, p);
+  };
+  router.get(
+    '/accounts/:upn',
+    withPerson((world, _req, res, p) => res.json(describePerson(world, p))),
+  );
+  router.post(
+    '/accounts/:upn/events',
+    withPerson((world, req, res, p) => {
+      const spec = parse(eventSpecSchema, req, res);
+      if (spec) answer(res, addEvent(world, p, spec), 201, (e) => ({ id: e.id }));
+    }),
+  );
+  router.post(
+    '/accounts/:upn/messages',
+    withPerson((world, req, res, p) => {
+      const spec = parse(messageSpecSchema, req, res);
+      if (spec) answer(res, addMessage(world, p, spec, new Map()), 201, (m) => ({ id: m.restId, immutable_id: m.immutableId }));
+    }),
+  );
+  // The grant-killing events the token endpoint reports (AADSTS50173, 50057, 65001).
+  router.post(
+    '/accounts/:upn/password-change',
+    withPerson((world, _req, res, p) => {
+      Object.assign(p, { tokensValidFrom: world.clock.now(), invalidatedBy: 'password' });
+      res.json({ tokens_valid_from: new Date(p.tokensValidFrom).toISOString() });
+    }),
+  );
+  router.post(
+    '/accounts/:upn/revoke-sessions',
+    withPerson((world, _req, res, p) => {
+      Object.assign(p, { tokensValidFrom: world.clock.now(), invalidatedBy: 'revoked' });
+      res.json({ tokens_valid_from: new Date(p.tokensValidFrom).toISOString() });
+    }),
+  );
+  router.put(
+    '/accounts/:upn/disabled',
+    withPerson((_world, req, res, p) => {
+      const body = parse(z.strictObject({ disabled: z.boolean() }), req, res);
+      if (!body) return;
+      p.disabled = body.disabled;
+      res.json({ disabled: p.disabled });
+    }),
+  );
+  router.post(
+    '/accounts/:upn/withdraw-consent',
+    withPerson((world, req, res, p) => {
+      const body = parse(z.strictObject({ client_id: z.uuid() }), req, res);
+      if (!body) return;
+      world.identity.consents.delete(consentKey(body.client_id, p.id));
+      let n = 0;
+      for (const g of world.identity.refresh.values()) {
+        if (g.userId !== p.id || g.clientId !== body.client_id) continue;
+        g.consentWithdrawn = true;
+        n++;
+      }
+      res.json({ refresh_tokens_affected: n });
+    }),
+  );
+  router.post(
+    '/accounts/:upn/expire-tokens',
+    withPerson((world, _req, res, p) => {
+      let n = 0;
+      for (const t of world.identity.access.values()) {
+        if (t.userId !== p.id || t.expiresAt <= world.clock.now()) continue;
+        t.expiresAt = world.clock.now();
+        n++;
+      }
+      res.json({ expired_access_tokens: n });
+    }),
+  );
+}

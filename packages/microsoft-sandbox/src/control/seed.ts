@@ -1,0 +1,223 @@
+import { z } from 'zod';
+import { changeKey, guid, immutableItemId, restItemId } from '../ids';
+import { mailboxOf } from '../graph/context';
+import { type EventRec, type MessageRec, folderByName, newMessageIds } from '../graph/mailbox';
+import { newConversation, newInternetMessageId } from '../graph/send';
+import { ianaOf, windowsOf } from '../graph/time';
+import { ALPHABETS } from '../random';
+import { type Person, type Tenant, type World, findPerson } from '../world';
+
+/** Building a world: tenants, people, their events and mail — for the control API and the demo world alike. */
+
+export type Outcome<T> = { ok: true; value: T } | { ok: false; status: number; message: string };
+const fail = (status: number, message: string): Outcome<never> => ({ ok: false, status, message });
+
+export const tenantSpecSchema = z.strictObject({
+  id: z.uuid().optional(),
+  domain: z.string().regex(/^[a-z0-9.-]+\.[a-z]{2,}$/i),
+  display_name: z.string().min(1).optional(),
+  user_consent: z.enum(['users', 'admin']).optional(),
+});
+
+export function createTenant(world: World, spec: z.infer<typeof tenantSpecSchema>): Outcome<Tenant> {
+  if ([...world.tenants.values()].some((t) => t.domain.toLowerCase() === spec.domain.toLowerCase())) return fail(409, `tenant ${spec.domain} exists`);
+  const t: Tenant = {
+    id: spec.id ?? guid(world.random),
+    domain: spec.domain.toLowerCase(),
+    displayName: spec.display_name ?? spec.domain,
+    userConsent: spec.user_consent ?? 'users',
+    adminConsent: new Map(),
+  };
+  world.tenants.set(t.id, t);
+  return { ok: true, value: t };
+}
+
+const time = z.string().regex(/^\d{2}:\d{2}(:\d{2})?$/);
+export const accountSpecSchema = z.strictObject({
+  upn: z.email(),
+  display_name: z.string().min(1).optional(),
+  job_title: z.string().optional(),
+  /** A Windows time-zone name ("Pacific Standard Time") or an IANA one (stored by its Windows name, as Outlook does). */
+  time_zone: z.string().optional(),
+  working_hours: z
+    .strictObject({ days: z.array(z.enum(['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'])), start: time, end: time })
+    .optional(),
+});
+
+export function createPerson(world: World, spec: z.infer<typeof accountSpecSchema>): Outcome<Person> {
+  if (findPerson(world, spec.upn)) return fail(409, `account ${spec.upn} exists`);
+  const domain = spec.upn.split('@')[1]!.toLowerCase();
+  let tenant = [...world.tenants.values()].find((t) => t.domain === domain);
+  if (!tenant) {
+    const made = createTenant(world, { domain });
+    if (!made.ok) return made;
+    tenant = made.value;
+  }
+  const zone = spec.time_zone ?? 'UTC';
+  if (!ianaOf(zone)) return fail(400, `unknown time zone ${zone}`);
+  const local = spec.upn.split('@')[0]!;
+  const name = spec.display_name ?? local;
+  const [given, ...rest] = name.split(' ');
+  const p: Person = {
+    id: guid(world.random),
+    tenantId: tenant.id,
+    userPrincipalName: spec.upn.toLowerCase(),
+    displayName: name,
+    givenName: given ?? name,
+    surname: rest.join(' '),
+    jobTitle: spec.job_title ?? null,
+    timeZone: windowsOf(zone) ?? zone,
+    workingHours: {
+      daysOfWeek: spec.working_hours?.days ?? ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'],
+      startTime: (spec.working_hours?.start ?? '08:00').padEnd(8, ':00'),
+      endTime: (spec.working_hours?.end ?? '17:00').padEnd(8, ':00'),
+    },
+    disabled: false,
+    tokensValidFrom: 0,
+    invalidatedBy: null,
+  };
+  world.people.set(p.id, p);
+  mailboxOf(world, p);
+  return { ok: true, value: p };
+}
+
+const instant = z.iso.datetime({ offset: true });
+export const eventSpecSchema = z.strictObject({
+  subject: z.string(),
+  start: instant,
+  end: instant,
+  /** The zone the organizer wrote the event in (originalStartTimeZone): Windows or IANA. */
+  time_zone: z.string().optional(),
+  all_day: z.boolean().optional(),
+  attendees: z.array(z.email()).optional(),
+  show_as: z.enum(['free', 'tentative', 'busy', 'oof', 'workingElsewhere']).optional(),
+  location: z.string().optional(),
+  body_html: z.string().optional(),
+});
+
+export function addEvent(world: World, organizer: Person, spec: z.infer<typeof eventSpecSchema>): Outcome<EventRec> {
+  const zone = spec.time_zone ?? organizer.timeZone;
+  if (!ianaOf(zone)) return fail(400, `unknown time zone ${zone}`);
+  const iCalUId = `040000008200E00074C5B7101A82E008${world.random.string(80, ALPHABETS.hex).toUpperCase()}`;
+  const t = world.clock.now();
+  const base = {
+    changeKey: changeKey(world.random),
+    iCalUId,
+    transactionId: null,
+    created: t,
+    modified: t,
+    subject: spec.subject,
+    bodyHtml: spec.body_html ?? '',
+    bodyType: 'html' as const,
+    start: Date.parse(spec.start),
+    end: Date.parse(spec.end),
+    startZone: zone,
+    endZone: zone,
+    isAllDay: spec.all_day ?? false,
+    showAs: spec.show_as ?? 'busy',
+    sensitivity: 'normal' as const,
+    location: spec.location ?? '',
+    organizer: { name: organizer.displayName, address: organizer.userPrincipalName },
+    attendees: (spec.attendees ?? []).map((a) => ({
+      address: a,
+      name: findPerson(world, a)?.displayName ?? a,
+      type: 'required' as const,
+      response: 'accepted' as const,
+      responseTime: t,
+    })),
+    isCancelled: false,
+    importance: 'normal' as const,
+    categories: [],
+    isReminderOn: true,
+    reminderMinutes: 15,
+    visibleAt: 0,
+  };
+  if (base.end < base.start) return fail(400, 'end before start');
+  let first: EventRec | undefined;
+  for (const who of [organizer, ...(spec.attendees ?? []).map((a) => findPerson(world, a)).filter((p): p is Person => !!p && p.id !== organizer.id)]) {
+    const box = mailboxOf(world, who);
+    const own = who.id === organizer.id;
+    const cal = [...box.calendars.values()].find((c) => c.isDefault)!;
+    const e: EventRec = {
+      ...base,
+      attendees: base.attendees.map((a) => ({ ...a })),
+      id: restItemId(world.random),
+      immutableId: immutableItemId(world.random),
+      calendarId: cal.id,
+      isOrganizer: own,
+      response: own ? 'organizer' : 'accepted',
+      responseTime: own ? null : t,
+    };
+    box.events.push(e);
+    first ??= e;
+  }
+  return { ok: true, value: first! };
+}
+
+const address = z.strictObject({ name: z.string().optional(), address: z.email() });
+export const messageSpecSchema = z.strictObject({
+  from: address,
+  to: z.array(address).min(1),
+  cc: z.array(address).optional(),
+  subject: z.string(),
+  html: z.string().optional(),
+  text: z.string().optional(),
+  received: instant,
+  is_read: z.boolean().optional(),
+  folder: z.string().optional(),
+  /** Messages naming the same thread key share a conversationId. */
+  thread: z.string().optional(),
+  importance: z.enum(['low', 'normal', 'high']).optional(),
+  attachments: z.array(z.strictObject({ name: z.string().min(1), content_type: z.string(), content_base64: z.base64() })).optional(),
+});
+
+/** Puts a message straight into one mailbox (mail that arrived before the world began). */
+export function addMessage(
+  world: World,
+  owner: Person,
+  spec: z.infer<typeof messageSpecSchema>,
+  threads: Map<string, ReturnType<typeof newConversation>>,
+): Outcome<MessageRec> {
+  const box = mailboxOf(world, owner);
+  const folder = folderByName(box, spec.folder ?? 'inbox');
+  if (!folder) return fail(400, `no folder ${spec.folder}`);
+  const conversation = spec.thread ? (threads.get(spec.thread) ?? newConversation(world)) : newConversation(world);
+  if (spec.thread) threads.set(spec.thread, conversation);
+  const at = Date.parse(spec.received);
+  const rcpt = (a: z.infer<typeof address>) => ({ name: a.name ?? a.address, address: a.address });
+  const m: MessageRec = {
+    ...newMessageIds(world),
+    folder: folder.id,
+    created: at,
+    modified: at,
+    received: at,
+    sent: at - 2000,
+    subject: spec.subject,
+    bodyHtml: spec.html ?? spec.text ?? '',
+    bodyType: spec.html !== undefined ? 'html' : 'text',
+    from: rcpt(spec.from),
+    sender: rcpt(spec.from),
+    to: spec.to.map(rcpt),
+    cc: (spec.cc ?? []).map(rcpt),
+    bcc: [],
+    replyTo: [],
+    isRead: spec.is_read ?? false,
+    isDraft: false,
+    importance: spec.importance ?? 'normal',
+    ...conversation,
+    internetMessageId: newInternetMessageId(world, spec.from.address.split('@')[1]!),
+    categories: [],
+    flag: 'notFlagged',
+    attachments: (spec.attachments ?? []).map((a) => ({
+      id: `AAMkAG${world.random.string(100, ALPHABETS.base64url)}=`,
+      name: a.name,
+      contentType: a.content_type,
+      bytes: Buffer.from(a.content_base64, 'base64'),
+      isInline: false,
+      lastModified: at,
+    })),
+    visibleAt: 0,
+  };
+  box.messages.push(m);
+  return { ok: true, value: m };
+}

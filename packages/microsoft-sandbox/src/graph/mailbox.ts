@@ -1,0 +1,169 @@
+import { changeKey, folderId, immutableItemId, restItemId } from '../ids';
+import type { World } from '../world';
+
+/** One person's Exchange mailbox: folders, messages, calendars and events, in memory. */
+
+export interface Recipient {
+  name: string;
+  address: string;
+}
+
+export interface Attachment {
+  id: string;
+  name: string;
+  contentType: string;
+  bytes: Buffer;
+  isInline: boolean;
+  lastModified: number;
+}
+
+export interface MessageRec {
+  /** The default id: a new one each time the item moves (ids.ts). */
+  restId: string;
+  immutableId: string;
+  folder: string;
+  changeKey: string;
+  created: number;
+  modified: number;
+  received: number;
+  sent: number | null;
+  subject: string;
+  bodyHtml: string;
+  /** The body as the sender wrote it: html or text. */
+  bodyType: 'html' | 'text';
+  from: Recipient | null;
+  sender: Recipient | null;
+  to: Recipient[];
+  cc: Recipient[];
+  bcc: Recipient[];
+  replyTo: Recipient[];
+  isRead: boolean;
+  isDraft: boolean;
+  importance: 'low' | 'normal' | 'high';
+  conversationId: string;
+  conversationIndex: string;
+  internetMessageId: string;
+  categories: string[];
+  flag: 'notFlagged' | 'flagged' | 'complete';
+  attachments: Attachment[];
+  /** Not yet visible where a client looks (eventual consistency) before this instant. */
+  visibleAt: number;
+}
+
+export interface Attendee {
+  address: string;
+  name: string;
+  type: 'required' | 'optional' | 'resource';
+  response: 'none' | 'organizer' | 'tentativelyAccepted' | 'accepted' | 'declined' | 'notResponded';
+  responseTime: number | null;
+}
+
+export interface EventRec {
+  id: string;
+  immutableId: string;
+  calendarId: string;
+  changeKey: string;
+  iCalUId: string;
+  transactionId: string | null;
+  created: number;
+  modified: number;
+  subject: string;
+  bodyHtml: string;
+  bodyType: 'html' | 'text';
+  /** UTC instants; all-day events start and end at midnight in `startZone`. */
+  start: number;
+  end: number;
+  startZone: string;
+  endZone: string;
+  isAllDay: boolean;
+  showAs: 'free' | 'tentative' | 'busy' | 'oof' | 'workingElsewhere' | 'unknown';
+  sensitivity: 'normal' | 'personal' | 'private' | 'confidential';
+  location: string;
+  organizer: Recipient;
+  attendees: Attendee[];
+  isOrganizer: boolean;
+  /** The attendee's own answer, on an attendee's copy. */
+  response: Attendee['response'];
+  responseTime: number | null;
+  isCancelled: boolean;
+  importance: 'low' | 'normal' | 'high';
+  categories: string[];
+  isReminderOn: boolean;
+  reminderMinutes: number;
+  visibleAt: number;
+}
+
+export interface Calendar {
+  id: string;
+  name: string;
+  isDefault: boolean;
+  color: string;
+  changeKey: string;
+}
+
+export interface Folder {
+  id: string;
+  wellKnown: string | null;
+  displayName: string;
+}
+
+export interface Mailbox {
+  userId: string;
+  folders: Map<string, Folder>;
+  messages: MessageRec[];
+  calendars: Map<string, Calendar>;
+  events: EventRec[];
+  /** Recipients this mailbox sent to in the last 24 hours (Exchange's recipient rate limit). */
+  sentLog: { at: number; recipients: number }[];
+}
+
+/** The folders every mailbox has; Graph accepts these well-known names in place of their ids. */
+export const WELL_KNOWN = [
+  ['inbox', 'Inbox'],
+  ['drafts', 'Drafts'],
+  ['sentitems', 'Sent Items'],
+  ['deleteditems', 'Deleted Items'],
+  ['archive', 'Archive'],
+  ['junkemail', 'Junk Email'],
+] as const;
+
+export function createMailbox(world: World, userId: string): Mailbox {
+  const folders = new Map<string, Folder>();
+  for (const [wellKnown, displayName] of WELL_KNOWN) {
+    const id = folderId(world.random);
+    folders.set(id, { id, wellKnown, displayName });
+  }
+  const calId = folderId(world.random);
+  const calendars = new Map([[calId, { id: calId, name: 'Calendar', isDefault: true, color: 'auto', changeKey: changeKey(world.random) }]]);
+  return { userId, folders, messages: [], calendars, events: [], sentLog: [] };
+}
+
+export function folderByName(box: Mailbox, idOrName: string): Folder | undefined {
+  const lower = idOrName.toLowerCase();
+  for (const f of box.folders.values()) if (f.id === idOrName || f.wellKnown === lower) return f;
+  return undefined;
+}
+
+export const wellKnownFolder = (box: Mailbox, name: (typeof WELL_KNOWN)[number][0]) => folderByName(box, name)!;
+
+export const defaultCalendar = (box: Mailbox) => [...box.calendars.values()].find((c) => c.isDefault)!;
+
+export function findMessage(box: Mailbox, id: string): MessageRec | undefined {
+  return box.messages.find((m) => m.restId === id || m.immutableId === id);
+}
+
+export function findEvent(box: Mailbox, id: string): EventRec | undefined {
+  return box.events.find((e) => e.id === id || e.immutableId === id);
+}
+
+/** Moving changes the default id (never the immutable one) and the change key. */
+export function moveMessage(world: World, m: MessageRec, folder: Folder) {
+  m.folder = folder.id;
+  m.restId = restItemId(world.random);
+  m.changeKey = changeKey(world.random);
+  m.modified = world.clock.now();
+}
+
+export function newMessageIds(world: World) {
+  return { restId: restItemId(world.random), immutableId: immutableItemId(world.random), changeKey: changeKey(world.random) };
+}

@@ -1,0 +1,138 @@
+import { loadGraphSchema, propertyType } from '../csdl/schema';
+import type { World } from '../world';
+import { GE, type GraphError, graphError } from './errors';
+import { readRecipient } from './event-input';
+import type { Attachment, MessageRec, Recipient } from './mailbox';
+
+/**
+ * A message body for create (user-post-messages), update (message-update) and sendMail: properties must exist
+ * on microsoft.graph.message in the CSDL. On a sent or received message only isRead, categories, flag and
+ * importance may change (message-update: "The following properties can be updated only in a draft").
+ */
+
+const READ_ONLY = new Set([
+  'id',
+  'changeKey',
+  'createdDateTime',
+  'lastModifiedDateTime',
+  'receivedDateTime',
+  'sentDateTime',
+  'hasAttachments',
+  'internetMessageId',
+  'bodyPreview',
+  'parentFolderId',
+  'conversationId',
+  'conversationIndex',
+  'isDraft',
+  'webLink',
+  'inferenceClassification',
+  'sender',
+  'from',
+]);
+const DRAFT_ONLY = new Set(['subject', 'body', 'toRecipients', 'ccRecipients', 'bccRecipients', 'replyTo', 'attachments']);
+/** A single request carries at most 3 MB of attachments; larger ones need an upload session (attachment-createuploadsession). */
+export const MAX_INLINE_ATTACHMENT_BYTES = 3 * 1024 * 1024;
+
+export type MessagePatch = Partial<
+  Pick<MessageRec, 'subject' | 'bodyHtml' | 'bodyType' | 'to' | 'cc' | 'bcc' | 'replyTo' | 'isRead' | 'importance' | 'categories' | 'flag' | 'attachments'>
+>;
+
+const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+function recipients(v: unknown): Recipient[] | GraphError {
+  if (!Array.isArray(v)) return graphError(400, 'ErrorInvalidRecipients', 'Recipients must be an array.');
+  const out: Recipient[] = [];
+  for (const r of v) {
+    const one = readRecipient(r);
+    if ('code' in one) return one;
+    out.push(one);
+  }
+  return out;
+}
+
+export function readAttachment(world: World, v: unknown): Attachment | GraphError {
+  if (!isObj(v) || v['@odata.type'] !== '#microsoft.graph.fileAttachment')
+    return GE.badRequest("An attachment needs '@odata.type': '#microsoft.graph.fileAttachment' (item and reference attachments are not emulated).");
+  if (typeof v.name !== 'string' || typeof v.contentBytes !== 'string') return GE.badRequest('A file attachment needs a name and contentBytes.');
+  const bytes = Buffer.from(v.contentBytes, 'base64');
+  if (bytes.length > MAX_INLINE_ATTACHMENT_BYTES)
+    return graphError(413, 'ErrorRequestEntityTooLarge', 'The attachment is larger than 3 MB; use an upload session.');
+  return {
+    id: `AAMkAG${world.random.string(100, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_')}=`,
+    name: v.name,
+    contentType: typeof v.contentType === 'string' ? v.contentType : 'application/octet-stream',
+    bytes,
+    isInline: v.isInline === true,
+    lastModified: world.clock.now(),
+  };
+}
+
+export function readMessageBody(world: World, body: unknown, isDraft: boolean): MessagePatch | GraphError {
+  if (!isObj(body)) return GE.badRequest('Empty Payload. JSON content expected.');
+  const schema = loadGraphSchema();
+  const out: MessagePatch = {};
+  for (const [key, v] of Object.entries(body)) {
+    if (key.startsWith('@odata.') || READ_ONLY.has(key)) continue;
+    if (!propertyType(schema, 'microsoft.graph.message', key))
+      return graphError(
+        400,
+        'BadRequest',
+        `The property '${key}' does not exist on type 'microsoft.graph.message'. Make sure to only use property names that are defined by the type or mark the type as open type.`,
+      );
+    if (!isDraft && DRAFT_ONLY.has(key)) return graphError(400, 'ErrorInvalidPropertyUpdateSentMessage', 'Update to a sent message is not supported.');
+    switch (key) {
+      case 'subject':
+        if (typeof v !== 'string') return GE.badRequest('subject must be a string.');
+        out.subject = v;
+        break;
+      case 'body':
+        if (!isObj(v) || typeof v.content !== 'string') return GE.badRequest('body must have content.');
+        out.bodyHtml = v.content;
+        out.bodyType = String(v.contentType ?? 'text').toLowerCase() === 'html' ? 'html' : 'text';
+        break;
+      case 'toRecipients':
+      case 'ccRecipients':
+      case 'bccRecipients':
+      case 'replyTo': {
+        const list = recipients(v);
+        if ('code' in list) return list;
+        out[key === 'toRecipients' ? 'to' : key === 'ccRecipients' ? 'cc' : key === 'bccRecipients' ? 'bcc' : 'replyTo'] = list;
+        break;
+      }
+      case 'isRead':
+        if (typeof v !== 'boolean') return GE.badRequest('isRead must be a boolean.');
+        out.isRead = v;
+        break;
+      case 'importance':
+        if (!['low', 'normal', 'high'].includes(String(v)))
+          return GE.badRequest(`Cannot convert the literal '${String(v)}' to the expected type 'microsoft.graph.importance'.`);
+        out.importance = v as MessageRec['importance'];
+        break;
+      case 'categories':
+        if (!Array.isArray(v) || v.some((c) => typeof c !== 'string')) return GE.badRequest('categories must be strings.');
+        out.categories = v as string[];
+        break;
+      case 'flag': {
+        const status = isObj(v) ? String(v.flagStatus) : '';
+        if (!['notFlagged', 'flagged', 'complete'].includes(status))
+          return GE.badRequest(`Cannot convert the literal '${status}' to the expected type 'microsoft.graph.followupFlagStatus'.`);
+        out.flag = status as MessageRec['flag'];
+        break;
+      }
+      case 'attachments': {
+        if (!Array.isArray(v)) return GE.badRequest('attachments must be an array.');
+        const list: Attachment[] = [];
+        for (const a of v) {
+          const one = readAttachment(world, a);
+          if ('code' in one) return one;
+          list.push(one);
+        }
+        out.attachments = list;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return out;
+}
