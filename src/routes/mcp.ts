@@ -1,15 +1,19 @@
-import express, { type RequestHandler, type Response } from 'express';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { hubError } from '../errors';
+import express, { type Request, type RequestHandler, type Response } from 'express';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import type { Policies } from '../access/policy-cache';
+import { type HubError, codeToStatus } from '../errors';
 import { BODY_LIMIT_BYTES, MAX_JSON_DEPTH, inspectJson } from '../http/json-body';
-import { sendJson } from '../http/respond';
+import { sendJson, sendText } from '../http/respond';
 import { logAccess } from '../http/request-context';
-import { type McpTool, mcpTools } from '../mcp/tools';
-import { type McpToolResult, toToolResult } from '../mcp/results';
+import type { Logger } from '../logger';
+import { type Exchange, type McpDeps, answerMember, overBudget } from '../mcp/answer';
+import { identityOf } from '../mcp/identity';
+import { RPC, readMembers } from '../mcp/messages';
+import { type ProtocolServer, protocolServer } from '../mcp/protocol';
+import { actionableLine } from '../mcp/results';
+import { createToolList } from '../mcp/tool-list';
 import type { CatalogEntry } from '../tools/catalog';
-import { type RecordedExecuteDeps, executeRecorded } from '../tools/recorded-execute';
+import type { RecordedExecuteDeps } from '../tools/recorded-execute';
 
 /** A JSON-RPC error outside any tool call (malformed message, wrong origin, wrong method): MCP's protocol errors. */
 function rpcError(res: Response, status: number, code: number, message: string, extraHeaders: readonly string[] = []): void {
@@ -56,87 +60,111 @@ export const mcpJsonBody: RequestHandler = (req, res, next) => {
   });
 };
 
+const header = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(',') : value);
+
 /** Stateless Streamable HTTP has no stream to GET and no session to DELETE. */
 export const mcpMethodNotAllowed: RequestHandler = (_req, res) =>
   rpcError(res, 405, -32000, 'Method not allowed: this MCP server is stateless; POST JSON-RPC messages to /mcp', ['Allow', 'POST']);
 
-/** serverInfo in the MCP handshake; the tools carry their own versions (`_meta['hub/version']`). */
-const SERVER_INFO = { name: 'hub', title: 'Hub: Google Calendar and Gmail tools', version: '1.0.0' };
+/** One answer's bound: past it, the batch's remaining members are not run (each is told to come again alone). */
+export const MAX_ANSWER_BYTES = 512 * 1024;
 
-const header = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(',') : value);
+const SUPPORTED_VERSIONS = new Set<string>(SUPPORTED_PROTOCOL_VERSIONS);
 
-/** The request id a retry must carry again, from the call's `_meta` (MCP's place for request metadata). */
-function metaRequestId(meta: Record<string, unknown> | undefined): unknown {
-  return meta?.request_id ?? meta?.['hub/request_id'];
+/** The transport's checks on the request itself (MCP Streamable HTTP), before any message is read. */
+function transportRefusal(req: Request): { status: number; message: string } | null {
+  const accept = header(req.headers.accept) ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+    return { status: 406, message: 'Not Acceptable: the client must accept both application/json and text/event-stream' };
+  }
+  const version = header(req.headers['mcp-protocol-version']);
+  if (version !== undefined && !SUPPORTED_VERSIONS.has(version)) {
+    return {
+      status: 400,
+      message: `Bad Request: unsupported MCP-Protocol-Version ${version.slice(0, 40)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+    };
+  }
+  return null;
+}
+
+/** The HTTP status of an answer whose every request was refused alike (429 for a flood), else 200. */
+function statusOf(refusals: readonly HubError[], answered: number): number {
+  if (answered === 0 || refusals.length < answered) return 200;
+  const codes = new Set(refusals.map((r) => r.code));
+  return codes.size === 1 ? codeToStatus(refusals[0]!.code) : 200;
 }
 
 /**
- * POST /mcp — the Model Context Protocol over Streamable HTTP, stateless (a server per request: nothing to keep
- * between calls, any replica answers). `tools/list` is the catalog; `tools/call` is an execute request built
- * from the call and the identity headers and handed to executeTool — the very pipeline POST /execute runs (rate
- * limits, validation, credentials, idempotency and whatever joins it), so the two can never differ.
+ * POST /mcp — the Model Context Protocol over Streamable HTTP, stateless (nothing kept between requests, any
+ * replica answers). The body — one JSON-RPC message or a batch of at most MAX_BATCH_MESSAGES — is answered member
+ * by member, in order: each is charged to the caller's rate limits before anything is done for it, and once the
+ * answer holds MAX_ANSWER_BYTES the rest are not run. `tools/list` is the caller's catalog (as GET
+ * /api/internal/tools filters it), serialized once per scope; `tools/call` is an execute request handed to the
+ * very pipeline POST /execute runs. An answer whose every request was refused by the same limit has that status
+ * (429 with Retry-After for a flood); notifications alone are accepted with 202.
  */
-export function mcpRoute(deps: { execute: RecordedExecuteDeps; catalog: { tools: readonly CatalogEntry[] } }): RequestHandler {
-  const tools: McpTool[] = mcpTools(deps.catalog);
+export function mcpRoute(deps: {
+  execute: RecordedExecuteDeps;
+  catalog: { tools: readonly CatalogEntry[] };
+  policies: Policies;
+  logger: Logger;
+}): RequestHandler {
+  const mcp: McpDeps = { ...deps, toolList: createToolList(deps.catalog, deps.execute.tools) };
   return async (req, res) => {
     const locals = res.locals;
-    // The transport writes the answer itself: give it the headers every Hub answer carries, and log it when sent.
-    for (let i = 0; i + 1 < locals.baseHeaders.length; i += 2) res.setHeader(locals.baseHeaders[i]!, locals.baseHeaders[i + 1]!);
-    res.setHeader('X-Request-Id', locals.requestId);
-    res.once('finish', () => logAccess(res));
-
-    const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } } });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-    server.setRequestHandler(CallToolRequestSchema, async (request): Promise<McpToolResult> => {
-      const t0 = performance.now();
-      const { name, arguments: args, _meta } = request.params;
-      const customerId = header(req.headers['x-hub-customer-id']);
-      const agentId = header(req.headers['x-hub-agent-id']);
-      locals.tool = name;
-      if (customerId === undefined || agentId === undefined) {
-        const missing = [customerId === undefined ? 'X-Hub-Customer-Id' : null, agentId === undefined ? 'X-Hub-Agent-Id' : null].filter(Boolean).join(' and ');
-        const error = hubError('VALIDATION_ERROR', `Missing ${missing} header: the MCP client must send the customer's and the agent's UUIDs as headers`);
-        locals.errorCode = error.code;
-        return toToolResult({ ok: false, tool: name, error, requestId: locals.requestId, apiCalls: 0 }, 0);
+    const refusal = transportRefusal(req);
+    if (refusal) return rpcError(res, refusal.status, RPC.serverError, refusal.message);
+    const read = readMembers(req.body);
+    if (!read.ok) return sendJson(res, 400, { jsonrpc: '2.0', id: null, error: read.error });
+    let closed = false;
+    res.once('close', () => (closed = true));
+    let server: Promise<ProtocolServer> | undefined;
+    const ex: Exchange = {
+      principal: locals.service,
+      identity: identityOf(req.headers),
+      headers: req.headers,
+      reqId: locals.reqId,
+      locals,
+      protocol: () => (server ??= protocolServer()),
+    };
+    const parts: string[] = [];
+    const refusals: HubError[] = [];
+    let bytes = 0;
+    let requests = 0;
+    let invalid = 0;
+    try {
+      for (const member of read.members) {
+        if (closed) return; // the client left: the rest is not run
+        if (member.kind === 'request' && bytes >= MAX_ANSWER_BYTES) {
+          parts.push(overBudget(member.id, MAX_ANSWER_BYTES));
+          requests++;
+          continue;
+        }
+        const answer = await answerMember(mcp, ex, member);
+        if (answer.refused) refusals.push(answer.refused);
+        if (member.kind === 'invalid') invalid++;
+        if (member.kind === 'request' || member.kind === 'invalid') requests++;
+        if (answer.json !== undefined) {
+          parts.push(answer.json);
+          bytes += answer.json.length;
+        }
       }
-      const requestId = metaRequestId(_meta);
-      const conversationId = header(req.headers['x-hub-conversation-id']);
-      const body = {
-        tool: name,
-        agent_id: agentId,
-        customer_id: customerId,
-        user_id: header(req.headers['x-hub-user-id']) ?? null,
-        inputs: args ?? {},
-        context: { conversation_id: conversationId ?? null, request_id: requestId ?? null },
-      };
-      // The very pipeline POST /execute runs, recorded the same way (metrics, span, audit receipt).
-      const recorded = await executeRecorded(
-        deps.execute,
-        body,
-        { reqId: locals.reqId, fallbackRequestId: locals.requestId, principal: locals.service },
-        req.headers,
-      );
-      const { execution } = recorded;
-      locals.requestId = execution.requestId;
-      locals.traceId = recorded.traceId;
-      locals.callId = recorded.callId;
-      if (execution.caller) {
-        locals.customerId = execution.caller.customerId;
-        locals.agentId = execution.caller.agentId;
-        locals.userId = execution.caller.userId;
-      }
-      res.setHeader('X-Request-Id', execution.requestId);
-      if (!execution.ok) locals.errorCode = execution.error.code;
-      const result = toToolResult(execution, Math.round(performance.now() - t0));
-      recorded.finish(t0);
-      return result;
-    });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.once('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
+    } finally {
+      if (server) void server.then((s) => s.close());
+    }
+    if (closed) return;
+    const retryAfter = Math.max(0, ...refusals.map((r) => r.retryAfterS ?? 0));
+    if (retryAfter > 0) res.setHeader('Retry-After', String(retryAfter));
+    const limited = refusals.find((r) => r.headers !== undefined);
+    if (limited?.headers) for (const [name, value] of Object.entries(limited.headers)) res.setHeader(name, value);
+    if (parts.length === 0) {
+      // Notifications (or responses) only: accepted — unless refused, which only the status can say.
+      if (refusals.length > 0) return rpcError(res, codeToStatus(refusals[0]!.code), RPC.serverError, actionableLine(refusals[0]!));
+      res.writeHead(202, [...locals.baseHeaders, 'X-Request-Id', locals.requestId]);
+      res.end();
+      return logAccess(res);
+    }
+    const status = !read.batch && invalid === 1 ? 400 : statusOf(refusals, requests);
+    sendText(res, status, 'application/json', read.batch ? `[${parts.join(',')}]` : parts[0]!);
   };
 }
