@@ -38,6 +38,11 @@ export interface Exchange {
   locals: Express.Locals;
   /** The SDK's server for the protocol's own messages, made on first use. */
   protocol: () => Promise<ProtocolServer>;
+  /**
+   * The rate limit one of this request's messages met: every member has the same payer, so the members after it
+   * are refused alike at once — a refused batch costs one charge, not twenty.
+   */
+  limited?: HubError;
 }
 
 export interface Answer {
@@ -59,15 +64,26 @@ export function hubRpcError(error: HubError): RpcErrorObject {
   return { code: RPC.serverError, message: actionableLine(error), data };
 }
 
+/** A refusal's JSON-RPC error, serialized once however many members it answers. */
+const refusalText = new WeakMap<HubError, string>();
+function refusalJson(id: RpcId | null, error: HubError): string {
+  let text = refusalText.get(error);
+  if (text === undefined) refusalText.set(error, (text = JSON.stringify(hubRpcError(error))));
+  return `{"jsonrpc":"2.0","id":${idJson(id)},"error":${text}}`;
+}
+
 /** Scope first (a key must not spend another customer's limits), then the charge. Null when admitted. */
 async function admit(deps: McpDeps, ex: Exchange, method: string): Promise<HubError | null> {
+  if (ex.limited) return ex.limited;
   const { identity, principal } = ex;
   if (identity.customerId !== undefined) {
     const outOfScope = scopeRefusal(principal, identity.customerId, identity.agentId ?? null, undefined);
     if (outOfScope) return outOfScope;
   }
   const payer = payerOf(identity, principal);
-  return chargeLimits(deps.execute, payer.customerId, payer.agentId, { name: method, sideEffects: 'reads' });
+  const limited = await chargeLimits(deps.execute, payer.customerId, payer.agentId, { name: method, sideEffects: 'reads' });
+  if (limited) ex.limited = limited;
+  return limited;
 }
 
 async function listTools(deps: McpDeps, ex: Exchange): Promise<{ ok: true; json: string } | { ok: false; error: HubError }> {
@@ -132,7 +148,7 @@ export async function answerMember(deps: McpDeps, ex: Exchange, member: Member):
     const refused = await admit(deps, ex, member.method);
     if (refused) {
       ex.locals.errorCode = refused.code;
-      return { refused, ...(member.kind === 'request' ? { json: errorJson(member.id, hubRpcError(refused)) } : {}) };
+      return { refused, ...(member.kind === 'request' ? { json: refusalJson(member.id, refused) } : {}) };
     }
   }
   if (member.kind === 'notification') {
