@@ -1,16 +1,15 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { Policies } from '../access/policy-cache';
-import { type HubError, codeToStatus } from '../errors';
 import { BODY_LIMIT_BYTES, MAX_JSON_DEPTH, inspectJson } from '../http/json-body';
 import { sendJson, sendText } from '../http/respond';
 import { logAccess } from '../http/request-context';
 import type { Logger } from '../logger';
-import { type Exchange, type McpDeps, answerMember, overBudget } from '../mcp/answer';
+import type { Exchange, McpDeps } from '../mcp/answer';
+import { type BodyAnswer, answerBody } from '../mcp/batch';
 import { identityOf } from '../mcp/identity';
 import { RPC, readMembers } from '../mcp/messages';
 import { type ProtocolServer, protocolServer } from '../mcp/protocol';
-import { actionableLine } from '../mcp/results';
 import { createToolList } from '../mcp/tool-list';
 import type { CatalogEntry } from '../tools/catalog';
 import type { RecordedExecuteDeps } from '../tools/recorded-execute';
@@ -66,9 +65,6 @@ const header = (value: string | string[] | undefined): string | undefined => (Ar
 export const mcpMethodNotAllowed: RequestHandler = (_req, res) =>
   rpcError(res, 405, -32000, 'Method not allowed: this MCP server is stateless; POST JSON-RPC messages to /mcp', ['Allow', 'POST']);
 
-/** One answer's bound: past it, the batch's remaining members are not run (each is told to come again alone). */
-export const MAX_ANSWER_BYTES = 512 * 1024;
-
 const SUPPORTED_VERSIONS = new Set<string>(SUPPORTED_PROTOCOL_VERSIONS);
 
 /** The transport's checks on the request itself (MCP Streamable HTTP), before any message is read. */
@@ -87,18 +83,11 @@ function transportRefusal(req: Request): { status: number; message: string } | n
   return null;
 }
 
-/** The HTTP status of an answer whose every request was refused alike (429 for a flood), else 200. */
-function statusOf(refusals: readonly HubError[], answered: number): number {
-  if (answered === 0 || refusals.length < answered) return 200;
-  const codes = new Set(refusals.map((r) => r.code));
-  return codes.size === 1 ? codeToStatus(refusals[0]!.code) : 200;
-}
-
 /**
  * POST /mcp — the Model Context Protocol over Streamable HTTP, stateless (nothing kept between requests, any
  * replica answers). The body — one JSON-RPC message or a batch of at most MAX_BATCH_MESSAGES — is answered member
  * by member, in order: each is charged to the caller's rate limits before anything is done for it, and once the
- * answer holds MAX_ANSWER_BYTES the rest are not run. `tools/list` is the caller's catalog (as GET
+ * answer holds MAX_ANSWER_BYTES the rest are not run (src/mcp/batch.ts). `tools/list` is the caller's catalog (as GET
  * /api/internal/tools filters it), serialized once per scope; `tools/call` is an execute request handed to the
  * very pipeline POST /execute runs. An answer whose every request was refused by the same limit has that status
  * (429 with Retry-After for a flood); notifications alone are accepted with 202.
@@ -112,8 +101,8 @@ export function mcpRoute(deps: {
   const mcp: McpDeps = { ...deps, toolList: createToolList(deps.catalog, deps.execute.tools) };
   return async (req, res) => {
     const locals = res.locals;
-    const refusal = transportRefusal(req);
-    if (refusal) return rpcError(res, refusal.status, RPC.serverError, refusal.message);
+    const unfit = transportRefusal(req);
+    if (unfit) return rpcError(res, unfit.status, RPC.serverError, unfit.message);
     const read = readMembers(req.body);
     if (!read.ok) return sendJson(res, 400, { jsonrpc: '2.0', id: null, error: read.error });
     let closed = false;
@@ -127,44 +116,19 @@ export function mcpRoute(deps: {
       locals,
       protocol: () => (server ??= protocolServer()),
     };
-    const parts: string[] = [];
-    const refusals: HubError[] = [];
-    let bytes = 0;
-    let requests = 0;
-    let invalid = 0;
+    let answer: BodyAnswer | undefined;
     try {
-      for (const member of read.members) {
-        if (closed) return; // the client left: the rest is not run
-        if (member.kind === 'request' && bytes >= MAX_ANSWER_BYTES) {
-          parts.push(overBudget(member.id, MAX_ANSWER_BYTES));
-          requests++;
-          continue;
-        }
-        const answer = await answerMember(mcp, ex, member);
-        if (answer.refused) refusals.push(answer.refused);
-        if (member.kind === 'invalid') invalid++;
-        if (member.kind === 'request' || member.kind === 'invalid') requests++;
-        if (answer.json !== undefined) {
-          parts.push(answer.json);
-          bytes += answer.json.length;
-        }
-      }
+      answer = await answerBody(mcp, ex, read, () => closed);
     } finally {
       if (server) void server.then((s) => s.close());
     }
-    if (closed) return;
-    const retryAfter = Math.max(0, ...refusals.map((r) => r.retryAfterS ?? 0));
-    if (retryAfter > 0) res.setHeader('Retry-After', String(retryAfter));
-    const limited = refusals.find((r) => r.headers !== undefined);
-    if (limited?.headers) for (const [name, value] of Object.entries(limited.headers)) res.setHeader(name, value);
-    if (parts.length === 0) {
-      // Notifications (or responses) only: accepted — unless refused, which only the status can say.
-      if (refusals.length > 0) return rpcError(res, codeToStatus(refusals[0]!.code), RPC.serverError, actionableLine(refusals[0]!));
-      res.writeHead(202, [...locals.baseHeaders, 'X-Request-Id', locals.requestId]);
-      res.end();
-      return logAccess(res);
-    }
-    const status = !read.batch && invalid === 1 ? 400 : statusOf(refusals, requests);
-    sendText(res, status, 'application/json', read.batch ? `[${parts.join(',')}]` : parts[0]!);
+    if (answer === undefined) return; // the client left: the rest was not run
+    const { refusal } = answer;
+    if (refusal?.retryAfterS !== undefined) res.setHeader('Retry-After', String(refusal.retryAfterS));
+    if (refusal?.headers) for (const [name, value] of Object.entries(refusal.headers)) res.setHeader(name, value);
+    if (answer.json !== null) return sendText(res, answer.status, 'application/json', answer.json);
+    res.writeHead(202, [...locals.baseHeaders, 'X-Request-Id', locals.requestId]);
+    res.end();
+    logAccess(res);
   };
 }

@@ -225,3 +225,32 @@ test('when a client initializes, then it gets instructions that say where a requ
   await client.ping();
   await client.close();
 });
+
+test('when a body is notifications only, then it is accepted with 202; a method the Hub does not serve answers -32601', async () => {
+  const headers = identity(randomUUID(), randomUUID());
+  const accepted = await rpc(headers, { jsonrpc: '2.0', method: 'notifications/initialized' });
+  expect(accepted.status).toBe(202);
+  expect(await accepted.text()).toBe('');
+  const unknown = await rpc(headers, [listMessage(1), { jsonrpc: '2.0', id: 2, method: 'resources/list' }, { hello: 'world' }]);
+  expect(unknown.status).toBe(200);
+  const got = (await unknown.json()) as { result?: { tools: unknown } }[];
+  // (expect.any(Array) fails on an array parsed in another realm: fetch's.)
+  expect(Array.isArray(got[0]!.result!.tools)).toBe(true);
+  expect(got).toMatchObject([
+    { id: 1, result: {} },
+    { id: 2, error: { code: -32601 } },
+    { id: null, error: { code: -32600 } },
+  ]);
+});
+
+test('when initialize comes inside a batch, then the batch is refused whole (MCP: initialize is sent alone)', async () => {
+  const init = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  };
+  const res = await rpc(identity(randomUUID(), randomUUID()), [init, listMessage(2)]);
+  expect(res.status).toBe(400);
+  expect(await res.json()).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining('initialize') } });
+});
