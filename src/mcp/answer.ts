@@ -1,15 +1,16 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { InitializeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { scopeRefusal } from '../access/key-scope';
 import type { Policies } from '../access/policy-cache';
 import type { ServicePrincipal } from '../access/service-keys';
 import type { HubError } from '../errors';
-import { validationError } from '../http/validation';
+import { PARSE_OPTIONS, toIssues, validationError } from '../http/validation';
 import type { Logger } from '../logger';
 import { catalogPolicy } from '../tools/catalog-view';
 import { chargeLimits } from '../tools/charge';
 import { type RecordedExecuteDeps, executeRecorded } from '../tools/recorded-execute';
 import { HEADERS, type Identity, callHeaderIssues, payerOf } from './identity';
-import { type CallParams, type Member, RPC, type RpcErrorObject, type RpcId, readCallParams } from './messages';
+import { type CallParams, type Member, RPC, type RpcErrorObject, type RpcId, issueText, readCallParams } from './messages';
 import type { ProtocolServer } from './protocol';
 import { actionableLine, toToolResult } from './results';
 import type { ToolListFor } from './tool-list';
@@ -161,6 +162,14 @@ export async function answerMember(deps: McpDeps, ex: Exchange, member: Member):
     const list = await listTools(deps, ex);
     if (!list.ok) ex.locals.errorCode = list.error.code;
     return { json: list.ok ? resultJson(id, list.json) : errorJson(id, hubRpcError(list.error)) };
+  }
+  if (member.method === 'initialize') {
+    // The SDK would answer malformed initialize params -32603 with its zod error as the message.
+    const parsed = InitializeRequestSchema.safeParse(member.message, PARSE_OPTIONS);
+    if (!parsed.success) {
+      const { issues } = toIssues(parsed.error);
+      return { json: errorJson(id, { code: RPC.invalidParams, message: `Invalid params: ${issueText(issues)}`, data: { issues } }) };
+    }
   }
   return { json: JSON.stringify(await (await ex.protocol()).ask({ ...member.message, id })) };
 }

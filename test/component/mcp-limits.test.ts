@@ -243,7 +243,7 @@ test('when a body is notifications only, then it is accepted with 202; a method 
   ]);
 });
 
-test('when initialize comes inside a batch, then the batch is refused whole (MCP: initialize is sent alone)', async () => {
+test('when initialize comes inside a batch, then the batch is refused whole; alone without clientInfo, then -32602 names it', async () => {
   const init = {
     jsonrpc: '2.0',
     id: 1,
@@ -253,4 +253,7 @@ test('when initialize comes inside a batch, then the batch is refused whole (MCP
   const res = await rpc(identity(randomUUID(), randomUUID()), [init, listMessage(2)]);
   expect(res.status).toBe(400);
   expect(await res.json()).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining('initialize') } });
+  const { clientInfo: _missing, ...params } = init.params;
+  const alone = await rpc(identity(randomUUID(), randomUUID()), { ...init, params });
+  expect(await alone.json()).toMatchObject({ id: 1, error: { code: -32602, message: expect.stringMatching(/^Invalid params: params\.clientInfo: /) } });
 });
