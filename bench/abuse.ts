@@ -11,7 +11,8 @@ import { ownSchema } from './pg-schema';
  * server: BENCH_DATABASE_URL or DATABASE_URL, a schema of the run's own) serves a victim customer's `hub_echo`
  * at a steady rate throughout, while — interleaved with quiet periods in the same run — one service key scoped to
  * another customer, one agent and two tools:
- *   1. floods POST /mcp with batches of 20 `tools/list` from BENCH_ATTACKERS connections, then
+ *   1. floods POST /mcp with batches of 20 `tools/list` from BENCH_ATTACKERS connections (in slices, each after a
+ *      quiet slice), then
  *   2. sends 2,000 `TOOL_NOT_FOUND` execute calls with bulky inputs from as many connections.
  * Printed: the victim's p50/p99 in the quiet periods and under each attack, the attacker's share of answers
  * refused 429 (per MCP message; per HTTP call), the Hub's CPU (its share of a core, all threads) and RSS, and how much the audit table grew for the 2,000
@@ -20,13 +21,15 @@ import { ownSchema } from './pg-schema';
  *
  * Loopback only; every loop is bounded by a deadline and a count. The Hub's limits are sized so the victim's
  * steady rate stays within them (a customer that buys that much): the attacker meets them, the victim must not.
- * Knobs: BENCH_PHASE_SECONDS (default 8), BENCH_VICTIM_RPS (default 20), BENCH_ATTACKERS (default 4).
+ * Knobs: BENCH_PHASE_SECONDS (default 8: the MCP flood's total, in BENCH_ROUNDS slices after as many quiet ones,
+ * default 4; the quiet period after each flood), BENCH_VICTIM_RPS (default 20), BENCH_ATTACKERS (default 4).
  */
 
 const env = process.env; // bench entry point: reads its own knobs, hands the Hub a complete environment
 const PHASE_S = Number(env.BENCH_PHASE_SECONDS ?? 8);
 const VICTIM_RPS = Number(env.BENCH_VICTIM_RPS ?? 20);
 const ATTACKERS = Number(env.BENCH_ATTACKERS ?? 4);
+const ROUNDS = Number(env.BENCH_ROUNDS ?? 4);
 const REFUSED_CALLS = 2_000;
 const BATCH = 20;
 const SECRET = randomBytes(32).toString('hex');
@@ -250,18 +253,28 @@ async function main() {
     const victimCustomer = randomUUID();
     const v = victim(hub.base, victimCustomer, () => phase);
     const rss0 = rssMb(hub.child.pid!);
-    const quiet0 = cpuMs(hub.child.pid!);
-    await sleep(PHASE_S * 1000);
-    const quietCpuShare = (cpuMs(hub.child.pid!) - quiet0) / (PHASE_S * 1000);
-
-    phase = 'mcp-flood';
-    const who = { base: hub.base, key, customerId: attackerCustomer, agentId: attackerAgent, durationMs: PHASE_S * 1000 };
-    const cpu0 = cpuMs(hub.child.pid!);
-    const mcp = (await attack({ kind: 'mcp', ...who })) as Awaited<ReturnType<typeof mcpFlood>>;
-    const mcpCpu = cpuMs(hub.child.pid!) - cpu0;
+    // The MCP flood in ROUNDS slices, each right after a quiet slice of the same length: a shared machine drifts
+    // within a minute, and the victim's quiet and attacked samples should meet the same machine.
+    const slice = (PHASE_S * 1000) / ROUNDS;
+    const who = { base: hub.base, key, customerId: attackerCustomer, agentId: attackerAgent, durationMs: slice };
+    const mcp = { requests: 0, messages: 0, limited: 0, listed: 0, bytes: 0 };
+    let quietCpu = 0;
+    let mcpCpu = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      phase = 'quiet';
+      const q0 = cpuMs(hub.child.pid!);
+      await sleep(slice);
+      quietCpu += cpuMs(hub.child.pid!) - q0;
+      phase = 'mcp-flood';
+      const c0 = cpuMs(hub.child.pid!);
+      const tally = (await attack({ kind: 'mcp', ...who })) as Awaited<ReturnType<typeof mcpFlood>>;
+      mcpCpu += cpuMs(hub.child.pid!) - c0;
+      for (const k of Object.keys(mcp) as (keyof typeof mcp)[]) mcp[k] += tally[k];
+    }
+    const quietCpuShare = quietCpu / (PHASE_S * 1000);
     const rssMcp = rssMb(hub.child.pid!);
     phase = 'quiet';
-    await sleep(PHASE_S * 1000);
+    await sleep(slice);
 
     const rowsBefore = await settledRows(db, victimCustomer);
     const bytesBefore = await relationBytes(db);
