@@ -52,7 +52,8 @@ export function actionableLine(error: HubError): string {
   let next: string;
   if (typeof setupUrl === 'string') next = `A person must (re)connect the integration at ${setupUrl}, then call again.`;
   else if (error.retryable)
-    next = error.retryAfterS !== undefined ? `Retry in ${error.retryAfterS} s with the same request_id.` : 'Retry shortly with the same request_id.';
+    next =
+      error.retryAfterS !== undefined ? `Retry in ${error.retryAfterS} s with the same _meta.request_id.` : 'Retry shortly with the same _meta.request_id.';
   else if (error.code === 'VALIDATION_ERROR') ({ what, next } = validationNext(error));
   else next = 'Retrying the same call will not help.';
   const available = error.details?.available_tools;
