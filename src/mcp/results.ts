@@ -1,5 +1,8 @@
 import type { HubError } from '../errors';
+import type { ValidationIssue } from '../http/validation';
 import type { Execution } from '../tools/execute';
+import { HEADERS } from './identity';
+import { issueText } from './messages';
 
 /** MCP's CallToolResult, as the Hub fills it. */
 export interface McpToolResult {
@@ -10,16 +13,55 @@ export interface McpToolResult {
   _meta: Record<string, unknown>;
 }
 
-/** One line a model can act on: what failed, and what to do — wait, have a person connect, or change the call. */
+/** An execute field as an MCP caller wrote it: its arguments, its `_meta`, or a header of its configuration. */
+function asMcpPath(path: string): string {
+  if (path === 'inputs' || path.startsWith('inputs.') || path.startsWith('inputs[')) return `arguments${path.slice('inputs'.length)}`;
+  if (path.startsWith('headers.')) return `${path.slice('headers.'.length)} header`;
+  const renamed: Record<string, string> = {
+    'context.request_id': '_meta.request_id',
+    customer_id: `${HEADERS.customer} header`,
+    agent_id: `${HEADERS.agent} header`,
+    user_id: `${HEADERS.user} header`,
+    'context.conversation_id': `${HEADERS.conversation} header`,
+  };
+  return renamed[path] ?? path;
+}
+
+const MAX_NAMES = 30;
+
+/** What a VALIDATION_ERROR's issues say, and who can fix them: the model (its arguments) or the client's configuration. */
+function validationNext(error: HubError): { what: string; next: string } {
+  const issues = Array.isArray(error.details?.issues) ? (error.details.issues as ValidationIssue[]) : [];
+  if (issues.length === 0) return { what: '', next: 'Fix the call and send it again.' };
+  const paths = issues.map((i) => asMcpPath(i.path));
+  const what = ` (${issueText(issues, asMcpPath)}${error.details?.truncated === true ? '; more not listed' : ''})`;
+  if (paths.every((p) => p.endsWith(' header'))) {
+    return { what, next: "The MCP client's configuration must send these HTTP headers; changing the arguments will not help." };
+  }
+  return { what, next: 'Fix these and call again.' };
+}
+
+/**
+ * The text a model reads (many clients never show it structuredContent): what failed, where — each field at
+ * fault and why, a missing header by name — and what to do: wait, have a person connect, or change the call.
+ * Bounded: at most five issues and thirty tool names, each issue's text already cut by toIssues.
+ */
 export function actionableLine(error: HubError): string {
   const setupUrl = error.details?.setup_url;
+  let what = '';
   let next: string;
   if (typeof setupUrl === 'string') next = `A person must (re)connect the integration at ${setupUrl}, then call again.`;
   else if (error.retryable)
-    next = error.retryAfterS !== undefined ? `Retry in ${error.retryAfterS} s with the same request_id.` : 'Retry shortly with the same request_id.';
-  else if (error.code === 'VALIDATION_ERROR') next = 'Fix the arguments and call again.';
+    next =
+      error.retryAfterS !== undefined ? `Retry in ${error.retryAfterS} s with the same _meta.request_id.` : 'Retry shortly with the same _meta.request_id.';
+  else if (error.code === 'VALIDATION_ERROR') ({ what, next } = validationNext(error));
   else next = 'Retrying the same call will not help.';
-  return `${error.code}: ${error.message.replace(/[.\s]+$/, '')}. ${next}`.replace(/[\r\n]+/g, ' ');
+  const available = error.details?.available_tools;
+  if (error.code === 'TOOL_NOT_FOUND' && Array.isArray(available)) {
+    const names = available.slice(0, MAX_NAMES).join(', ');
+    next = `Call one of: ${names}${available.length > MAX_NAMES ? ', …' : ''}.`;
+  }
+  return `${error.code}: ${error.message.replace(/[.\s]+$/, '')}${what}. ${next}`.replace(/[\r\n]+/g, ' ');
 }
 
 /**

@@ -42,6 +42,37 @@ function outputSchemaOf(entry: CatalogEntry): McpTool['outputSchema'] {
   return { type: 'object', ...($defs === undefined ? {} : { $defs }), anyOf: [result, ERROR_RESULT_SCHEMA] };
 }
 
+/** What a person reads in a client's tool picker; a tool not named here gets its name in words. */
+const TITLES: Record<string, string> = {
+  hub_echo: 'Echo (connectivity check)',
+  hub_current_time: 'Current time',
+  calendar_list_calendars: 'List calendars',
+  calendar_get_availability: 'Check calendar availability',
+  calendar_find_optimal_times: 'Find meeting times',
+  calendar_create_event: 'Create calendar event',
+  calendar_update_event: 'Update calendar event',
+  calendar_delete_event: 'Delete calendar event',
+  email_search: 'Search email',
+  email_read: 'Read email',
+  email_check_replies: 'Check email replies',
+  email_send: 'Send email',
+};
+
+const titleOf = (name: string) => TITLES[name] ?? `${name.charAt(0).toUpperCase()}${name.slice(1).replaceAll('_', ' ')}`;
+
+/** Where an MCP client puts the request id: the call's `_meta`, beside the arguments (MCP refuses it as one). */
+export const META_REQUEST_ID = 'a request id in the call\'s _meta ("_meta": {"request_id": "…"}, beside the arguments, not in them)';
+
+/**
+ * The tool's description as an MCP client must read it: the catalog says "context.request_id", the execute
+ * body's field; over MCP that id travels in `_meta`. A write that does not mention it learns it here.
+ */
+function descriptionOf(entry: CatalogEntry): string {
+  const text = entry.description.replaceAll('context.request_id', META_REQUEST_ID);
+  if (entry.side_effects !== 'writes' || text !== entry.description) return text;
+  return `${text} Pass ${META_REQUEST_ID} and reuse it when retrying: the Hub then runs the call at most once.`;
+}
+
 /**
  * The catalog as MCP tools. The hints follow from what the registry declares: a tool that only reads is
  * read-only and safe to repeat; a tool that writes is not idempotent without a request_id, and destructive only
@@ -54,8 +85,8 @@ export function mcpTools(catalog: { tools: readonly CatalogEntry[] }): McpTool[]
     const reads = entry.side_effects === 'reads';
     return {
       name: entry.name,
-      title: entry.name,
-      description: entry.description,
+      title: titleOf(entry.name),
+      description: descriptionOf(entry),
       inputSchema: { ...entry.input_schema, type: 'object' },
       outputSchema: outputSchemaOf(entry),
       annotations: { readOnlyHint: entry.read_only, destructiveHint: entry.destructive, idempotentHint: reads, openWorldHint: entry.integration !== null },

@@ -19,10 +19,13 @@ import { createRedisLimits } from './rate-limit-redis';
 
 export type { LimitScope };
 
+/** What a charge is priced by: a tool, or another message priced like one (an MCP `tools/list` costs a read). */
+export type Chargeable = Pick<AnyTool, 'name' | 'sideEffects'>;
+
 export interface RateLimiter {
   /** Charges the tool's cost to the agent and to the customer (and admits the agent id), or says which limit it hit. */
-  consume(customerId: string, agentId: string, tool: AnyTool): Promise<Result<void>>;
-  costOf(tool: AnyTool): number;
+  consume(customerId: string, agentId: string, tool: Chargeable): Promise<Result<void>>;
+  costOf(tool: Chargeable): number;
 }
 
 export interface SharedRedis {
@@ -67,7 +70,7 @@ export function createRateLimiter(config: RateLimitConfig, redis: SharedRedis | 
   const shared = redis && { ...redis, limits: createRedisLimits(redis.client, limits) };
   let lastRefusalLog = -Infinity;
 
-  const costOf = (tool: AnyTool) => config.toolCosts[tool.name] ?? (tool.sideEffects === 'writes' ? config.writeCost : config.readCost);
+  const costOf = (tool: Chargeable) => config.toolCosts[tool.name] ?? (tool.sideEffects === 'writes' ? config.writeCost : config.readCost);
 
   const charge = async (customerId: string, agentId: string, cost: number): Promise<Charge> => {
     if (!shared?.health.available()) return local.charge(customerId, agentId, cost);

@@ -1,15 +1,13 @@
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
-import { keyAllowsTool, scopeRefusal } from '../access/key-scope';
 import type { Policies } from '../access/policy-cache';
-import { type EffectivePolicy, mayRun } from '../access/policy-rules';
 import { sendError } from '../http/envelope';
 import { requestLogger } from '../http/request-context';
 import { sendJson } from '../http/respond';
 import { toIssues, validationError } from '../http/validation';
-import { storeUnavailable } from '../integrations/connections';
 import type { Logger } from '../logger';
 import type { CatalogEntry } from '../tools/catalog';
+import { catalogPolicy, visibleTools } from '../tools/catalog-view';
 import type { ToolRegistry } from '../tools/registry';
 
 const query = z.strictObject({ customer_id: z.guid('must be a UUID').optional(), agent_id: z.guid('must be a UUID').optional() });
@@ -30,23 +28,14 @@ export function catalogRoute(deps: { catalog: { tools: CatalogEntry[] }; tools: 
     if (customer === undefined && agent !== undefined) {
       return sendError(res, validationError('Invalid query parameters', [{ path: 'query.customer_id', message: 'is required with agent_id' }]));
     }
-    let policy: EffectivePolicy | null = null;
-    if (customer !== undefined) {
-      const customerId = customer.toLowerCase();
-      const agentId = agent?.toLowerCase() ?? null;
-      const outOfScope = scopeRefusal(principal, customerId, agentId, undefined);
-      if (outOfScope) return sendError(res, outOfScope);
-      try {
-        // An agent without its own policy gets the customer's (the empty agent id matches no agent policy).
-        policy = await deps.policies.effective(customerId, agentId ?? '');
-      } catch (err) {
-        return sendError(res, storeUnavailable(err, requestLogger(deps.logger, res)));
-      }
-    }
-    const tools = deps.catalog.tools.filter((entry) => {
-      const tool = deps.tools.get(entry.name)!;
-      return keyAllowsTool(principal, tool) && mayRun(policy, tool);
-    });
+    const policy = await catalogPolicy(
+      { policies: deps.policies, logger: () => requestLogger(deps.logger, res) },
+      principal,
+      customer?.toLowerCase(),
+      agent?.toLowerCase(),
+    );
+    if (!policy.ok) return sendError(res, policy.error);
+    const tools = visibleTools(deps.catalog, deps.tools, principal, policy.value);
     sendJson(res, 200, { tools });
   };
 }

@@ -1,15 +1,18 @@
-import express, { type RequestHandler, type Response } from 'express';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { hubError } from '../errors';
+import express, { type Request, type RequestHandler, type Response } from 'express';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import type { Policies } from '../access/policy-cache';
 import { BODY_LIMIT_BYTES, MAX_JSON_DEPTH, inspectJson } from '../http/json-body';
-import { sendJson } from '../http/respond';
+import { sendJson, sendText } from '../http/respond';
 import { logAccess } from '../http/request-context';
-import { type McpTool, mcpTools } from '../mcp/tools';
-import { type McpToolResult, toToolResult } from '../mcp/results';
+import type { Logger } from '../logger';
+import type { Exchange, McpDeps } from '../mcp/answer';
+import { type BodyAnswer, RATE_LIMITED_HOLD_MS, answerBody } from '../mcp/batch';
+import { identityOf } from '../mcp/identity';
+import { RPC, readMembers } from '../mcp/messages';
+import { type ProtocolServer, protocolServer } from '../mcp/protocol';
+import { createToolList } from '../mcp/tool-list';
 import type { CatalogEntry } from '../tools/catalog';
-import { type RecordedExecuteDeps, executeRecorded } from '../tools/recorded-execute';
+import type { RecordedExecuteDeps } from '../tools/recorded-execute';
 
 /** A JSON-RPC error outside any tool call (malformed message, wrong origin, wrong method): MCP's protocol errors. */
 function rpcError(res: Response, status: number, code: number, message: string, extraHeaders: readonly string[] = []): void {
@@ -56,87 +59,83 @@ export const mcpJsonBody: RequestHandler = (req, res, next) => {
   });
 };
 
+const header = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(',') : value);
+
 /** Stateless Streamable HTTP has no stream to GET and no session to DELETE. */
 export const mcpMethodNotAllowed: RequestHandler = (_req, res) =>
   rpcError(res, 405, -32000, 'Method not allowed: this MCP server is stateless; POST JSON-RPC messages to /mcp', ['Allow', 'POST']);
 
-/** serverInfo in the MCP handshake; the tools carry their own versions (`_meta['hub/version']`). */
-const SERVER_INFO = { name: 'hub', title: 'Hub: Google Calendar and Gmail tools', version: '1.0.0' };
+const SUPPORTED_VERSIONS = new Set<string>(SUPPORTED_PROTOCOL_VERSIONS);
 
-const header = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(',') : value);
-
-/** The request id a retry must carry again, from the call's `_meta` (MCP's place for request metadata). */
-function metaRequestId(meta: Record<string, unknown> | undefined): unknown {
-  return meta?.request_id ?? meta?.['hub/request_id'];
+/** The transport's checks on the request itself (MCP Streamable HTTP), before any message is read. */
+function transportRefusal(req: Request): { status: number; message: string } | null {
+  const accept = header(req.headers.accept) ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+    return { status: 406, message: 'Not Acceptable: the client must accept both application/json and text/event-stream' };
+  }
+  const version = header(req.headers['mcp-protocol-version']);
+  if (version !== undefined && !SUPPORTED_VERSIONS.has(version)) {
+    return {
+      status: 400,
+      message: `Bad Request: unsupported MCP-Protocol-Version ${version.slice(0, 40)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+    };
+  }
+  return null;
 }
 
 /**
- * POST /mcp — the Model Context Protocol over Streamable HTTP, stateless (a server per request: nothing to keep
- * between calls, any replica answers). `tools/list` is the catalog; `tools/call` is an execute request built
- * from the call and the identity headers and handed to executeTool — the very pipeline POST /execute runs (rate
- * limits, validation, credentials, idempotency and whatever joins it), so the two can never differ.
+ * POST /mcp — the Model Context Protocol over Streamable HTTP, stateless (nothing kept between requests, any
+ * replica answers). The body — one JSON-RPC message or a batch of at most MAX_BATCH_MESSAGES — is answered member
+ * by member, in order: each is charged to the caller's rate limits before anything is done for it, and once the
+ * answer holds MAX_ANSWER_BYTES the rest are not run (src/mcp/batch.ts). `tools/list` is the caller's catalog (as GET
+ * /api/internal/tools filters it), serialized once per scope; `tools/call` is an execute request handed to the
+ * very pipeline POST /execute runs. An answer whose every request was refused by the same limit has that status
+ * (429 with Retry-After for a flood, held RATE_LIMITED_HOLD_MS first); notifications alone are accepted with 202.
  */
-export function mcpRoute(deps: { execute: RecordedExecuteDeps; catalog: { tools: readonly CatalogEntry[] } }): RequestHandler {
-  const tools: McpTool[] = mcpTools(deps.catalog);
+export function mcpRoute(deps: {
+  execute: RecordedExecuteDeps;
+  catalog: { tools: readonly CatalogEntry[] };
+  policies: Policies;
+  logger: Logger;
+}): RequestHandler {
+  const mcp: McpDeps = { ...deps, toolList: createToolList(deps.catalog, deps.execute.tools) };
   return async (req, res) => {
     const locals = res.locals;
-    // The transport writes the answer itself: give it the headers every Hub answer carries, and log it when sent.
-    for (let i = 0; i + 1 < locals.baseHeaders.length; i += 2) res.setHeader(locals.baseHeaders[i]!, locals.baseHeaders[i + 1]!);
-    res.setHeader('X-Request-Id', locals.requestId);
-    res.once('finish', () => logAccess(res));
-
-    const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } } });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-    server.setRequestHandler(CallToolRequestSchema, async (request): Promise<McpToolResult> => {
-      const t0 = performance.now();
-      const { name, arguments: args, _meta } = request.params;
-      const customerId = header(req.headers['x-hub-customer-id']);
-      const agentId = header(req.headers['x-hub-agent-id']);
-      locals.tool = name;
-      if (customerId === undefined || agentId === undefined) {
-        const missing = [customerId === undefined ? 'X-Hub-Customer-Id' : null, agentId === undefined ? 'X-Hub-Agent-Id' : null].filter(Boolean).join(' and ');
-        const error = hubError('VALIDATION_ERROR', `Missing ${missing} header: the MCP client must send the customer's and the agent's UUIDs as headers`);
-        locals.errorCode = error.code;
-        return toToolResult({ ok: false, tool: name, error, requestId: locals.requestId, apiCalls: 0 }, 0);
-      }
-      const requestId = metaRequestId(_meta);
-      const conversationId = header(req.headers['x-hub-conversation-id']);
-      const body = {
-        tool: name,
-        agent_id: agentId,
-        customer_id: customerId,
-        user_id: header(req.headers['x-hub-user-id']) ?? null,
-        inputs: args ?? {},
-        context: { conversation_id: conversationId ?? null, request_id: requestId ?? null },
-      };
-      // The very pipeline POST /execute runs, recorded the same way (metrics, span, audit receipt).
-      const recorded = await executeRecorded(
-        deps.execute,
-        body,
-        { reqId: locals.reqId, fallbackRequestId: locals.requestId, principal: locals.service },
-        req.headers,
-      );
-      const { execution } = recorded;
-      locals.requestId = execution.requestId;
-      locals.traceId = recorded.traceId;
-      locals.callId = recorded.callId;
-      if (execution.caller) {
-        locals.customerId = execution.caller.customerId;
-        locals.agentId = execution.caller.agentId;
-        locals.userId = execution.caller.userId;
-      }
-      res.setHeader('X-Request-Id', execution.requestId);
-      if (!execution.ok) locals.errorCode = execution.error.code;
-      const result = toToolResult(execution, Math.round(performance.now() - t0));
-      recorded.finish(t0);
-      return result;
-    });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.once('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
+    const unfit = transportRefusal(req);
+    if (unfit) return rpcError(res, unfit.status, RPC.serverError, unfit.message);
+    const read = readMembers(req.body);
+    if (!read.ok) return sendJson(res, 400, { jsonrpc: '2.0', id: null, error: read.error });
+    let closed = false;
+    res.once('close', () => (closed = true));
+    let server: Promise<ProtocolServer> | undefined;
+    const ex: Exchange = {
+      principal: locals.service,
+      identity: identityOf(req.headers),
+      headers: req.headers,
+      reqId: locals.reqId,
+      locals,
+      protocol: () => (server ??= protocolServer()),
+    };
+    let answer: BodyAnswer | undefined;
+    try {
+      answer = await answerBody(mcp, ex, read, () => closed);
+    } finally {
+      if (server) void server.then((s) => s.close());
+    }
+    if (answer === undefined) return; // the client left: the rest was not run
+    const { refusal } = answer;
+    if (refusal?.code === 'RATE_LIMITED') {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, RATE_LIMITED_HOLD_MS);
+        res.once('close', () => (clearTimeout(timer), resolve()));
+      });
+      if (closed) return;
+    }
+    if (refusal?.retryAfterS !== undefined) res.setHeader('Retry-After', String(refusal.retryAfterS));
+    if (refusal?.headers) for (const [name, value] of Object.entries(refusal.headers)) res.setHeader(name, value);
+    if (answer.json !== null) return sendText(res, answer.status, 'application/json', answer.json);
+    res.writeHead(202, [...locals.baseHeaders, 'X-Request-Id', locals.requestId]);
+    res.end();
+    logAccess(res);
   };
 }

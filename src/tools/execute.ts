@@ -15,6 +15,7 @@ import { executeRequestSchema, readChargeKey, readableRequestId, readableToolNam
 import type { VersionInfo } from './deprecation';
 import type { Resolution, ToolRegistry } from './registry';
 import type { ToolCache } from './tool-cache';
+import { chargeLimits } from './charge';
 import type { HtmlConverter, HtmlToText } from './email/html-text';
 import type { Connection, ToolContext, ToolSettings } from './types';
 import type { HubMetrics } from '../observability/metrics';
@@ -133,17 +134,10 @@ export async function executeTool(
       ? deps.idempotency.prefetch({ customerId: key.customerId, tool: charged.name, requestId: requestIdRead })
       : null;
   if (key && charged) {
-    const allowed = deps.tracing.enabled
-      ? await deps.tracing.inSpan('hub.rate_limit', async (span) => {
-          const r = await deps.rateLimiter.consume(key.customerId, key.agentId, charged);
-          spanOutcome(span, r);
-          return r;
-        })
-      : await deps.rateLimiter.consume(key.customerId, key.agentId, charged);
-    if (!allowed.ok) {
-      deps.metrics.rateLimited(String(allowed.error.details?.scope ?? 'unknown'));
+    const limited = await chargeLimits(deps, key.customerId, key.agentId, charged);
+    if (limited) {
       const caller = { customerId: key.customerId, agentId: key.agentId, userId: readableUserId(body) };
-      return { ok: false, tool: charged.name, requestId: readableRequestId(body) ?? fallbackRequestId, error: allowed.error, apiCalls: 0, caller };
+      return { ok: false, tool: charged.name, requestId: readableRequestId(body) ?? fallbackRequestId, error: limited, apiCalls: 0, caller };
     }
   }
 

@@ -45,14 +45,18 @@ const identity = (customerId: string, agentId = randomUUID()) => ({
   'X-Hub-Agent-Id': agentId,
 });
 
-test('when an MCP client lists the tools, then it gets every tool of the registry with schemas and hints from its side effects', async () => {
+test('when an MCP client lists the tools, then it gets every tool of the registry with titles, schemas and hints from its side effects', async () => {
   const client = await connect(identity(randomUUID()));
   const { tools } = await client.listTools();
   expect(tools.map((t) => t.name).sort()).toEqual(hub.tools.names());
   const byName = new Map(tools.map((t) => [t.name, t]));
   for (const tool of hub.tools.list()) {
     const listed = byName.get(tool.name)!;
-    expect(listed.description).toBe(tool.description);
+    // The catalog's words, with the request id where MCP carries it (`_meta`), and a title a person reads.
+    expect(listed.description).not.toContain('context.request_id');
+    if (tool.sideEffects === 'writes') expect(listed.description).toContain('"_meta": {"request_id"');
+    else expect(listed.description).toBe(tool.description);
+    expect(listed.title).toMatch(/^[A-Z][a-z]+ /);
     expect(listed.inputSchema.type).toBe('object');
     expect(listed.outputSchema?.type).toBe('object');
     expect(listed.annotations).toEqual({

@@ -1,0 +1,28 @@
+import type { HubError } from '../errors';
+import type { HubMetrics } from '../observability/metrics';
+import { type Tracing, spanOutcome } from '../observability/tracing';
+import type { Chargeable, RateLimiter } from '../protection/rate-limit';
+
+/**
+ * Charges one call to the caller's rate limits — the agent's, the customer's and the distinct-agent bound —
+ * inside a `hub.rate_limit` span, counting a refusal by scope. Every door charges through here (POST /execute
+ * through executeTool, each MCP message), so a call costs the same whichever way it arrives. Null when admitted;
+ * else the RATE_LIMITED to answer.
+ */
+export async function chargeLimits(
+  deps: { rateLimiter: RateLimiter; tracing: Tracing; metrics: HubMetrics },
+  customerId: string,
+  agentId: string,
+  what: Chargeable,
+): Promise<HubError | null> {
+  const allowed = deps.tracing.enabled
+    ? await deps.tracing.inSpan('hub.rate_limit', async (span) => {
+        const r = await deps.rateLimiter.consume(customerId, agentId, what);
+        spanOutcome(span, r);
+        return r;
+      })
+    : await deps.rateLimiter.consume(customerId, agentId, what);
+  if (allowed.ok) return null;
+  deps.metrics.rateLimited(String(allowed.error.details?.scope ?? 'unknown'));
+  return allowed.error;
+}
