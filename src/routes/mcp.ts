@@ -119,7 +119,6 @@ export function mcpRoute(deps: { execute: RecordedExecuteDeps; catalog: { tools:
       const { execution } = recorded;
       locals.requestId = execution.requestId;
       locals.traceId = recorded.traceId;
-      locals.callId = recorded.callId;
       if (execution.caller) {
         locals.customerId = execution.caller.customerId;
         locals.agentId = execution.caller.agentId;
