@@ -44,8 +44,14 @@ import jwt from 'jsonwebtoken';
  * instead of a HUB_SERVICE_SECRETS secret, and `hub-policy` calls for a customer with a customer policy and an
  * agent policy set (every rule, a conversation budget counted on each call). Targets: each >= 0.95 x `hub`.
  *
+ * `hub-unaudited` is the same Hub with HUB_AUDIT=off only (metrics on): the request thread's CPU per call of `hub`
+ * minus its own is what an audited call costs the event loop — reading the call's facts and handing them over in
+ * batches; the call_id's HMAC, the redaction and the insert run on the receipt thread. Target: <= 15 us a call, and
+ * unaudited/audited by request-thread CPU >= 0.85 (with BENCH_DATABASE_URL).
+ *
  * Knobs: BENCH_SECONDS (per measurement, default 4), BENCH_ROUNDS (default 7), BENCH_CONNECTIONS (default 50),
- * BENCH_DATABASE_URL (a PostgreSQL server for every Hub; default embedded PGlite).
+ * BENCH_DATABASE_URL (a PostgreSQL server for every Hub; default embedded PGlite), BENCH_ONLY=audit (only `hub` and
+ * `hub-unaudited`: the audit's cost on the request thread, quicker on a busy machine).
  */
 
 const env = process.env; // bench entry point: reads its own knobs, hands the Hub a complete environment
@@ -53,8 +59,9 @@ const SECONDS = Number(env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(env.BENCH_ROUNDS ?? 7);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 50);
 const SECRET = randomBytes(32).toString('hex');
+const AUDIT_ONLY = env.BENCH_ONLY === 'audit';
 
-type Name = 'hub' | 'express' | 'bare' | 'hub-429' | 'hub-redis' | 'hub-unrecorded' | 'hub-key' | 'hub-policy';
+type Name = 'hub' | 'express' | 'bare' | 'hub-429' | 'hub-redis' | 'hub-unrecorded' | 'hub-unaudited' | 'hub-key' | 'hub-policy';
 
 interface Target {
   name: Name;
@@ -265,6 +272,8 @@ async function main() {
   const launch = async (name: Name, script: string, childEnv: NodeJS.ProcessEnv) => targets.push(await start(name, script, childEnv));
   try {
     await launch('hub', 'hub.js', hubEnv);
+    await launch('hub-unaudited', 'hub.js', { ...hubEnv, HUB_DATA_DIR: `${dataDir}-unaudited`, HUB_AUDIT: 'off' });
+    if (AUDIT_ONLY) return await auditOnly(targets, schema !== undefined).finally(() => stopAll(targets, dataDir, schema));
     await launch('hub-unrecorded', 'hub.js', { ...hubEnv, HUB_DATA_DIR: `${dataDir}-unrecorded`, HUB_METRICS: 'off', HUB_AUDIT: 'off' });
     await launch('express', 'express-app.js', { PATH: env.PATH });
     await launch('bare', 'bare-http.js', { PATH: env.PATH });
@@ -281,7 +290,17 @@ async function main() {
     console.log(`node ${process.version}, ${CONNECTIONS} connections, ${ROUNDS} rounds x ${SECONDS}s per target`);
     for (const t of targets) await hit(t, 3); // warm-up: JIT, pools, PGlite
     type Run = Awaited<ReturnType<typeof hit>>;
-    const runs: Record<Name, Run[]> = { hub: [], express: [], bare: [], 'hub-429': [], 'hub-redis': [], 'hub-unrecorded': [], 'hub-key': [], 'hub-policy': [] };
+    const runs: Record<Name, Run[]> = {
+      hub: [],
+      express: [],
+      bare: [],
+      'hub-429': [],
+      'hub-redis': [],
+      'hub-unrecorded': [],
+      'hub-unaudited': [],
+      'hub-key': [],
+      'hub-policy': [],
+    };
     const ratios: { express: number[]; bare: number[]; metrics: number[]; key: number[]; policy: number[] } = {
       express: [],
       bare: [],
@@ -325,6 +344,7 @@ async function main() {
     const capacity = (c: ReturnType<typeof split>) => Math.min(1e6 / c.main, (cores * 1e6) / (c.main + c.other + c.db + c.client));
     const on = split('hub');
     const off = split('hub-unrecorded');
+    printAuditCost(med('hub', 'main'), med('hub-unaudited', 'main'), env.BENCH_DATABASE_URL !== undefined);
     const show = (c: ReturnType<typeof split>) =>
       `main thread ${c.main.toFixed(1)}, other Hub threads ${c.other.toFixed(1)}, database server ${c.db.toFixed(1)}, load generator ${c.client.toFixed(1)}`;
     console.log(`cpu per call (us), hub:            ${show(on)}`);
@@ -380,11 +400,48 @@ async function main() {
       );
     }
   } finally {
-    for (const t of targets) t.child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 500));
-    for (const dir of [dataDir, `${dataDir}-429`, `${dataDir}-redis`, `${dataDir}-unrecorded`]) rmSync(dir, { recursive: true, force: true });
-    await schema?.drop();
+    await stopAll(targets, dataDir, schema);
   }
+}
+
+async function stopAll(targets: Target[], dataDir: string, schema: { drop(): Promise<void> } | undefined) {
+  for (const t of targets) t.child.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 500));
+  for (const dir of [dataDir, `${dataDir}-429`, `${dataDir}-redis`, `${dataDir}-unrecorded`, `${dataDir}-unaudited`])
+    rmSync(dir, { recursive: true, force: true });
+  await schema?.drop();
+}
+
+/** What an audited call costs the request thread (the Hub's main thread, from /proc), and the ratio it bounds. */
+function printAuditCost(audited: number, unaudited: number, server: boolean) {
+  console.log(
+    `request thread cpu per call (${server ? 'PostgreSQL server' : 'embedded PGlite'}): audited ${audited.toFixed(1)} us, unaudited ${unaudited.toFixed(1)} us; ` +
+      `audit's extra ${(audited - unaudited).toFixed(1)} us (target <= 15); unaudited/audited = ${(unaudited / audited).toFixed(2)} (target >= 0.85)`,
+  );
+}
+
+/** BENCH_ONLY=audit: `hub` and `hub-unaudited` alone, interleaved rounds, the request thread's CPU per call. */
+async function auditOnly(targets: Target[], server: boolean) {
+  const [hub, unaudited] = targets as [Target, Target];
+  console.log(`node ${process.version}, ${CONNECTIONS} connections, ${ROUNDS} rounds x ${SECONDS}s per target (audit's cost only)`);
+  for (const t of targets) await hit(t, 3);
+  const main: Record<'hub' | 'unaudited', number[]> = { hub: [], unaudited: [] };
+  const extra: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 ? [unaudited, hub] : [hub, unaudited];
+    const got = new Map<Target, Awaited<ReturnType<typeof hit>>>();
+    for (const t of order) got.set(t, await hit(t, SECONDS));
+    const [a, u] = [got.get(hub)!, got.get(unaudited)!];
+    main.hub.push(a.main);
+    main.unaudited.push(u.main);
+    extra.push(a.main - u.main);
+    console.log(
+      `  round ${round + 1}: request thread ${a.main.toFixed(1)} vs ${u.main.toFixed(1)} us/call (extra ${(a.main - u.main).toFixed(1)}), ` +
+        `${a.rps.toFixed(0)} vs ${u.rps.toFixed(0)} req/s`,
+    );
+  }
+  printAuditCost(median(main.hub), median(main.unaudited), server);
+  console.log(`median of per-round extras: ${median(extra).toFixed(1)} us`);
 }
 
 main().catch((err: unknown) => {
