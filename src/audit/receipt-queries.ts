@@ -113,10 +113,17 @@ export function decodeCursor(raw: string): Cursor | null {
   }
 }
 
-/** A customer's receipts, newest first: one page and the cursor of the next (null when this is the last). */
-export async function listReceipts(db: Queryable, customerId: string, filter: ReceiptFilter, page: { limit: number; cursor: Cursor | null }) {
-  const params: unknown[] = [customerId];
-  const where = ['customer_id = $1'];
+/**
+ * Whose receipts: a customer's, or those recorded against a credential alone (`principal`, with no customer: a key's
+ * calls for customers outside its scope, and bodies naming no customer readably).
+ */
+export type ReceiptOwner = { customerId: string } | { principal: string };
+
+/** A customer's (or a credential's) receipts, newest first: one page and the cursor of the next (null when this is the last). */
+export async function listReceipts(db: Queryable, owner: ReceiptOwner | string, filter: ReceiptFilter, page: { limit: number; cursor: Cursor | null }) {
+  const who = typeof owner === 'string' ? { customerId: owner } : owner;
+  const params: unknown[] = ['customerId' in who ? who.customerId : who.principal];
+  const where = ['customerId' in who ? 'customer_id = $1' : 'principal = $1 AND customer_id IS NULL'];
   const add = (sql: (n: string) => string, value: unknown) => where.push(sql(`$${params.push(value)}`));
   if (filter.agentId !== undefined) add((p) => `agent_id = ${p}`, filter.agentId);
   if (filter.userId !== undefined) add((p) => `user_id = ${p}`, filter.userId);

@@ -193,16 +193,40 @@ export function callIdOfFacts(facts: ReceiptFacts, key: KeyObject): string {
   });
 }
 
+/** Validation issues kept in clear (the field's path and the Hub's words about it), bounded. */
+const MAX_ISSUES = 10;
+const cut = (v: unknown, max: number) => (typeof v === 'string' ? (v.length > max ? `${v.slice(0, max)}…` : v) : null);
+
+/**
+ * The Hub's own words in an error's details, kept in clear whatever the mode: the reason, rule and scope names and
+ * the validation issues (each field's path and what is wrong with it) — what an admin needs to see why a call
+ * failed. Ids and values stay redacted with the rest of the details.
+ */
+function hubWords(details: unknown): Record<string, unknown> {
+  if (typeof details !== 'object' || details === null || Array.isArray(details)) return {};
+  const d = details as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of REASON_KEYS) if (typeof d[k] === 'string' && (d[k] as string).length <= 64) out[k] = d[k];
+  if (Array.isArray(d.issues))
+    out.issues = d.issues.slice(0, MAX_ISSUES).map((i: unknown) => {
+      const issue = (typeof i === 'object' && i !== null ? i : {}) as Record<string, unknown>;
+      return { path: cut(issue.path, 200), message: cut(issue.message, 200) };
+    });
+  return out;
+}
+
 /** The error's code and retryable are the Hub's closed vocabulary; its message (it may quote ids) and details are redacted. */
-const redactError = (error: ErrorFacts | null, redact: Redactor): ErrorFacts | null =>
-  error === null
-    ? null
-    : {
-        code: error.code,
-        retryable: error.retryable,
-        message: redact(error.message) as string,
-        ...(error.details !== undefined ? { details: redact(error.details) } : {}),
-      };
+const redactError = (error: ErrorFacts | null, redact: Redactor): ErrorFacts | null => {
+  if (error === null) return null;
+  const details = error.details === undefined ? undefined : redact(error.details);
+  const shaped = typeof details === 'object' && details !== null && !Array.isArray(details);
+  return {
+    code: error.code,
+    retryable: error.retryable,
+    message: redact(error.message) as string,
+    ...(details !== undefined ? { details: shaped ? { ...details, ...hubWords(error.details) } : details } : {}),
+  };
+};
 
 /**
  * The facts with their call_id made and their payloads redacted per the mode: nothing of the call's raw body is

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { asAdmin } from '../helpers/admin';
+import { asAdmin, asCustomer } from '../helpers/admin';
 import { anExecuteBody } from '../helpers/factories';
 import { client, serviceAuth } from '../helpers/http';
 import { type TestHub, buildTestHub } from '../helpers/hub';
@@ -87,6 +87,13 @@ test('when a key scoped to customer A names customer B, then B’s trail, Overvi
   expect(byKey[0]).toMatchObject({ payload_mode: 'none', input: null, error: { code: 'FORBIDDEN', details: { reason: 'customer_out_of_scope' } } });
   expect(JSON.stringify(byKey)).not.toContain(b);
   expect(JSON.stringify(byKey)).not.toContain('conv-b');
+  // …and an operator finds them by the key, newest first; a customer's token may not look.
+  const listed = await api().get(`/api/admin/service-keys/${key.id}/receipts?limit=1`).set('Authorization', asAdmin()).expect(200);
+  expect(listed.body.receipts.map((r: { outcome: string; principal: string }) => [r.outcome, r.principal])).toEqual([['VALIDATION_ERROR', `key:${key.id}`]]);
+  const next = await api().get(`/api/admin/service-keys/${key.id}/receipts?cursor=${listed.body.next_cursor}`).set('Authorization', asAdmin()).expect(200);
+  expect(next.body).toMatchObject({ receipts: [{ outcome: 'FORBIDDEN', customer_id: null, input: null }], next_cursor: null });
+  await api().get(`/api/admin/service-keys/${key.id}/receipts`).set('Authorization', asCustomer(a)).expect(403);
+  await api().get(`/api/admin/service-keys/${randomUUID()}/receipts`).set('Authorization', asAdmin()).expect(404);
 });
 
 test('when a key keeps calling out of scope or with unreadable bodies, then the key itself is charged: 429 once its limit is spent', async () => {

@@ -101,3 +101,20 @@ describe('receipts made on the receipt thread', () => {
     expect(row).not.toContain('2026-12');
   });
 });
+
+describe("an error's Hub-written words", () => {
+  test('when a call fails validation or a policy, then the issue paths, their messages and the rule stay in clear; values stay redacted', () => {
+    const error = {
+      code: 'POLICY_DENIED' as const,
+      retryable: false,
+      message: 'Recipient ben@evil.example is outside the allowed domains',
+      details: { rule: 'email_allowed_recipient_domains', recipients: ['ben@evil.example'], issues: [{ path: 'inputs.to[0]', message: 'not allowed' }] },
+    };
+    const execution: Execution = { ok: false, tool: 'email_send', requestId: 'r-1', apiCalls: 0, error };
+    const row = JSON.parse(rowOfFacts(receiptFacts(record(execution, { to: ['ben@evil.example'] }), 'redacted'), shape, createSecretKey(key))) as unknown[];
+    const kept = row[21] as { message: string; details: Record<string, unknown> };
+    expect(kept.message).toMatch(/^string\(\d+\) #[0-9a-f]{16}$/);
+    expect(kept.details).toMatchObject({ rule: 'email_allowed_recipient_domains', issues: [{ path: 'inputs.to[0]', message: 'not allowed' }] });
+    expect(JSON.stringify(row)).not.toContain('evil.example');
+  });
+});
