@@ -274,6 +274,13 @@ describe('reading receipts', () => {
     expect(Object.keys(res.body.tools).sort()).toEqual(['hub_echo@1.0.0', 'test_write@1.0.0']);
     expect(res.body.tools['hub_echo@1.0.0']).toMatchObject({ available: true, input_schema: { type: 'object' } });
     expect(res.body.truncated).toBe(false);
+    // What a replay needs of each call: its shape, and hashes that match where values repeat (the echo's answer
+    // repeats its input), never the values themselves.
+    const [echo] = res.body.receipts as { input: { message: string }; output: { message: string }; principal: string }[];
+    expect(echo!.input.message).toMatch(/^string\(5\) #[0-9a-f]{16}$/);
+    expect(echo!.output.message).toBe(echo!.input.message);
+    expect(echo!.principal).toMatch(/^secret:/);
+    expect(JSON.stringify(res.body.receipts)).not.toContain('first');
     await api().get(`/api/admin/customers/${customerId}/conversations/nothing-here/replay-bundle`).set('Authorization', asAdmin()).expect(404);
   });
 });
