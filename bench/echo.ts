@@ -1,11 +1,15 @@
 import { type ChildProcess, fork } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createSecretKey, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { createRedactor } from '../src/audit/redact';
+import { receiptThreadEntry, threadedReceiptWriter } from '../src/audit/receipt-writer';
+import type { CallRecord } from '../src/audit/receipts';
 import { createMetrics } from '../src/observability/metrics';
+import type { Db } from '../src/store/db';
 import { tracingOff } from '../src/observability/tracing';
 import { ownSchema } from './pg-schema';
 import jwt from 'jsonwebtoken';
@@ -44,8 +48,14 @@ import jwt from 'jsonwebtoken';
  * instead of a HUB_SERVICE_SECRETS secret, and `hub-policy` calls for a customer with a customer policy and an
  * agent policy set (every rule, a conversation budget counted on each call). Targets: each >= 0.95 x `hub`.
  *
+ * `hub-unaudited` is the same Hub with HUB_AUDIT=off only (metrics on): the request thread's CPU per call of `hub`
+ * minus its own is what an audited call costs the event loop — reading the call's facts and handing them over in
+ * batches; the call_id's HMAC, the redaction and the insert run on the receipt thread. Target: <= 15 us a call, and
+ * unaudited/audited by request-thread CPU >= 0.85 (with BENCH_DATABASE_URL).
+ *
  * Knobs: BENCH_SECONDS (per measurement, default 4), BENCH_ROUNDS (default 7), BENCH_CONNECTIONS (default 50),
- * BENCH_DATABASE_URL (a PostgreSQL server for every Hub; default embedded PGlite).
+ * BENCH_DATABASE_URL (a PostgreSQL server for every Hub; default embedded PGlite), BENCH_ONLY=audit (only `hub` and
+ * `hub-unaudited`: the audit's cost on the request thread, quicker on a busy machine).
  */
 
 const env = process.env; // bench entry point: reads its own knobs, hands the Hub a complete environment
@@ -53,8 +63,9 @@ const SECONDS = Number(env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(env.BENCH_ROUNDS ?? 7);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 50);
 const SECRET = randomBytes(32).toString('hex');
+const AUDIT_ONLY = env.BENCH_ONLY === 'audit';
 
-type Name = 'hub' | 'express' | 'bare' | 'hub-429' | 'hub-redis' | 'hub-unrecorded' | 'hub-key' | 'hub-policy';
+type Name = 'hub' | 'express' | 'bare' | 'hub-429' | 'hub-redis' | 'hub-unrecorded' | 'hub-unaudited' | 'hub-key' | 'hub-policy';
 
 interface Target {
   name: Name;
@@ -241,6 +252,64 @@ function inProcessCosts(): { metricsNs: number; tracingOffNs: number } {
   };
 }
 
+/**
+ * What the audit costs the request thread itself, in this process: an echo call's receipt facts read and handed
+ * to a receipt thread in batches (`recordCall`'s whole share; the structured clone of each batch included), in µs
+ * per call — the median of 7 runs of 20,000 calls. The thread's database is unreachable on purpose: only the
+ * request thread's side is timed, by its own CPU time, so a loaded machine shows in it far less than in /proc's figures.
+ */
+async function auditHandOffUs(): Promise<number> {
+  const secret = randomBytes(32);
+  const quiet = { debug() {}, info() {}, warn() {}, error() {} } as unknown as Parameters<typeof threadedReceiptWriter>[0]['logger'];
+  const writer = threadedReceiptWriter({
+    db: {} as Db,
+    logger: quiet,
+    mode: 'redacted',
+    redact: createRedactor('redacted', secret),
+    key: createSecretKey(secret),
+    maxQueued: 1e9,
+    batchSize: 200,
+    flushIntervalMs: 60_000,
+    retryForMs: 1_000,
+    database: { url: 'postgres://127.0.0.1:9/unreachable', poolMax: 1 },
+    secret,
+    entry: receiptThreadEntry()!,
+  });
+  const parsed = JSON.parse(body) as { customer_id: string; agent_id: string; inputs: { message: string } };
+  const caller = { customerId: parsed.customer_id, agentId: parsed.agent_id, userId: null, conversationId: 'bench' };
+  const record = (): CallRecord => ({
+    body: parsed,
+    execution: { ok: true, tool: 'hub_echo', value: { message: parsed.inputs.message }, requestId: 'bench-1', apiCalls: 0, caller },
+    version: '1.0.0',
+    startedAt: Date.now(),
+    endedAt: Date.now(),
+    durationMs: 0.3,
+    ops: [],
+    opsOmitted: 0,
+    traceId: null,
+    principal: { kind: 'secret', fingerprint: '0123456789ab' },
+  });
+  // This thread's own CPU time (process.threadCpuUsage, Node >= 23.9): what the request thread pays, not the time
+  // it waited for a core on a loaded machine.
+  const cpu = () => {
+    const u = process.threadCpuUsage();
+    return u.user + u.system;
+  };
+  const runs: number[] = [];
+  for (let r = 0; r < 7; r++) {
+    let busy = 0;
+    for (let i = 0; i < 20_000; i += 128) {
+      const t0 = cpu();
+      for (let k = 0; k < 128; k++) writer.push(record()); // the 128th hands the batch over
+      busy += cpu() - t0;
+      await new Promise((resolve) => setImmediate(resolve)); // the loop turns between batches, as it does under load
+    }
+    runs.push(busy / (Math.ceil(20_000 / 128) * 128));
+  }
+  await writer.close(100);
+  return median(runs);
+}
+
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'hub-bench-'));
   // A schema of the run's own: on tables a previous run left, the Hubs could not unseal its audit key.
@@ -265,6 +334,8 @@ async function main() {
   const launch = async (name: Name, script: string, childEnv: NodeJS.ProcessEnv) => targets.push(await start(name, script, childEnv));
   try {
     await launch('hub', 'hub.js', hubEnv);
+    await launch('hub-unaudited', 'hub.js', { ...hubEnv, HUB_DATA_DIR: `${dataDir}-unaudited`, HUB_AUDIT: 'off' });
+    if (AUDIT_ONLY) return await auditOnly(targets, schema !== undefined).finally(() => stopAll(targets, dataDir, schema));
     await launch('hub-unrecorded', 'hub.js', { ...hubEnv, HUB_DATA_DIR: `${dataDir}-unrecorded`, HUB_METRICS: 'off', HUB_AUDIT: 'off' });
     await launch('express', 'express-app.js', { PATH: env.PATH });
     await launch('bare', 'bare-http.js', { PATH: env.PATH });
@@ -281,7 +352,17 @@ async function main() {
     console.log(`node ${process.version}, ${CONNECTIONS} connections, ${ROUNDS} rounds x ${SECONDS}s per target`);
     for (const t of targets) await hit(t, 3); // warm-up: JIT, pools, PGlite
     type Run = Awaited<ReturnType<typeof hit>>;
-    const runs: Record<Name, Run[]> = { hub: [], express: [], bare: [], 'hub-429': [], 'hub-redis': [], 'hub-unrecorded': [], 'hub-key': [], 'hub-policy': [] };
+    const runs: Record<Name, Run[]> = {
+      hub: [],
+      express: [],
+      bare: [],
+      'hub-429': [],
+      'hub-redis': [],
+      'hub-unrecorded': [],
+      'hub-unaudited': [],
+      'hub-key': [],
+      'hub-policy': [],
+    };
     const ratios: { express: number[]; bare: number[]; metrics: number[]; key: number[]; policy: number[] } = {
       express: [],
       bare: [],
@@ -325,6 +406,8 @@ async function main() {
     const capacity = (c: ReturnType<typeof split>) => Math.min(1e6 / c.main, (cores * 1e6) / (c.main + c.other + c.db + c.client));
     const on = split('hub');
     const off = split('hub-unrecorded');
+    printAuditCost(med('hub', 'main'), med('hub-unaudited', 'main'), env.BENCH_DATABASE_URL !== undefined);
+    console.log(`audit facts + batched hand-off on the request thread, in process: ${(await auditHandOffUs()).toFixed(2)} us per call (target <= 15)`);
     const show = (c: ReturnType<typeof split>) =>
       `main thread ${c.main.toFixed(1)}, other Hub threads ${c.other.toFixed(1)}, database server ${c.db.toFixed(1)}, load generator ${c.client.toFixed(1)}`;
     console.log(`cpu per call (us), hub:            ${show(on)}`);
@@ -380,11 +463,49 @@ async function main() {
       );
     }
   } finally {
-    for (const t of targets) t.child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 500));
-    for (const dir of [dataDir, `${dataDir}-429`, `${dataDir}-redis`, `${dataDir}-unrecorded`]) rmSync(dir, { recursive: true, force: true });
-    await schema?.drop();
+    await stopAll(targets, dataDir, schema);
   }
+}
+
+async function stopAll(targets: Target[], dataDir: string, schema: { drop(): Promise<void> } | undefined) {
+  for (const t of targets) t.child.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 500));
+  for (const dir of [dataDir, `${dataDir}-429`, `${dataDir}-redis`, `${dataDir}-unrecorded`, `${dataDir}-unaudited`])
+    rmSync(dir, { recursive: true, force: true });
+  await schema?.drop();
+}
+
+/** What an audited call costs the request thread (the Hub's main thread, from /proc), and the ratio it bounds. */
+function printAuditCost(audited: number, unaudited: number, server: boolean) {
+  console.log(
+    `request thread cpu per call (${server ? 'PostgreSQL server' : 'embedded PGlite'}): audited ${audited.toFixed(1)} us, unaudited ${unaudited.toFixed(1)} us; ` +
+      `audit's extra ${(audited - unaudited).toFixed(1)} us (target <= 15); unaudited/audited = ${(unaudited / audited).toFixed(2)} (target >= 0.85)`,
+  );
+}
+
+/** BENCH_ONLY=audit: `hub` and `hub-unaudited` alone, interleaved rounds, the request thread's CPU per call. */
+async function auditOnly(targets: Target[], server: boolean) {
+  const [hub, unaudited] = targets as [Target, Target];
+  console.log(`node ${process.version}, ${CONNECTIONS} connections, ${ROUNDS} rounds x ${SECONDS}s per target (audit's cost only)`);
+  for (const t of targets) await hit(t, 3);
+  const main: Record<'hub' | 'unaudited', number[]> = { hub: [], unaudited: [] };
+  const extra: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 ? [unaudited, hub] : [hub, unaudited];
+    const got = new Map<Target, Awaited<ReturnType<typeof hit>>>();
+    for (const t of order) got.set(t, await hit(t, SECONDS));
+    const [a, u] = [got.get(hub)!, got.get(unaudited)!];
+    main.hub.push(a.main);
+    main.unaudited.push(u.main);
+    extra.push(a.main - u.main);
+    console.log(
+      `  round ${round + 1}: request thread ${a.main.toFixed(1)} vs ${u.main.toFixed(1)} us/call (extra ${(a.main - u.main).toFixed(1)}), ` +
+        `${a.rps.toFixed(0)} vs ${u.rps.toFixed(0)} req/s`,
+    );
+  }
+  printAuditCost(median(main.hub), median(main.unaudited), server);
+  console.log(`median of per-round extras: ${median(extra).toFixed(1)} us`);
+  console.log(`audit facts + batched hand-off on the request thread, in process: ${(await auditHandOffUs()).toFixed(2)} us per call (target <= 15)`);
 }
 
 main().catch((err: unknown) => {

@@ -12,6 +12,7 @@ import { migrate } from '../src/store/migrate';
 import { openDatabase } from '../src/store/open';
 import { createTokenCipher } from '../src/store/token-cipher';
 import { ownSchema } from './pg-schema';
+import jwt from 'jsonwebtoken';
 import { agentClient } from './agent-client';
 import { SANDBOX_MAIN, cpuMsOf, machineCpuMs, startProcess, stopProcess } from './spawned';
 
@@ -42,6 +43,9 @@ import { SANDBOX_MAIN, cpuMsOf, machineCpuMs, startProcess, stopProcess } from '
  *    cores also run the sandbox and this client, the ratio is bounded by what they leave free: printed as the
  *    idle share of the cores while one process served.
  *
+ * Per tool it also prints the bytes of one receipt as the admin API shows it (input and output apart): what each
+ * call adds to the audit trail.
+ *
  * BENCH_BASELINE_DIST (the dist/ directory of another build) adds that Hub, interleaved, for before/after figures.
  * BENCH_HUB_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) is passed to the Hub processes as NODE_OPTIONS.
  *
@@ -62,6 +66,29 @@ const AGENT = randomUUID();
 const ZONE = 'America/New_York';
 const CAL_SCOPES = [googleScope('calendar.readonly'), googleScope('calendar.events')];
 const GMAIL_SCOPES = [googleScope('gmail.send'), googleScope('gmail.readonly'), googleScope('gmail.modify')];
+
+const ADMIN_SECRET = randomBytes(32).toString('hex');
+
+/**
+ * The size of the newest receipt of `tool` as the admin API shows it (the stored row's columns, as JSON): the
+ * bytes a call adds to the audit trail, and how much of them its input and output are.
+ */
+async function receiptBytes(hub: { url: string; customerId: string }, tool: string): Promise<string> {
+  const token = jwt.sign({ role: 'hub_admin' }, ADMIN_SECRET, { algorithm: 'HS256', issuer: 'hub-admin', audience: 'hub-admin-api', expiresIn: 60 });
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const res = await fetch(`${hub.url}/api/admin/customers/${hub.customerId}/receipts?tool=${tool}&limit=1`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const body = (await res.json()) as { receipts?: { input: unknown; output: unknown; payload_mode: string }[] };
+    const r = body.receipts?.[0];
+    if (r) {
+      const size = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
+      return `${size(r)} bytes (input ${size(r.input)}, output ${size(r.output)}; payloads ${r.payload_mode})`;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250)); // written after the answer: wait for the flush
+  }
+  return 'no receipt found';
+}
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 const median = (xs: number[]) => pct(xs, 0.5);
@@ -145,6 +172,7 @@ async function main() {
       HUB_SHUTDOWN_GRACE_MS: '0',
       // Thousands of creates: their idempotency records leave a shared Redis within minutes, not a day.
       HUB_IDEMPOTENCY_TTL_S: '300',
+      HUB_ADMIN_JWT_SECRET: ADMIN_SECRET, // the receipts' sizes are read through the admin API
       LOG_LEVEL: 'warn',
     };
 
@@ -397,6 +425,10 @@ async function main() {
         out(
           `  ${h.label.padEnd(8)} p50 ${ms(pct(t, 0.5))} / p90 ${ms(pct(t, 0.9))} / p99 ${ms(pct(t, 0.99))} ms; Hub-added p50 +${added(0.5)}, p90 +${added(0.9)}, p99 +${added(0.99)} ms   (targets ≤ 1 ms p50, ≤ 3 ms p99)\n`,
         );
+      }
+      for (const h of measured) {
+        const target = tool === 'calendar_get_availability' ? ' (target ≤ 1 KB)' : '';
+        out(`  ${h.label.padEnd(8)} receipt: ${await receiptBytes(h, tool)}${target}\n`);
       }
       const rounds = new Map<string, { ratio: number; rate: number; cpu: number; busy: number; machineMs: number; clientMs: number }[]>(
         measured.map((h) => [h.label, []]),

@@ -49,6 +49,7 @@ import { workingHoursRoute } from './routes/admin/working-hours';
 import { policyRoute } from './routes/admin/policy';
 import { createServiceKeyRoute } from './routes/admin/create-service-key';
 import { readServiceKeysRoute } from './routes/admin/read-service-keys';
+import { keyReceiptsRoute } from './routes/admin/key-receipts';
 import { revokeServiceKeyRoute } from './routes/admin/revoke-service-key';
 import { catalogRoute } from './routes/catalog';
 import { createDisconnect } from './integrations/disconnect';
@@ -310,6 +311,7 @@ export function createApp(deps: AppDeps): HubApp {
   app.post('/api/admin/service-keys', adminAuth, jsonBody, createServiceKeyRoute(keyRoutes));
   app.get('/api/admin/service-keys', adminAuth, readServiceKeysRoute(keyRoutes));
   app.get('/api/admin/service-keys/:id', adminAuth, readServiceKeysRoute(keyRoutes));
+  app.get('/api/admin/service-keys/:id/receipts', adminAuth, keyReceiptsRoute({ ...keyRoutes, db }));
   app.delete('/api/admin/service-keys/:id', adminAuth, revokeServiceKeyRoute(keyRoutes));
   const policies = { access, tools, logger };
   for (const path of ['/api/admin/customers/:customer_id/policy', '/api/admin/customers/:customer_id/agents/:agent_id/policy']) {

@@ -460,7 +460,7 @@ const envSchema = z.object({
     .pipe(z.enum(['none', 'redacted', 'full']).optional())
     .transform((s) => s ?? 'redacted')
     .describe(
-      'What audit receipts keep of inputs and results: `none`, `redacted` (shape kept, strings as length + keyed hash, message subjects and bodies as length only) or `full`; tokens never.',
+      'What audit receipts keep of inputs and results: `none`, `redacted` (the compact shape: keys, types, string lengths, keyed hashes of the values equality matters for, arrays summarised; message subjects and bodies as length only) or `full`; tokens never, and every receipt has a fixed bound.',
     ),
   HUB_AUDIT_RETENTION_DAYS: integer(30, 1, 3650).describe(
     'Days audit receipts, connection events and webhook deliveries are kept; older rows are purged in small batches.',

@@ -21,7 +21,11 @@ export interface Receipt {
   google_operations: { operation: string; status: number | string; ms: number }[];
   replay: boolean;
   payload_mode: string;
-  error: { code?: string; message?: string } | null;
+  /** The credential that made the call: key:<id> or secret:<fingerprint> (null on older receipts). */
+  principal?: string | null;
+  input?: unknown;
+  output?: unknown;
+  error: { code?: string; message?: string; details?: unknown } | null;
 }
 
 /** The filters, each the list-receipts query parameter of the same name (openapi.yaml, listReceipts). */

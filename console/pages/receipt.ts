@@ -1,6 +1,7 @@
 import { api } from '../api.js';
 import { failure, h, replace } from '../dom.js';
 import type { Receipt } from './activity.js';
+import { messageText, payloadSection } from './receipt-shape.js';
 
 /** Local time to the millisecond (receipts time calls in ms); the exact instant in `datetime`. */
 const stamp = (iso: string) =>
@@ -26,7 +27,7 @@ export function receiptDetail(customerId: string, r: Receipt): HTMLElement {
     ['Tool', `${r.tool ?? 'unknown'}${r.version ? ` @${r.version}` : ''}`],
     ['Outcome', h('span', { class: code === null ? 'outcome-ok' : 'outcome-bad' }, code === null ? 'ok' : 'error')],
     ['Error code', code === null ? h('span', { class: 'muted' }, 'none') : h('span', { class: 'mono' }, code)],
-    ['Error message', typeof r.error?.message === 'string' ? r.error.message : h('span', { class: 'muted' }, 'none')],
+    ['Error message', messageText(r.error?.message) ?? h('span', { class: 'muted' }, 'none')],
     ['Retryable', r.retryable === null ? h('span', { class: 'muted' }, 'n/a (success)') : r.retryable ? 'yes' : 'no'],
     ['Started', stamp(r.t_start)],
     ['Ended', stamp(r.t_end)],
@@ -38,6 +39,7 @@ export function receiptDetail(customerId: string, r: Receipt): HTMLElement {
     ['Agent', r.agent_id ? h('span', { class: 'mono' }, r.agent_id) : h('span', { class: 'muted' }, 'none')],
     ['End user', r.user_id ?? h('span', { class: 'muted' }, 'customer-wide')],
     ['Conversation', r.conversation_id ? h('span', { class: 'mono' }, r.conversation_id) : h('span', { class: 'muted' }, 'none')],
+    ['Credential', r.principal ? h('span', { class: 'mono' }, r.principal) : h('span', { class: 'muted' }, 'not recorded')],
     ['Payloads kept', r.payload_mode],
   ];
   const ops = r.google_operations;
@@ -68,6 +70,9 @@ export function receiptDetail(customerId: string, r: Receipt): HTMLElement {
             ),
           ),
         ),
+    payloadSection('Inputs', r.input, r.payload_mode),
+    payloadSection('Result', r.output, r.payload_mode),
+    r.error?.details !== undefined ? payloadSection('Error details', r.error.details, r.payload_mode) : null,
     r.conversation_id
       ? h(
           'p',

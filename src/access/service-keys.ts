@@ -21,10 +21,19 @@ export interface ActiveKey {
   expiresAtMs: number | null;
 }
 
-/** Who authenticated on the internal API: a HUB_SERVICE_SECRETS secret (unrestricted) or a scoped service key. */
-export type ServicePrincipal = { kind: 'secret' } | { kind: 'key'; key: ActiveKey };
+/**
+ * Who authenticated on the internal API: a HUB_SERVICE_SECRETS secret (unrestricted) or a scoped service key.
+ * A secret is named by `fingerprint`: the first 12 hex digits of its SHA-256 (`printf %s "$SECRET" | sha256sum`),
+ * which tells an operator which configured secret made a call without revealing anything usable of it.
+ */
+export type ServicePrincipal = { kind: 'secret'; fingerprint: string } | { kind: 'key'; key: ActiveKey };
 
-export const SECRET_PRINCIPAL: ServicePrincipal = { kind: 'secret' };
+/** The principal as receipts and limits name it: `key:<service key id>` or `secret:<fingerprint>`. */
+export const principalName = (p: ServicePrincipal): string => (p.kind === 'key' ? `key:${p.key.id}` : `secret:${p.fingerprint}`);
+
+/** Whether the principal may act for this customer at all (a secret: anyone; a key: its customers). */
+export const mayActFor = (p: ServicePrincipal | undefined, customerId: string): boolean =>
+  p === undefined || p.kind === 'secret' || p.key.customerIds === null || p.key.customerIds.has(customerId);
 
 export interface ServiceKeys {
   /** The usable key with this digest (hex); undefined when unknown or revoked. Throws when it cannot be read at all. */

@@ -2,11 +2,10 @@ import { type KeyObject, createSecretKey } from 'node:crypto';
 import type { Logger } from '../logger';
 import type { Db, Queryable } from '../store/db';
 import type { HubSecrets } from '../store/hub-secrets';
-import { callIdOf } from './call-id';
 import { type ConnectionEvent, connectionEventRow, insertConnectionEvents } from './connection-events';
 import { type PayloadMode, createRedactor } from './redact';
 import { type ReceiptWriter, inlineReceiptWriter, receiptThreadEntry, threadedReceiptWriter } from './receipt-writer';
-import { type CallRecord, inputsOf } from './receipts';
+import type { CallRecord } from './receipts';
 import { createRetention } from './retention';
 
 export interface AuditConfig {
@@ -34,9 +33,11 @@ export interface AuditConfig {
 export interface Audit {
   /** Loads the audit key (the first start makes it). The Hub awaits it before serving; calls never do. */
   ready(): Promise<void>;
-  /** The call's deterministic id, or undefined while the key is not loaded yet (the receipt gets it later). */
-  callId(body: unknown, tool: string | null, version: string | null, requestId: string): string | undefined;
-  recordCall(record: CallRecord, callId?: string): void;
+  /**
+   * Hands a finished call's facts to the receipt writer: the request thread only reads them; the call_id (an HMAC
+   * over tool@version, the inputs and the request_id) and the redaction are made where the receipt is written.
+   */
+  recordCall(record: CallRecord): void;
   /** The event's row, written with `tx`: the transaction making the change. Nothing when the trail is off. */
   recordConnectionEvent(tx: Queryable, event: ConnectionEvent): Promise<void>;
   /** Writes everything queued (tests, benches). */
@@ -64,9 +65,8 @@ export function createAudit(deps: {
 }): Audit {
   const { config, logger } = deps;
   const now = deps.now ?? Date.now;
-  let key: KeyObject | undefined;
   let receipts: ReceiptWriter | undefined;
-  const waiting: { record: CallRecord; callId: string | undefined }[] = [];
+  const waiting: CallRecord[] = [];
   let keyTimer: NodeJS.Timeout | undefined;
   let closed = false;
 
@@ -86,19 +86,16 @@ export function createAudit(deps: {
   };
   const retention = createRetention({ db: deps.db, logger, retentionDays: config.retentionDays, intervalMs: config.purgeIntervalS * 1000, now });
 
-  const idOf = (record: CallRecord, k: KeyObject) =>
-    callIdOf(k, { tool: record.execution.tool, version: record.version, inputs: inputsOf(record.body), requestId: record.execution.requestId });
-  const write = (record: CallRecord, callId: string | undefined) => receipts!.push(record, callId ?? idOf(record, key!));
-  /** Made once the audit key is loaded: the redaction is keyed with it. */
-  const receiptWriter = (secret: Buffer): ReceiptWriter => {
-    const options = { ...writerOptions, mode: config.payloads, redact: createRedactor(config.payloads, secret) };
+  /** Made once the audit key is loaded: the call_id and the redaction are keyed with it. */
+  const receiptWriter = (secret: Buffer, key: KeyObject): ReceiptWriter => {
+    const options = { ...writerOptions, mode: config.payloads, redact: createRedactor(config.payloads, secret), key };
     const { url, channel } = deps.db;
     const entry = (url !== undefined || channel !== undefined) && config.thread && config.enabled ? receiptThreadEntry() : undefined;
     if (entry === undefined) return inlineReceiptWriter(options);
     // PostgreSQL: two connections (a batch in flight and the next), opened by the thread — the request path's pool
     // is left alone. Embedded PGlite on its thread: a port of the receipt thread's own to it.
     const database = url !== undefined ? { url, poolMax: 2 } : { pglite: channel!() };
-    return threadedReceiptWriter({ ...options, database, key: secret, entry });
+    return threadedReceiptWriter({ ...options, database, secret, entry });
   };
 
   let loading: Promise<void> | undefined;
@@ -107,9 +104,8 @@ export function createAudit(deps: {
       .get('audit-key')
       .then((secret) => {
         if (secret === null) throw new Error('the audit key is sealed with an encryption key this Hub does not have');
-        key = createSecretKey(secret);
-        receipts = receiptWriter(secret);
-        for (const w of waiting.splice(0)) write(w.record, w.callId);
+        receipts = receiptWriter(secret, createSecretKey(secret));
+        for (const record of waiting.splice(0)) receipts.push(record);
       })
       .catch((err: unknown) => {
         logger.warn({ err }, 'audit key not loaded yet; receipts wait for it');
@@ -124,18 +120,14 @@ export function createAudit(deps: {
   return {
     payloads: config.payloads,
     ready: () => load(),
-    callId(body, tool, version, requestId) {
-      if (key === undefined || !config.enabled) return undefined;
-      return callIdOf(key, { tool, version, inputs: inputsOf(body), requestId });
-    },
-    recordCall(record, callId) {
+    recordCall(record) {
       if (!config.enabled) return;
-      if (key !== undefined) return write(record, callId);
+      if (receipts !== undefined) return receipts.push(record);
       if (waiting.length >= MAX_WAITING_FOR_KEY) {
         deps.onDrop?.(1);
         return;
       }
-      waiting.push({ record, callId });
+      waiting.push(record);
       void load().catch(() => {});
     },
     async recordConnectionEvent(tx, event) {

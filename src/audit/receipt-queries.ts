@@ -20,6 +20,8 @@ export interface ReceiptView {
   google_operations: unknown[];
   replay: boolean;
   payload_mode: string;
+  /** The credential that made the call: `key:<service key id>` or `secret:<fingerprint>`; null on older receipts. */
+  principal: string | null;
   input: unknown;
   output: unknown;
   error: unknown;
@@ -45,6 +47,7 @@ interface ReceiptRow {
   google_ops: unknown;
   replay: boolean;
   payload_mode: string;
+  principal: string | null;
   input: unknown;
   output: unknown;
   error: unknown;
@@ -52,7 +55,7 @@ interface ReceiptRow {
 
 const COLUMNS =
   'id::text AS id, call_id, tool, version, customer_id::text AS customer_id, user_id, agent_id::text AS agent_id, conversation_id, request_id, trace_id, ' +
-  'started_at, ended_at, duration_ms, outcome, retryable, api_calls, google_ops, replay, payload_mode, input, output, error';
+  'started_at, ended_at, duration_ms, outcome, retryable, api_calls, google_ops, replay, payload_mode, principal, input, output, error';
 
 const parsed = (v: unknown) => (typeof v === 'string' ? (JSON.parse(v) as unknown) : v); // jsonb: objects from pg, text from some drivers
 
@@ -75,6 +78,7 @@ export const toView = (r: ReceiptRow): ReceiptView => ({
   google_operations: (parsed(r.google_ops) as unknown[]) ?? [],
   replay: r.replay,
   payload_mode: r.payload_mode,
+  principal: r.principal ?? null,
   input: parsed(r.input) ?? null,
   output: parsed(r.output) ?? null,
   error: parsed(r.error) ?? null,
@@ -109,10 +113,17 @@ export function decodeCursor(raw: string): Cursor | null {
   }
 }
 
-/** A customer's receipts, newest first: one page and the cursor of the next (null when this is the last). */
-export async function listReceipts(db: Queryable, customerId: string, filter: ReceiptFilter, page: { limit: number; cursor: Cursor | null }) {
-  const params: unknown[] = [customerId];
-  const where = ['customer_id = $1'];
+/**
+ * Whose receipts: a customer's, or those recorded against a credential alone (`principal`, with no customer: a key's
+ * calls for customers outside its scope, and bodies naming no customer readably).
+ */
+export type ReceiptOwner = { customerId: string } | { principal: string };
+
+/** A customer's (or a credential's) receipts, newest first: one page and the cursor of the next (null when this is the last). */
+export async function listReceipts(db: Queryable, owner: ReceiptOwner | string, filter: ReceiptFilter, page: { limit: number; cursor: Cursor | null }) {
+  const who = typeof owner === 'string' ? { customerId: owner } : owner;
+  const params: unknown[] = ['customerId' in who ? who.customerId : who.principal];
+  const where = ['customerId' in who ? 'customer_id = $1' : 'principal = $1 AND customer_id IS NULL'];
   const add = (sql: (n: string) => string, value: unknown) => where.push(sql(`$${params.push(value)}`));
   if (filter.agentId !== undefined) add((p) => `agent_id = ${p}`, filter.agentId);
   if (filter.userId !== undefined) add((p) => `user_id = ${p}`, filter.userId);

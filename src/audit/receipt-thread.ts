@@ -1,3 +1,4 @@
+import { createSecretKey } from 'node:crypto';
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import type { Logger } from '../logger';
 import { pgliteOverPort } from '../store/pglite-proxy';
@@ -7,8 +8,8 @@ import { type ReceiptFacts, type ReceiptRow, insertReceipts, rowOfFacts } from '
 import { type PayloadMode, createRedactor } from './redact';
 
 /**
- * The audit receipt writer's thread (receipt-writer.ts starts it): it turns receipt facts into rows — redacting
- * their payloads, an HMAC per string value — and writes them in batches, through a pool of its own on PostgreSQL or
+ * The audit receipt writer's thread (receipt-writer.ts starts it): it turns receipt facts into rows — the call_id's
+ * HMAC, the payloads' compact shapes (shape.ts) — and writes them in batches, through a pool of its own on PostgreSQL or
  * straight to embedded PGlite's thread, so none of that costs the request thread. Messages in: `facts` (a batch),
  * `drain`, `close`. Out: `stats` after every batch taken or written, `drop`, `log` (the main thread logs: one
  * writer of stdout), `drained`, `closed`.
@@ -18,7 +19,7 @@ export interface ReceiptThreadData {
   /** Where the rows go: a PostgreSQL server (its own pool of `poolMax`), or embedded PGlite's thread through a port. */
   database: { url: string; poolMax: number } | { pglite: MessagePort };
   mode: PayloadMode;
-  /** The audit key (hub-secrets' `audit-key`): the redaction HMACs are keyed with it. */
+  /** The audit key (hub-secrets' `audit-key`): the call_id and the redaction's hashes are keyed with it. */
   key: Uint8Array;
   batchSize: number;
   maxQueued: number;
@@ -50,6 +51,7 @@ function run(port: NonNullable<typeof parentPort>, data: ReceiptThreadData): voi
 
   const db = 'pglite' in data.database ? pgliteOverPort(data.database.pglite) : openPostgres({ ...data.database, logger });
   const redact = createRedactor(data.mode, Buffer.from(data.key));
+  const key = createSecretKey(Buffer.from(data.key));
   let received = 0;
   let unbuilt = 0;
   const writer = createBatchWriter<ReceiptRow>({
@@ -75,7 +77,7 @@ function run(port: NonNullable<typeof parentPort>, data: ReceiptThreadData): voi
         for (const facts of message.facts) {
           received++;
           try {
-            writer.push(rowOfFacts(facts, redact));
+            writer.push(rowOfFacts(facts, redact, key));
           } catch (err) {
             logger.error({ err }, 'audit receipt could not be built; dropped'); // a bug, never the caller's problem
             unbuilt++;

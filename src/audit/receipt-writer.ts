@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -6,7 +7,7 @@ import type { Db } from '../store/db';
 import { createBatchWriter } from './batch-writer';
 import { valuesWithin } from './call-id';
 import type { FromThread, ReceiptThreadData, ToThread } from './receipt-thread';
-import { type CallRecord, type ReceiptFacts, type ReceiptRow, insertReceipts, receiptFacts, redactFacts, rowOfFacts } from './receipts';
+import { type CallRecord, type ReceiptFacts, type ReceiptRow, callIdOfFacts, insertReceipts, receiptFacts, redactFacts, rowOfFacts } from './receipts';
 import { MAX_INPUT_NODES, MAX_NODES, type PayloadMode, type Redactor } from './redact';
 
 /**
@@ -14,13 +15,13 @@ import { MAX_INPUT_NODES, MAX_NODES, type PayloadMode, type Redactor } from './r
  * drain, stats and close as the batch writer's):
  *  - inline: the row is made (payloads redacted, serialised) and written in batches on the request thread — the
  *    embedded PGlite runs inside this thread anyway;
- *  - threaded (PostgreSQL): the request thread only reads the call's facts and hands them, a batch at a time, to a
- *    thread of their own (receipt-thread.ts), which redacts — an HMAC per string value — serialises and writes
- *    them through its own pool. That was most of an audited call's cost on the request thread. Should the thread
+ *  - threaded (PostgreSQL, and PGlite on its thread): the request thread only reads the call's facts and hands them,
+ *    a batch at a time, to a thread of their own (receipt-thread.ts), which makes the call_id (an HMAC), redacts,
+ *    serialises and writes them. That was most of an audited call's cost on the request thread. Should the thread
  *    die, what it held is counted as dropped and the inline writer takes over.
  */
 export interface ReceiptWriter {
-  push(record: CallRecord, callId: string): void;
+  push(record: CallRecord): void;
   drain(timeoutMs?: number): Promise<void>;
   stats(): { queued: number; written: number; dropped: number; writer: 'thread' | 'inline' };
   close(timeoutMs?: number): Promise<void>;
@@ -31,6 +32,8 @@ export interface ReceiptWriterOptions {
   logger: Logger;
   mode: PayloadMode;
   redact: Redactor;
+  /** The audit key: the call_id's HMAC. */
+  key: KeyObject;
   maxQueued: number;
   batchSize: number;
   flushIntervalMs: number;
@@ -45,7 +48,7 @@ function inlineFactsWriter(o: ReceiptWriterOptions) {
   return {
     pushFacts(facts: ReceiptFacts) {
       try {
-        writer.push(rowOfFacts(facts, o.redact));
+        writer.push(rowOfFacts(facts, o.redact, o.key));
       } catch (err) {
         o.logger.error({ err }, 'audit receipt could not be built; dropped'); // a bug, never the caller's problem
         o.onDrop?.(1);
@@ -59,7 +62,7 @@ function inlineFactsWriter(o: ReceiptWriterOptions) {
 
 export function inlineReceiptWriter(o: ReceiptWriterOptions): ReceiptWriter {
   const inline = inlineFactsWriter(o);
-  return { ...inline, push: (record, callId) => inline.pushFacts(receiptFacts(record, callId, o.mode)) };
+  return { ...inline, push: (record) => inline.pushFacts(receiptFacts(record, o.mode)) };
 }
 
 /** The thread's entry: compiled next to this file; under jest (TypeScript sources) the build's copy in dist/. */
@@ -74,16 +77,20 @@ const HAND_OFF_MS = 10;
 
 /**
  * A payload larger than the redactor would read is redacted here, by the redactor's own bounded walk, rather than
- * copied whole to the thread (a hostile body can hold 30,000 keys): the work stays bounded either way.
+ * copied whole to the thread (a hostile body can hold 30,000 keys): the work stays bounded either way. A refused
+ * call keeps no payload: its call_id is made here when its inputs are that large, and they are not sent at all.
  */
-const oversized = (f: ReceiptFacts) =>
-  valuesWithin(f.inputs, MAX_INPUT_NODES) < 0 || valuesWithin(f.output, MAX_NODES) < 0 || valuesWithin(f.error?.details, MAX_NODES) < 0;
+function bounded(f: ReceiptFacts, o: ReceiptWriterOptions): ReceiptFacts {
+  if (f.redacted) return valuesWithin(f.inputs, MAX_INPUT_NODES) < 0 ? { ...f, callId: callIdOfFacts(f, o.key), inputs: null } : f;
+  const over = valuesWithin(f.inputs, MAX_INPUT_NODES) < 0 || valuesWithin(f.output, MAX_NODES) < 0 || valuesWithin(f.error?.details, MAX_NODES) < 0;
+  return over ? redactFacts(f, o.redact, o.key) : f;
+}
 
-export function threadedReceiptWriter(o: ReceiptWriterOptions & { database: ReceiptThreadData['database']; key: Buffer; entry: string }): ReceiptWriter {
+export function threadedReceiptWriter(o: ReceiptWriterOptions & { database: ReceiptThreadData['database']; secret: Buffer; entry: string }): ReceiptWriter {
   const data: ReceiptThreadData = {
     database: o.database,
     mode: o.mode,
-    key: new Uint8Array(o.key),
+    key: new Uint8Array(o.secret),
     batchSize: o.batchSize,
     maxQueued: o.maxQueued,
     flushIntervalMs: o.flushIntervalMs,
@@ -157,11 +164,10 @@ export function threadedReceiptWriter(o: ReceiptWriterOptions & { database: Rece
   const inFlight = () => pending.length + (sent - thread.received) + thread.queued;
 
   return {
-    push(record, callId) {
+    push(record) {
       let facts: ReceiptFacts;
       try {
-        facts = receiptFacts(record, callId, o.mode);
-        if (oversized(facts)) facts = redactFacts(facts, o.redact);
+        facts = bounded(receiptFacts(record, o.mode), o);
       } catch (err) {
         o.logger.error({ err }, 'audit receipt could not be built; dropped');
         return drop(1);

@@ -1,4 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { type KeyObject, randomUUID } from 'node:crypto';
+import { mayActFor, principalName, type ServicePrincipal } from '../access/service-keys';
+import { callIdOf } from './call-id';
 import { executeRequestSchema, readChargeKey } from '../tools/execute-request';
 import type { Execution } from '../tools/execute';
 import type { Queryable } from '../store/db';
@@ -27,6 +29,8 @@ export interface CallRecord {
   ops: readonly GoogleOp[];
   opsOmitted: number;
   traceId: string | null;
+  /** Who authenticated the call (absent where a test builds the route alone). */
+  principal?: ServicePrincipal | undefined;
 }
 
 /** The body's `inputs`, whatever they are (an invalid body still leaves a receipt). */
@@ -38,30 +42,38 @@ const conversationIdSchema = executeRequestSchema.shape.context.unwrap().unwrap(
 
 /**
  * The caller's ids for the receipt. The execute use case already read them (`execution.caller`: from the parsed
- * body, or the charge key's checked fields); only the conversation id is read here, with the schema's own check.
- * Without `execution.caller` (a body whose caller could not be read), as far as the body gives them readably.
+ * body, or the charge key's checked fields); without it (a body whose caller could not be read), as far as the
+ * body gives them readably. A customer the credential may not act for is never named: a key refused for acting
+ * outside its scope leaves its receipt under no customer (found by its principal), never in that customer's trail.
  */
 export function readCaller(
   body: unknown,
   execution?: Execution,
+  principal?: ServicePrincipal,
 ): { customerId: string | null; agentId: string | null; userId: string | null; conversationId: string | null } {
+  const known = execution?.caller;
+  if (known?.conversationId !== undefined && mayActFor(principal, known.customerId)) {
+    return { customerId: known.customerId, agentId: known.agentId, userId: known.userId, conversationId: known.conversationId };
+  }
   const b = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
   const context = (typeof b.context === 'object' && b.context !== null ? b.context : {}) as Record<string, unknown>;
   const conversation = conversationIdSchema.safeParse(context.conversation_id);
   const conversationId = conversation.success ? (conversation.data ?? null) : null;
-  const known = execution?.caller;
-  if (known) return { customerId: known.customerId, agentId: known.agentId, userId: known.userId, conversationId };
+  const caller = (customerId: string | null, agentId: string | null, userId: string | null) =>
+    customerId !== null && mayActFor(principal, customerId)
+      ? { customerId, agentId, userId, conversationId }
+      : { customerId: null, agentId, userId: null, conversationId: null };
+  if (known) return caller(known.customerId, known.agentId, known.userId);
   const charge = readChargeKey(body);
   const shape = executeRequestSchema.shape;
   const customer = shape.customer_id.safeParse(b.customer_id);
   const agent = shape.agent_id.safeParse(b.agent_id);
   const user = shape.user_id.safeParse(b.user_id);
-  return {
-    customerId: charge?.customerId ?? (customer.success ? customer.data.toLowerCase() : null),
-    agentId: charge?.agentId ?? (agent.success ? agent.data.toLowerCase() : null),
-    userId: user.success ? (user.data ?? null) : null,
-    conversationId,
-  };
+  return caller(
+    charge?.customerId ?? (customer.success ? customer.data.toLowerCase() : null),
+    charge?.agentId ?? (agent.success ? agent.data.toLowerCase() : null),
+    user.success ? (user.data ?? null) : null,
+  );
 }
 
 export const RECEIPT_COLUMNS = [
@@ -83,6 +95,7 @@ export const RECEIPT_COLUMNS = [
   'google_ops',
   'replay',
   'payload_mode',
+  'principal',
   'input',
   'output',
   'error',
@@ -100,13 +113,19 @@ export interface ErrorFacts {
   details?: unknown;
 }
 
+/** What a refused call's error keeps: the Hub's own message (cut) and the reason's name, no details. */
+const MAX_REFUSED_MESSAGE = 200;
+const REASON_KEYS = ['reason', 'rule', 'scope'] as const;
+
 /**
- * What a receipt says, read from the call where it ended: `head`, the plain columns from call_id to payload_mode
- * (ids, times, outcome, Google operations) in RECEIPT_COLUMNS order, and the payloads not yet redacted — unless
- * `redacted` says the request thread already did it. Plain data, so it can be handed to the receipt writer's
- * thread (receipt-writer.ts) and made into a row there.
+ * What a receipt says, read from the call where it ended: `head`, the plain columns from tool to principal (ids,
+ * times, outcome, Google operations) in RECEIPT_COLUMNS order, the payloads not yet redacted — unless `redacted`
+ * says the request thread already did it — and what the call_id is made of, unless the request thread made it
+ * (`callId`). Plain data, so it can be handed to the receipt writer's thread (receipt-writer.ts) and made into a
+ * row there: the call_id's HMAC and the redaction run there, not on the request thread.
  */
 export interface ReceiptFacts {
+  callId: string | null;
   head: unknown[];
   inputs: unknown;
   output: unknown;
@@ -115,13 +134,27 @@ export interface ReceiptFacts {
   redacted: boolean;
 }
 
-export function receiptFacts(record: CallRecord, callId: string, mode: PayloadMode): ReceiptFacts {
-  const caller = readCaller(record.body, record.execution);
+/** A refused call keeps no payload at all, and of its error only the Hub's own words: a fixed-size receipt. */
+function refusedError(e: ErrorFacts): ErrorFacts {
+  const details: Record<string, string> = {};
+  const given = (e.details ?? {}) as Record<string, unknown>;
+  for (const k of REASON_KEYS) if (typeof given[k] === 'string' && (given[k] as string).length <= 64) details[k] = given[k] as string;
+  const message = e.message.length > MAX_REFUSED_MESSAGE ? `${e.message.slice(0, MAX_REFUSED_MESSAGE)}…` : e.message;
+  return { code: e.code, retryable: e.retryable, message, ...(Object.keys(details).length > 0 ? { details } : {}) };
+}
+
+/** The facts of a receipt: only reads (no hashing, no redaction), cheap enough for the request thread. */
+export function receiptFacts(record: CallRecord, mode: PayloadMode): ReceiptFacts {
   const e = record.execution;
+  const caller = readCaller(record.body, e, record.principal);
   const ops = record.opsOmitted > 0 ? [...record.ops, { operation: '…', status: `${record.opsOmitted} more attempts not listed`, ms: 0 }] : record.ops;
+  const error: ErrorFacts | null = e.ok
+    ? null
+    : { code: e.error.code, retryable: e.error.retryable, message: e.error.message, ...(e.error.details !== undefined ? { details: e.error.details } : {}) };
+  const refused = e.refused === true;
   return {
+    callId: null,
     head: [
-      callId,
       e.tool,
       record.version,
       caller.customerId,
@@ -138,39 +171,76 @@ export function receiptFacts(record: CallRecord, callId: string, mode: PayloadMo
       e.apiCalls,
       ops,
       e.replay === true,
-      mode,
+      refused ? 'none' : mode,
+      record.principal ? principalName(record.principal) : null,
     ],
     inputs: inputsOf(record.body),
     output: e.ok ? e.value : undefined,
-    error: e.ok
-      ? null
-      : {
-          code: e.error.code,
-          retryable: e.error.retryable,
-          message: e.error.message,
-          ...(e.error.details !== undefined ? { details: e.error.details } : {}),
-        },
-    redacted: false,
+    error: refused && error ? refusedError(error) : error,
+    // A refused call's payloads are none: its inputs stay only as far as its call_id needs them.
+    redacted: refused,
   };
 }
 
-/** The facts with their payloads redacted per the mode: nothing of the call's raw body is kept beyond this. */
-export function redactFacts(facts: ReceiptFacts, redact: Redactor): ReceiptFacts {
-  if (facts.redacted) return facts;
-  const { error } = facts;
+/** The call_id of the facts (the receipt thread's work), from the same parts the request thread used to hash. */
+export function callIdOfFacts(facts: ReceiptFacts, key: KeyObject): string {
+  if (facts.callId !== null) return facts.callId;
+  return callIdOf(key, {
+    tool: facts.head[0] as string | null,
+    version: facts.head[1] as string | null,
+    inputs: facts.inputs,
+    requestId: facts.head[6] as string,
+  });
+}
+
+/** Validation issues kept in clear (the field's path and the Hub's words about it), bounded. */
+const MAX_ISSUES = 10;
+const cut = (v: unknown, max: number) => (typeof v === 'string' ? (v.length > max ? `${v.slice(0, max)}…` : v) : null);
+
+/**
+ * The Hub's own words in an error's details, kept in clear whatever the mode: the reason, rule and scope names and
+ * the validation issues (each field's path and what is wrong with it) — what an admin needs to see why a call
+ * failed. Ids and values stay redacted with the rest of the details.
+ */
+function hubWords(details: unknown): Record<string, unknown> {
+  if (typeof details !== 'object' || details === null || Array.isArray(details)) return {};
+  const d = details as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of REASON_KEYS) if (typeof d[k] === 'string' && (d[k] as string).length <= 64) out[k] = d[k];
+  if (Array.isArray(d.issues))
+    out.issues = d.issues.slice(0, MAX_ISSUES).map((i: unknown) => {
+      const issue = (typeof i === 'object' && i !== null ? i : {}) as Record<string, unknown>;
+      return { path: cut(issue.path, 200), message: cut(issue.message, 200) };
+    });
+  return out;
+}
+
+/** The error's code and retryable are the Hub's closed vocabulary; its message (it may quote ids) and details are redacted. */
+const redactError = (error: ErrorFacts | null, redact: Redactor): ErrorFacts | null => {
+  if (error === null) return null;
+  const details = error.details === undefined ? undefined : redact(error.details);
+  const shaped = typeof details === 'object' && details !== null && !Array.isArray(details);
   return {
+    code: error.code,
+    retryable: error.retryable,
+    message: redact(error.message) as string,
+    ...(details !== undefined ? { details: shaped ? { ...details, ...hubWords(error.details) } : details } : {}),
+  };
+};
+
+/**
+ * The facts with their call_id made and their payloads redacted per the mode: nothing of the call's raw body is
+ * kept beyond this. For a refused call (`redacted` already, no payload), only the call_id is made.
+ */
+export function redactFacts(facts: ReceiptFacts, redact: Redactor, key: KeyObject): ReceiptFacts {
+  const callId = callIdOfFacts(facts, key);
+  if (facts.redacted) return { ...facts, callId, inputs: facts.head[16] === 'none' ? null : facts.inputs };
+  return {
+    callId,
     head: facts.head,
     inputs: redact(facts.inputs, MAX_INPUT_NODES),
     output: facts.output === undefined ? null : redact(facts.output),
-    error:
-      error === null
-        ? null
-        : {
-            code: error.code,
-            retryable: error.retryable,
-            message: redact(error.message) as string,
-            ...(error.details !== undefined ? { details: redact(error.details) } : {}),
-          },
+    error: redactError(facts.error, redact),
     redacted: true,
   };
 }
@@ -179,14 +249,15 @@ export function redactFacts(facts: ReceiptFacts, redact: Redactor): ReceiptFacts
  * The row of a receipt, its payloads redacted per the mode. It is serialised at once, a JSON array in column order
  * (times as epoch milliseconds, payloads as values): a queued receipt is one flat string rather than a tree of
  * objects for the garbage collector to copy while it waits, and a batch is sent as one JSON document
- * (insertReceipts) rather than as 22 parameters a row for the driver to convert.
+ * (insertReceipts) rather than as 23 parameters a row for the driver to convert.
  */
-export function rowOfFacts(facts: ReceiptFacts, redact: Redactor): ReceiptRow {
-  const r = redactFacts(facts, redact);
+export function rowOfFacts(facts: ReceiptFacts, redact: Redactor, key: KeyObject): ReceiptRow {
+  const r = redactFacts(facts, redact, key);
   return JSON.stringify([
+    r.callId,
     ...r.head,
     r.inputs ?? null,
-    r.output,
+    r.output ?? null,
     r.error,
     // Made once per receipt: a batch whose commit the database applied but the connection lost is retried, and
     // the unique receipt_id keeps that retry from writing it twice (ON CONFLICT DO NOTHING).
@@ -214,6 +285,7 @@ const RECEIPT_TYPES: Record<(typeof RECEIPT_COLUMNS)[number], 'text' | 'uuid' | 
   google_ops: 'jsonb',
   replay: 'boolean',
   payload_mode: 'text',
+  principal: 'text',
   input: 'jsonb',
   output: 'jsonb',
   error: 'jsonb',

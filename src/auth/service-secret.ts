@@ -1,7 +1,7 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { HubFailure, hubError } from '../errors';
-import { SECRET_PRINCIPAL, type ServiceKeys } from '../access/service-keys';
+import type { ServiceKeys, ServicePrincipal } from '../access/service-keys';
 import { SERVICE_KEY_PREFIX } from '../access/service-key-store';
 
 const sha256 = (value: string) => hash('sha256', value, 'buffer');
@@ -17,6 +17,8 @@ const SCHEME = /^ServiceSecret +([^\s]+) *$/i;
  */
 export function serviceSecretAuth(secrets: readonly string[], keys?: ServiceKeys, now: () => number = Date.now): RequestHandler {
   const digests = secrets.map(sha256);
+  // Each secret's principal, made once: receipts name which configured secret made a call.
+  const principals: ServicePrincipal[] = digests.map((d) => ({ kind: 'secret', fingerprint: d.toString('hex').slice(0, 12) }));
   const reject = (message: string) => new HubFailure(hubError('UNAUTHORIZED', message));
 
   return (req, res, next) => {
@@ -31,10 +33,10 @@ export function serviceSecretAuth(secrets: readonly string[], keys?: ServiceKeys
       return;
     }
     const presented = sha256(match[1]!);
-    let accepted = 0;
-    for (const digest of digests) accepted |= timingSafeEqual(digest, presented) ? 1 : 0;
-    if (accepted === 1) {
-      res.locals.service = SECRET_PRINCIPAL;
+    let accepted = -1;
+    for (let i = 0; i < digests.length; i++) if (timingSafeEqual(digests[i]!, presented)) accepted = i;
+    if (accepted >= 0) {
+      res.locals.service = principals[accepted];
       next();
       return;
     }

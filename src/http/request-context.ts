@@ -79,7 +79,6 @@ export function logAccess(res: Response): void {
     agent_id: l.agentId,
     user_id: l.userId,
     trace_id: l.traceId,
-    call_id: l.callId,
   };
   if (res.statusCode >= 500) l.access.error(line, 'request failed');
   else l.access.info(line, 'request completed');

@@ -124,7 +124,6 @@ async function callTool(deps: McpDeps, ex: Exchange, params: CallParams): Promis
   const { execution } = recorded;
   locals.requestId = execution.requestId;
   locals.traceId = recorded.traceId;
-  locals.callId = recorded.callId;
   if (execution.caller) {
     locals.customerId = execution.caller.customerId;
     locals.agentId = execution.caller.agentId;

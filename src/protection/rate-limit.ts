@@ -25,6 +25,13 @@ export type Chargeable = Pick<AnyTool, 'name' | 'sideEffects'>;
 export interface RateLimiter {
   /** Charges the tool's cost to the agent and to the customer (and admits the agent id), or says which limit it hit. */
   consume(customerId: string, agentId: string, tool: Chargeable): Promise<Result<void>>;
+  /** A call naming no tool this Hub has: charged to the agent and the customer as a read. */
+  consumeUnknownTool(customerId: string, agentId: string): Promise<Result<void>>;
+  /**
+   * A call refused before it could be charged to a customer — a body whose tool, customer or agent cannot be read, a
+   * key acting outside its scope — charged as a read to the credential that made it (`principal`: key:… or secret:…).
+   */
+  consumeRefused(principal: string): Promise<Result<void>>;
   costOf(tool: Chargeable): number;
 }
 
@@ -42,15 +49,17 @@ const WHO: Record<LimitScope, string> = {
 };
 
 /** IETF draft-ietf-httpapi-ratelimit-headers: the policy that was exceeded and what is left of it. */
-function rejection(over: Exclude<Charge, { ok: true }>, windowS: number): HubError {
+function rejection(over: Exclude<Charge, { ok: true }>, windowS: number, credential = false): HubError {
   const retryAfterS = Math.max(1, Math.ceil(over.msBeforeNext / 1000));
   const unit = over.scope === 'distinct_agents' ? 'agent ids' : 'points';
-  return hubError('RATE_LIMITED', `Rate limit exceeded for ${WHO[over.scope]}: ${over.limit} ${unit} per ${windowS} s`, {
-    details: { scope: over.scope, limit: over.limit, window_s: windowS },
+  const scope = credential ? 'credential' : over.scope;
+  const who = credential ? "this credential's refused calls" : WHO[over.scope];
+  return hubError('RATE_LIMITED', `Rate limit exceeded for ${who}: ${over.limit} ${unit} per ${windowS} s`, {
+    details: { scope, limit: over.limit, window_s: windowS },
     retryAfterS,
     headers: {
-      'RateLimit-Policy': `"${over.scope}";q=${over.limit};w=${windowS}`,
-      RateLimit: `"${over.scope}";r=${over.remaining};t=${retryAfterS}`,
+      'RateLimit-Policy': `"${scope}";q=${over.limit};w=${windowS}`,
+      RateLimit: `"${scope}";r=${over.remaining};t=${retryAfterS}`,
     },
   });
 }
@@ -93,6 +102,15 @@ export function createRateLimiter(config: RateLimitConfig, redis: SharedRedis | 
     async consume(customerId, agentId, tool) {
       const decision = await charge(customerId, agentId, costOf(tool));
       return decision.ok ? ok(undefined) : { ok: false, error: rejection(decision, config.windowS) };
+    },
+    async consumeUnknownTool(customerId, agentId) {
+      const decision = await charge(customerId, agentId, config.readCost);
+      return decision.ok ? ok(undefined) : { ok: false, error: rejection(decision, config.windowS) };
+    },
+    async consumeRefused(principal) {
+      // A bucket of its own per credential (bounded: key ids and secret fingerprints are the Hub's), one "agent".
+      const decision = await charge(`credential:${principal}`, 'refused', config.readCost);
+      return decision.ok ? ok(undefined) : { ok: false, error: rejection(decision, config.windowS, true) };
     },
   };
 }

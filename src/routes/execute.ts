@@ -12,7 +12,6 @@ export function executeRoute(deps: RecordedExecuteDeps): RequestHandler {
     const recorded = await executeRecorded(deps, req.body, { reqId: l.reqId, fallbackRequestId: l.requestId, principal: l.service }, req.headers);
     const { execution } = recorded;
     l.traceId = recorded.traceId;
-    l.callId = recorded.callId;
     l.tool = execution.tool;
     l.requestId = execution.requestId; // context.request_id, when the agent gave one
     if (execution.caller) {

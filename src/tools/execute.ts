@@ -1,7 +1,7 @@
 import { type OnGoogleAttempt, noteTokenRefresh, observeAttempt } from '../audit/google-ops';
 import { scopeRefusal } from '../access/key-scope';
 import type { PolicyGuard } from '../access/policy-guard';
-import type { ServicePrincipal } from '../access/service-keys';
+import { type ServicePrincipal, principalName } from '../access/service-keys';
 import { type HubError, type Result, fail, hubError } from '../errors';
 import { PARSE_OPTIONS, invalidInputs, toIssues, validationError } from '../http/validation';
 import type { ConnectionResolver } from '../integrations/connections';
@@ -52,6 +52,8 @@ export interface Caller {
   customerId: string;
   agentId: string;
   userId: string | null;
+  /** context.conversation_id once the body parsed (its receipt reads it from here rather than parsing it again). */
+  conversationId?: string | null;
 }
 
 /**
@@ -62,6 +64,11 @@ export type Execution = {
   requestId: string;
   apiCalls: number /** An earlier answer to the same request_id. */;
   replay?: true;
+  /**
+   * Refused before the tool was found and its inputs read (out of scope, rate limited, an unreadable body, an
+   * unknown or blocked tool): its receipt keeps no payload, so it has a fixed size whatever the body held.
+   */
+  refused?: true;
   version?: VersionInfo;
   caller?: Caller;
 } & ({ ok: true; tool: string; value: unknown } | { ok: false; tool: string | null; error: HubError });
@@ -120,42 +127,62 @@ export async function executeTool(
 ): Promise<Execution> {
   const { fallbackRequestId } = ids;
   // Before anything that costs more than reading three fields — the full parse, a database query, a Google
-  // call: a request over its limits costs none of them, however large its body.
+  // call: a request over its limits costs none of them, however large its body. Every call is charged before
+  // anything is written for it, its receipt included (refused calls leave a receipt of a fixed size).
   const key = readChargeKey(body);
   const charged = key && deps.tools.get(key.tool);
+  const refusal = (error: HubError, tool: string | null, caller?: Caller): Execution => ({
+    ok: false,
+    tool,
+    requestId: readableRequestId(body) ?? fallbackRequestId,
+    error,
+    apiCalls: 0,
+    refused: true,
+    ...(caller ? { caller } : {}),
+  });
+  const limited = (allowed: Result<void>): HubError | null => {
+    if (allowed.ok) return null;
+    deps.metrics.rateLimited(String(allowed.error.details?.scope ?? 'unknown'));
+    return allowed.error;
+  };
   // A service key acting outside its scope is refused first: it must not even spend another customer's limits.
-  // (A body whose three fields cannot be read fails the full parse below, before anything else happens.)
+  // The refusal is charged to the key itself, and its receipt is the key's, never the named customer's.
   const outOfScope = key && scopeRefusal(ids.principal, key.customerId, key.agentId, charged);
-  if (outOfScope) return { ok: false, tool: key.tool, requestId: readableRequestId(body) ?? fallbackRequestId, error: outOfScope, apiCalls: 0 };
+  if (outOfScope) {
+    const over = limited(await deps.rateLimiter.consumeRefused(principalName(ids.principal!)));
+    return refusal(over ?? outOfScope, key.tool);
+  }
+  // A body whose tool, customer or agent cannot be read: charged to the credential, refused by the parse below.
+  if (!key && ids.principal) {
+    const over = limited(await deps.rateLimiter.consumeRefused(principalName(ids.principal)));
+    if (over) return refusal(over, readableToolName(body));
+  }
   // A create Google deduplicates reads its idempotency record beside the charge (Redis: one round trip for both).
   const requestIdRead = charged?.deduplicatedUpstream ? readableRequestId(body) : undefined;
   const prefetched =
     key && charged && requestIdRead !== undefined
       ? deps.idempotency.prefetch({ customerId: key.customerId, tool: charged.name, requestId: requestIdRead })
       : null;
-  if (key && charged) {
-    const limited = await chargeLimits(deps, key.customerId, key.agentId, charged);
-    if (limited) {
-      const caller = { customerId: key.customerId, agentId: key.agentId, userId: readableUserId(body) };
-      return { ok: false, tool: charged.name, requestId: readableRequestId(body) ?? fallbackRequestId, error: limited, apiCalls: 0, caller };
-    }
+  if (key) {
+    // An unknown tool is charged as a read: a flood of TOOL_NOT_FOUND calls spends its caller's limits too.
+    const over = await chargeLimits(deps, key.customerId, key.agentId, charged ?? null);
+    if (over) return refusal(over, charged ? charged.name : key.tool, { customerId: key.customerId, agentId: key.agentId, userId: readableUserId(body) });
   }
 
   const parsed = executeRequestSchema.safeParse(body, PARSE_OPTIONS);
   if (!parsed.success) {
-    return {
-      ok: false,
-      tool: readableToolName(body),
-      requestId: readableRequestId(body) ?? fallbackRequestId,
-      error: validationError('The request body does not match the contract', toIssues(parsed.error)),
-      apiCalls: 0,
-      ...(key ? { caller: { customerId: key.customerId, agentId: key.agentId, userId: readableUserId(body) } } : {}),
-    };
+    const caller = key ? { customerId: key.customerId, agentId: key.agentId, userId: readableUserId(body) } : undefined;
+    return refusal(validationError('The request body does not match the contract', toIssues(parsed.error)), readableToolName(body), caller);
   }
   const request = parsed.data;
   const requestId = request.context?.request_id ?? fallbackRequestId;
   let version: VersionInfo | undefined;
-  const who: Caller = { customerId: request.customer_id.toLowerCase(), agentId: request.agent_id.toLowerCase(), userId: request.user_id ?? null };
+  const who: Caller = {
+    customerId: request.customer_id.toLowerCase(),
+    agentId: request.agent_id.toLowerCase(),
+    userId: request.user_id ?? null,
+    conversationId: request.context?.conversation_id ?? null,
+  };
   const done = (outcome: Result<unknown>, apiCalls = 0): Execution => ({
     ...(outcome.ok
       ? { ok: true as const, tool: request.tool, value: outcome.value, requestId, apiCalls }
@@ -168,7 +195,7 @@ export async function executeTool(
   const resolution = deps.tools.resolve(request.tool);
   if (resolution.kind !== 'found') {
     if (resolution.kind === 'blocked') version = deps.tools.versionInfo(resolution.tool);
-    return done(fail(unresolved(deps.tools, request.tool, resolution)));
+    return { ...done(fail(unresolved(deps.tools, request.tool, resolution))), refused: true };
   }
   const tool = resolution.tool;
   version = deps.tools.versionInfo(tool);

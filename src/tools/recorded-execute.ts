@@ -13,8 +13,6 @@ export interface RecordedExecution {
   execution: Execution;
   /** The trace this call belongs to (the agent's traceparent, or the Hub's span when tracing is on). */
   traceId: string | undefined;
-  /** The receipt's deterministic id (undefined without an audit trail, or while its key loads). */
-  callId: string | undefined;
   /**
    * After the answer is written: the call's metrics, the end of its span and its receipt — none of them awaited,
    * so nothing here slows or fails the call.
@@ -49,11 +47,9 @@ export async function executeRecorded(
     executeTool(deps, body, { ...rest, ...(principal ? { principal } : {}), ...(onGoogleAttempt ? { onGoogleAttempt } : {}) }),
   );
   const version = execution.version?.version ?? null;
-  const callId = audit?.callId(body, execution.tool, version, execution.requestId);
   return {
     execution,
     traceId: call.traceId,
-    callId,
     finish(startedAtMs) {
       const durationMs = performance.now() - startedAtMs;
       const outcome = execution.ok ? 'ok' : execution.error.code;
@@ -75,10 +71,19 @@ export async function executeRecorded(
       }
       if (audit) {
         const endedAt = Date.now();
-        audit.recordCall(
-          { body, execution, version, startedAt: endedAt - durationMs, endedAt, durationMs, ops, opsOmitted, traceId: call.traceId ?? null },
-          callId,
-        );
+        // Only the facts: the call_id's HMAC and the redaction are the receipt writer's (its own thread).
+        audit.recordCall({
+          body,
+          execution,
+          version,
+          startedAt: endedAt - durationMs,
+          endedAt,
+          durationMs,
+          ops,
+          opsOmitted,
+          traceId: call.traceId ?? null,
+          principal,
+        });
       }
     },
   };

@@ -277,6 +277,13 @@ run('admin console in Chromium', () => {
     const operations = receipt.getByRole('table', { name: 'Google operations, in order' });
     expect(await operations.textContent()).toMatch(/calendar\.freebusy\.query\s*200/);
     expect(await receipt.textContent()).toMatch(/Error code\s*none.*Duration\s*\d+ ms.*Replay\s*no.*Trace id/s);
+    // the compact receipt in words: the inputs' shape with hashes, the result's busy periods summarised
+    const text = (await receipt.textContent())!;
+    expect(text).toMatch(/Credential\s*secret:[0-9a-f]{12}/);
+    expect(text).toMatch(/Inputs.*start_date: text, 10 characters · #[0-9a-f]{16}/s);
+    expect(text).toMatch(/calendars: 1 item.*hashes: #[0-9a-f]{16}/s);
+    expect(text).toMatch(/Result.*busy_periods: (\d+ items?|empty list)/s);
+    expect(text).not.toContain('2026-11-23');
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, '08-activity-receipt');
 

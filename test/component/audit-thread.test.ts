@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createSecretKey, randomBytes, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -105,7 +105,8 @@ test('when the receipt thread dies, then what it held is counted as dropped and 
     retryForMs: 60_000,
     onDrop: (n) => drops.push(n),
     database: { url: 'postgres://never-used.invalid/hub', poolMax: 1 },
-    key: secret,
+    key: createSecretKey(secret),
+    secret,
     entry: crashing,
   });
   const record = (message: string): CallRecord => ({
@@ -120,12 +121,12 @@ test('when the receipt thread dies, then what it held is counted as dropped and 
     traceId: null,
   });
   try {
-    for (let i = 0; i < 3; i++) writer.push(record(`lost ${i}`), `id-${i}`);
+    for (let i = 0; i < 3; i++) writer.push(record(`lost ${i}`));
     await writer.drain(2_000);
     await new Promise((r) => setTimeout(r, 200)); // the thread's exit reaches this thread
     expect(drops.reduce((s, n) => s + n, 0)).toBe(3);
     expect(logs.entries().some((e) => String(e.msg).includes('audit receipt thread failed'))).toBe(true);
-    for (let i = 0; i < 2; i++) writer.push(record(`kept ${i}`), `kept-${i}`);
+    for (let i = 0; i < 2; i++) writer.push(record(`kept ${i}`));
     await writer.drain(2_000);
     expect(writer.stats()).toMatchObject({ writer: 'inline', written: 2, dropped: 3, queued: 0 });
     const stored = await testDb.db.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_receipts');
@@ -144,7 +145,8 @@ test('when a receipt writer is never closed, then its thread does not keep the p
     const key = require('node:crypto').randomBytes(32);
     const log = { debug() {}, info() {}, warn() {}, error() {} };
     const w = threadedReceiptWriter({ db: {}, logger: log, mode: 'none', redact: createRedactor('none', key), maxQueued: 10, batchSize: 10,
-      flushIntervalMs: 50, retryForMs: 1000, database: { url: 'postgres://127.0.0.1:9/none', poolMax: 1 }, key, entry: receiptThreadEntry() });
+      flushIntervalMs: 50, retryForMs: 1000, database: { url: 'postgres://127.0.0.1:9/none', poolMax: 1 }, secret: key,
+      key: require('node:crypto').createSecretKey(key), entry: receiptThreadEntry() });
     w.stats();
   `;
   const started = Date.now();

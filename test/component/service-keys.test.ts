@@ -76,15 +76,18 @@ describe('using a key', () => {
     expect((await hub.access.keyStore.get(made.id))!.lastUsedAt).not.toBeNull();
   });
 
-  test("when a key acts for a customer outside its scope, then 403 FORBIDDEN before any lookup, and the other customer's limit is untouched", async () => {
+  test("when a key acts for a customer outside its scope, then 403 FORBIDDEN before any lookup, charged to the key, and the other customer's limit is untouched", async () => {
     const mine = randomUUID();
     const theirs = randomUUID();
     await hub.store.save(aCredential({ customerId: theirs, integration: 'google_calendar', scopes: CALENDAR_SCOPES }));
     const { body: made } = await createKey({ name: 'k', customer_ids: [mine] }).expect(201);
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 3; i++) {
       const res = await execute(made.key, { customer_id: theirs, tool: 'test_calendar_probe', inputs: {} }).expect(403);
       expect(res.body.error).toMatchObject({ code: 'FORBIDDEN', retryable: false, details: { reason: 'customer_out_of_scope' } });
     }
+    // The key's own refusals are limited (as much as one customer's calls): the next is 429, charged to the key.
+    const limited = await execute(made.key, { customer_id: theirs, tool: 'test_calendar_probe', inputs: {} }).expect(429);
+    expect(limited.body.error.details.scope).toBe('credential');
     // Their limit is 3 points per window: all three are still theirs.
     for (let i = 0; i < 3; i++) await execute(serviceAuth().slice('ServiceSecret '.length), { customer_id: theirs }).expect(200);
     await api().get(`/api/internal/integrations/status/${theirs}/`).set('Authorization', `ServiceSecret ${made.key}`).expect(403);

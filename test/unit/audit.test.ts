@@ -65,18 +65,19 @@ describe('payload redaction', () => {
     nested: { refresh_token: '1//x', page_token: 'p', setup_url: 'https://hub.example/integrations/google/connect?token=abc&x=1' },
     messages: [{ snippet: 'preview', id: 'm1' }],
   };
-  test('when redacted, then the shape stays, strings become length + keyed hash, contents become length only, credentials are removed', () => {
+  test('when redacted, then the compact shape stays: strings as length + keyed hash, contents as length only, credentials removed', () => {
     const out = createRedactor('redacted', key)(payload) as Record<string, any>;
-    expect(out.to[0]).toMatch(/^‹redacted len=16 hmac=[0-9a-f]{24}›$/);
-    expect(out.subject).toBe('‹redacted len=11›');
-    expect(out.body).toBe('‹redacted len=9›');
-    expect(out.messages[0]).toEqual({ snippet: '‹redacted len=7›', id: expect.stringMatching(/^‹redacted len=2 hmac=/) });
+    expect(out.to).toEqual({ $array: 1, $each: 'string', $hashes: [expect.stringMatching(/^[0-9a-f]{16}$/)] });
+    expect(out.subject).toBe('string(11)');
+    expect(out.body).toBe('string(9)');
+    expect(out.messages).toEqual({ $array: 1, $each: { snippet: 'string', id: 'string' }, $ids: { id: [expect.stringMatching(/^[0-9a-f]{16}$/)] } });
     expect([out.count, out.ok, out.nothing]).toEqual([3, true, null]);
     expect(out.access_token).toBe(REMOVED);
     expect(out.nested.refresh_token).toBe(REMOVED);
     expect(out.nested.page_token).toBe(REMOVED);
+    expect(out.nested.setup_url).toMatch(/^string\(\d+\) #[0-9a-f]{16}$/);
     const text = JSON.stringify(out);
-    for (const secret of ['Secret plan', 'Hello Ben', 'ben@acme', 'ya29', '1//x', 'token=abc']) expect(text).not.toContain(secret);
+    for (const secret of ['Secret plan', 'Hello Ben', 'ben@acme', 'ya29', '1//x', 'token=abc', 'preview', 'm1']) expect(text).not.toContain(secret);
   });
   test('when two receipts hold the same value, then their hashes match; another key gives another hash', () => {
     const a = createRedactor('redacted', key)({ v: 'same' });

@@ -162,7 +162,7 @@ export type WorkingHoursResponse = {
   working_hours_source: "admin" | "default";
 };
 
-/** One execute call (seed 003's ToolEnvelope). `input`, `output` and `error` follow `payload_mode`: `none` (null), `redacted` (the shape, each string as `‹redacted len=N hmac=H›` — equal values share H — and message subjects, bodies, snippets, titles and descriptions as `‹redacted len=N›` only) or `full`. Values under credential-like keys are `‹removed›` in every mode. */
+/** One execute call (seed 003's ToolEnvelope). `input`, `output` and `error` follow `payload_mode`: `none` (null), `redacted` (the compact shape: keys, numbers and booleans; each string as `string(N) #H` — its length and a 64-bit keyed hash, equal values share H — and message subjects, bodies, snippets, titles and descriptions as `string(N)` only; an array as `{"$array": N, "$each": shape}` with the hashes of its ids, calendars and addresses in `$ids`/`$hashes`) or `full`. Values under credential-like keys are `‹removed›` in every mode. A call refused before its tool ran (out of scope, rate limited, an unreadable body, an unknown tool) keeps no payload (`payload_mode: none`) and of its error only the code, the Hub's message and the reason. */
 export type Receipt = {
   /** Deterministic over tool@version, normalised inputs and request_id. */
   call_id: string;
@@ -192,6 +192,8 @@ export type Receipt = {
   /** The stored answer of an earlier call with the same request_id. */
   replay: boolean;
   payload_mode: "none" | "redacted" | "full";
+  /** The credential that made the call: `key:<service key id>`, or `secret:<first 12 hex digits of the HUB_SERVICE_SECRETS secret's SHA-256>`. Null on receipts written before the Hub recorded it. */
+  principal: string | null;
   input: unknown;
   output: unknown;
   error: unknown;
@@ -653,6 +655,28 @@ export interface ListReceiptsOperation {
   };
 }
 
+/** GET /api/admin/service-keys/{id}/receipts: The receipts recorded against a service key alone, newest first (keyset pagination). */
+export interface ListServiceKeyReceiptsOperation {
+  params: {
+    id: string;
+  };
+  query: {
+    limit?: number;
+    /** `next_cursor` of the previous page, unchanged. */
+    cursor?: string;
+  };
+  body: undefined;
+  /** The answer per success status. */
+  answers: {
+    200: {
+      service_key_id: string;
+      receipts: Receipt[];
+      /** Null on the last page. */
+      next_cursor: string | null;
+    };
+  };
+}
+
 /** GET /api/admin/service-keys: Every service key (never their values), revoked ones included. */
 export interface ListServiceKeysOperation {
   params: Record<string, never>;
@@ -789,6 +813,7 @@ export interface AdminOperations {
   listCustomerIntegrations: ListCustomerIntegrationsOperation;
   listCustomers: ListCustomersOperation;
   listReceipts: ListReceiptsOperation;
+  listServiceKeyReceipts: ListServiceKeyReceiptsOperation;
   listServiceKeys: ListServiceKeysOperation;
   listWebhookDeliveries: ListWebhookDeliveriesOperation;
   putAgentPolicy: PutAgentPolicyOperation;
@@ -818,6 +843,7 @@ export const ADMIN_OPERATIONS = {
   listCustomerIntegrations: { method: 'GET', path: '/api/admin/customers/{customer_id}/integrations', pathParams: ["customer_id"], query: [], ifMatch: false, body: false },
   listCustomers: { method: 'GET', path: '/api/admin/customers', pathParams: [], query: ["limit","after"], ifMatch: false, body: false },
   listReceipts: { method: 'GET', path: '/api/admin/customers/{customer_id}/receipts', pathParams: ["customer_id"], query: ["agent_id","user_id","conversation_id","tool","outcome","from","to","limit","cursor"], ifMatch: false, body: false },
+  listServiceKeyReceipts: { method: 'GET', path: '/api/admin/service-keys/{id}/receipts', pathParams: ["id"], query: ["limit","cursor"], ifMatch: false, body: false },
   listServiceKeys: { method: 'GET', path: '/api/admin/service-keys', pathParams: [], query: [], ifMatch: false, body: false },
   listWebhookDeliveries: { method: 'GET', path: '/api/admin/customers/{customer_id}/webhook-deliveries', pathParams: ["customer_id"], query: ["state","limit","cursor"], ifMatch: false, body: false },
   putAgentPolicy: { method: 'PUT', path: '/api/admin/customers/{customer_id}/agents/{agent_id}/policy', pathParams: ["customer_id","agent_id"], query: [], ifMatch: true, body: true },
