@@ -1,20 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
 import { createApp } from '../../src/app';
-import { type CredentialEvents, openCredentialEvents } from '../../src/integrations/credential-events';
 import { createRedisRefreshLock } from '../../src/integrations/refresh-lock';
 import { openRedis } from '../../src/store/redis';
 import { openPostgres } from '../../src/store/postgres';
 import type { Db } from '../../src/store/db';
 import { BUILT_IN_TOOLS } from '../../src/tools';
-import { type TestDb, openTestDb, preferredDriver } from '../helpers/db';
+import { type TestDb, openTestDb } from '../helpers/db';
 import { services, testConfig } from '../helpers/env';
 import { aCredential, anExecuteBody } from '../helpers/factories';
 import { client, serviceAuth } from '../helpers/http';
 import { captureLogs } from '../helpers/logs';
 import { TEST_TOOLS } from '../helpers/tools';
+import { type HubBehindRedisProxy, hubBehindRedisProxy, timedPost } from '../helpers/outages';
 import { TcpProxy } from '../helpers/proxy';
 
 /**
@@ -75,64 +73,7 @@ const { databaseUrl } = services();
   });
 });
 
-/** One call over a kept-alive connection, timed as its caller sees it. */
-async function timedPost(url: string, body: object): Promise<{ status: number; body: any; ms: number }> {
-  const t0 = performance.now();
-  const res = await fetch(`${url}/api/internal/tools/execute/`, {
-    method: 'POST',
-    headers: { authorization: serviceAuth(), 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json(), ms: performance.now() - t0 };
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface HubBehindRedisProxy {
-  proxy: TcpProxy;
-  redis: Redis;
-  events: CredentialEvents;
-  url: string;
-  logs: ReturnType<typeof captureLogs>;
-  close(): Promise<void>;
-}
-
-/** A Hub on a real port whose Redis client goes through a TCP proxy the test can black-hole. */
-async function hubBehindRedisProxy(env: Record<string, string>): Promise<HubBehindRedisProxy> {
-  const logs = captureLogs();
-  const real = new URL(services().redisUrl!);
-  const proxy = new TcpProxy({ host: real.hostname, port: Number(real.port || 6379) });
-  await proxy.up();
-  const redis = await openRedis(proxy.urlFor(services().redisUrl!), logs.logger);
-  const events = await openCredentialEvents(redis, logs.logger);
-  const testDb = await openTestDb(preferredDriver());
-  const { app } = createApp({
-    config: testConfig(env),
-    logger: logs.logger,
-    db: testDb.db,
-    redis,
-    credentialEvents: events,
-    tools: [...BUILT_IN_TOOLS, ...TEST_TOOLS],
-  });
-  const server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    proxy,
-    redis,
-    events,
-    logs,
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await events.close();
-      redis.disconnect();
-      await proxy.cut();
-      await testDb.drop();
-    },
-  };
-}
-
 const OPENED = 'redis stopped answering; dropping the connection, limits run in memory until it answers';
 
 const { redisUrl } = services();
