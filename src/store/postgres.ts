@@ -17,7 +17,8 @@ export interface PostgresOptions {
 export const DEFAULT_QUERY_TIMEOUT_MS = 2_000;
 /** exec(): migrations and scripts — DDL on a large table, or waiting for another replica's migration lock. */
 const SCRIPT_TIMEOUT_MS = 20_000;
-const CONNECT_TIMEOUT_MESSAGE = 'timeout exceeded when trying to connect';
+// pg-pool's connectionTimeoutMillis, waiting for a free connection / for a new one to answer.
+const CONNECT_TIMEOUT_MESSAGES = ['timeout exceeded when trying to connect', 'Connection terminated due to connection timeout'];
 
 export function openPostgres(options: PostgresOptions): Db {
   const boundMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
@@ -44,7 +45,7 @@ export function openPostgres(options: PostgresOptions): Db {
     try {
       client = await pool.connect();
     } catch (err) {
-      if (err instanceof Error && err.message.includes(CONNECT_TIMEOUT_MESSAGE)) throw new DatabaseTimeoutError(timeoutMs, { cause: err });
+      if (err instanceof Error && CONNECT_TIMEOUT_MESSAGES.some((m) => err.message.includes(m))) throw new DatabaseTimeoutError(timeoutMs, { cause: err });
       throw err;
     }
     client.on('error', ignore);
