@@ -1,4 +1,10 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { DatabaseTimeoutError, type Db } from '../../src/store/db';
 import { openPostgres } from '../../src/store/postgres';
+import { asAdmin } from '../helpers/admin';
 import { ANA, SUITE_NOW } from '../helpers/calendar';
 import { connectToSandbox, runTool, sandboxHubEnv } from '../helpers/connected';
 import { type TestDb, openTestDb } from '../helpers/db';
@@ -76,5 +82,43 @@ const { databaseUrl } = services();
     }
     expect(status).toBe(200);
     expect((await client(hub.app).get('/readyz')).status).toBe(200);
+  });
+});
+
+/**
+ * Every statement failing as a hung database does (DatabaseTimeoutError): no endpoint of the spec answers 500 —
+ * each route's own 503, or the error handler's for a route that let the outage through.
+ */
+describe('when every database statement times out', () => {
+  const hung: Db = {
+    kind: 'postgres',
+    query: () => Promise.reject(new DatabaseTimeoutError(BOUND_MS)),
+    exec: () => Promise.reject(new DatabaseTimeoutError(BOUND_MS)),
+    transaction: () => Promise.reject(new DatabaseTimeoutError(BOUND_MS)),
+    ping: () => Promise.reject(new DatabaseTimeoutError(BOUND_MS)),
+    close: async () => {},
+  };
+  let hub: TestHub;
+  beforeAll(async () => {
+    hub = await buildTestHub({ db: hung });
+  });
+  afterAll(() => hub.close());
+
+  test('then no GET endpoint of the API answers 500, and every 503 says when to retry', async () => {
+    const spec = parse(readFileSync(join(__dirname, '..', '..', 'openapi.yaml'), 'utf8')) as { paths: Record<string, Record<string, unknown>> };
+    const customerId = randomUUID();
+    const paths = Object.keys(spec.paths).filter((p) => 'get' in spec.paths[p]! && !p.startsWith('/connect'));
+    expect(paths.length).toBeGreaterThan(10);
+    const answers: { path: string; status: number; retryAfter: string | undefined }[] = [];
+    for (const template of paths) {
+      const path = template.replace(/\{customer_id\}/g, customerId).replace(/\{[^}]+\}/g, () => randomUUID());
+      const res = await client(hub.app)
+        .get(path)
+        .set('Authorization', path.startsWith('/api/admin') ? asAdmin() : serviceAuth());
+      answers.push({ path: template, status: res.status, retryAfter: res.headers['retry-after'] });
+    }
+    expect(answers.filter((a) => a.status >= 500 && a.status !== 503)).toEqual([]);
+    expect(answers.filter((a) => a.status === 503 && a.retryAfter === undefined && a.path !== '/readyz' && a.path !== '/healthz')).toEqual([]);
+    expect(answers.filter((a) => a.status === 503).length).toBeGreaterThan(5);
   });
 });
