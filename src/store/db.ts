@@ -23,6 +23,8 @@ export interface Db extends Queryable {
    * memory only: it may carry a password, so it is never logged.
    */
   readonly url?: string;
+  /** PostgreSQL: the statement bound it was opened with (HUB_DB_QUERY_TIMEOUT_MS), for a second pool to keep it. */
+  readonly queryTimeoutMs?: number;
   /**
    * Embedded PGlite on its own thread: a new port to that thread, for another thread (the audit receipt thread) to
    * send its statements straight there (pgliteOverPort). Absent on PostgreSQL and on PGlite in process.

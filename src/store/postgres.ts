@@ -99,6 +99,7 @@ export function openPostgres(options: PostgresOptions): Db {
   return {
     kind: 'postgres',
     url: options.url,
+    queryTimeoutMs: boundMs,
     query: <R extends object>(sql: string, params?: readonly unknown[]) => run(sql, params, boundMs) as Promise<R[]>,
     exec: async (sql) => {
       await run(sql, undefined, SCRIPT_TIMEOUT_MS, boundMs);
