@@ -197,6 +197,7 @@ export function createApp(deps: AppDeps): HubApp {
     connectionCounts: () => countConnections(db),
     connectionsTtlMs: obs.connectionsTtlMs,
     unrecordedOutcomes: () => idempotency.unrecorded(),
+    ...(redis ? { redis: () => ({ state: redis.health.state(), ...redis.health.stats() }) } : {}),
   });
   const html = createHtmlConverter(config.html); // its workers start on the first HTML mail
   const access = createAccess({

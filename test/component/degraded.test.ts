@@ -178,6 +178,13 @@ const { redisUrl } = services();
     await hub.close();
   });
 
+  /** hub_redis_fallbacks_total, by reason, from the Hub's /metrics. */
+  const fallbacks = async (url: string) => {
+    const text = await fetch(`${url}/metrics`).then((r) => r.text());
+    const count = (reason: string) => Number(new RegExp(`^hub_redis_fallbacks_total\\{reason="${reason}"\\} (\\d+)$`, 'm').exec(text)?.[1]);
+    return { budget: count('budget'), unresponsive: count('unresponsive') };
+  };
+
   /** True when this customer's calls were charged in Redis (the shared limits), not only in memory. */
   const chargedInRedis = async (customerId: string) => (await direct.exists(`hub:rl:{${customerId}}:c`)) === 1;
 
@@ -198,11 +205,13 @@ const { redisUrl } = services();
     expect(calls.filter((c) => c.ms >= BUDGET_MS)).toHaveLength(1); // only the first waited its whole budget
     const ends = calls.map((c) => c.endedAt);
     expect(Math.max(...ends) - Math.min(...ends)).toBeLessThan(150); // the other two gave up when it did
+    expect(await fallbacks(hub.url)).toEqual({ budget: 1, unresponsive: 2 }); // as the Hub counted them
 
     // The next calls do not try Redis: none waits anything like the budget.
     const next: number[] = [];
     for (let i = 0; i < 10; i++) next.push((await timedPost(hub.url, anExecuteBody())).ms);
     expect(next.filter((ms) => ms >= BUDGET_MS / 2)).toEqual([]);
+    expect(await fallbacks(hub.url)).toEqual({ budget: 1, unresponsive: 12 });
     const after = randomUUID();
     expect((await timedPost(hub.url, anExecuteBody({ customer_id: after }))).status).toBe(200);
     expect(await chargedInRedis(after)).toBe(false); // charged in memory, Redis left alone
