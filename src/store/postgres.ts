@@ -1,4 +1,4 @@
-import { Pool, type PoolClient, type QueryResultRow } from 'pg';
+import { DatabaseError, Pool, type PoolClient, type QueryResultRow } from 'pg';
 import type { Logger } from '../logger';
 import { type Db, DatabaseTimeoutError, type Queryable, withTimeout } from './db';
 
@@ -76,14 +76,18 @@ export function openPostgres(options: PostgresOptions): Db {
   const run = async <R extends QueryResultRow>(sql: string, params: readonly unknown[] | undefined, timeoutMs: number, connectMs = timeoutMs) => {
     const started = performance.now();
     const { client, release } = await connect(connectMs);
-    const left = Math.max(1, Math.floor(timeoutMs - (performance.now() - started)));
+    const left = Math.floor(timeoutMs - (performance.now() - started));
+    if (left <= 0) {
+      release(); // nothing sent on it: the connection is fine, only the time is up
+      throw new DatabaseTimeoutError(timeoutMs);
+    }
     try {
       const rows = await statement<R>(client, sql, params, left);
       release();
       return rows;
     } catch (err) {
       // A statement the database refused leaves a healthy connection; one that timed out or lost its stream does not.
-      release(err instanceof DatabaseTimeoutError || !hasSqlState(err) ? (err as Error) : undefined);
+      release(err instanceof DatabaseError ? undefined : (err as Error));
       // The caller's bound, not what was left of it once connected.
       throw err instanceof DatabaseTimeoutError ? new DatabaseTimeoutError(timeoutMs, { cause: err.cause }) : err;
     }
@@ -135,7 +139,3 @@ export function openPostgres(options: PostgresOptions): Db {
 
 // The statement in flight fails with the same error; the event itself needs no handling.
 const ignore = () => {};
-
-/** True for an error the server answered with (a SQLSTATE): the connection itself is fine. */
-const hasSqlState = (err: unknown): boolean =>
-  typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string' && /^[0-9A-Z]{5}$/.test((err as { code: string }).code);
