@@ -41,7 +41,7 @@ export class RedisUnavailableError extends Error {
 
 /** Redis answers a PING in well under a millisecond; a quarter of a second without one is a stall, not load. */
 export const PROBE_TIMEOUT_MS = 250;
-/** While the breaker is open: how often a reconnected client is PINGed (at most; a shorter heartbeat wins). */
+/** While the breaker is not closed: how often a connected client is PINGed (at most; a shorter heartbeat wins). */
 const RECOVERY_PROBE_MS = 500;
 
 export function createRedisHealth(client: Redis, options: { logger: Logger; probeIntervalMs: number }): RedisHealth {
@@ -89,11 +89,12 @@ export function createRedisHealth(client: Redis, options: { logger: Logger; prob
   const suspect = () => {
     if (state !== 'closed') return;
     setState('suspect');
+    schedule(); // should this probe find the client reconnecting, the next one comes at the recovery pace
     void probe();
   };
 
   // No listeners on the client (apps sharing one client in tests would pile them up): one unref'd timer that
-  // stops by itself once the client has ended for good. While the breaker is open it ticks at least every
+  // stops by itself once the client has ended for good. While the breaker is not closed it ticks at least every
   // RECOVERY_PROBE_MS, so a Redis that answers again is back in use soon whatever the heartbeat's interval.
   let next: NodeJS.Timeout | undefined;
   const tick = () => {
@@ -103,7 +104,7 @@ export function createRedisHealth(client: Redis, options: { logger: Logger; prob
   };
   function schedule() {
     clearTimeout(next);
-    next = setTimeout(tick, state === 'open' ? Math.min(options.probeIntervalMs, RECOVERY_PROBE_MS) : options.probeIntervalMs);
+    next = setTimeout(tick, state === 'closed' ? options.probeIntervalMs : Math.min(options.probeIntervalMs, RECOVERY_PROBE_MS));
     next.unref();
   }
   schedule();
