@@ -207,6 +207,7 @@ export function createApp(deps: AppDeps): HubApp {
       ...(redis ? { redis: redis.health.available() } : {}),
     }),
     webhookBacklog: () => webhookBacklog(db),
+    ...(redis ? { redis: () => ({ state: redis.health.state(), ...redis.health.stats() }) } : {}),
   });
   const html = createHtmlConverter(config.html); // its workers start on the first HTML mail
   const access = createAccess({

@@ -254,6 +254,9 @@ const envSchema = z.object({
     'Apply pending migrations at start; `false` when a separate `migrate` step runs them (deploy/), and then a server whose schema is behind refuses to start.',
   ),
   HUB_DB_POOL_MAX: integer(10, 1, 500).describe('PostgreSQL connections per replica.'),
+  HUB_DB_QUERY_TIMEOUT_MS: integer(2_000, 100, 60_000).describe(
+    'PostgreSQL: how long one statement may take, the wait for a pooled connection included (ms); past it the database counts as unavailable (a call answers 503 `SERVICE_UNAVAILABLE` with `Retry-After`, an audit batch is retried) and the connection is dropped. Migrations have their own, longer bound.',
+  ),
   REDIS_URL: optionalString
     .pipe(url(['redis:', 'rediss:'], 'redis').optional())
     .describe('`redis://…` for state shared by replicas: rate limits, idempotency records, the token-refresh lock, cache invalidation (readiness checks it).'),
@@ -544,7 +547,7 @@ export interface Config {
   publicUrl: string;
   serviceSecrets: string[];
   encryptionKeys: EncryptionKey[];
-  database: { kind: 'postgres'; url: string; poolMax: number } | { kind: 'pglite'; dataDir: string; thread: boolean };
+  database: { kind: 'postgres'; url: string; poolMax: number; queryTimeoutMs: number } | { kind: 'pglite'; dataDir: string; thread: boolean };
   /** Apply pending migrations at start (else only check that none is pending: a separate `migrate` step runs them). */
   migrateOnStart: boolean;
   /** Processes serving on this machine (node:cluster; src/cluster.ts): 1 = this process serves itself. */
@@ -858,14 +861,17 @@ function parseEnv<S extends z.ZodObject>(schema: S, env: Record<string, string |
 }
 
 /** PostgreSQL when DATABASE_URL is set, embedded PGlite otherwise. */
-const databaseOf = (e: Pick<Env, 'DATABASE_URL' | 'HUB_DATA_DIR' | 'HUB_DB_POOL_MAX' | 'HUB_PGLITE_THREAD'>): Config['database'] =>
+const databaseOf = (e: Pick<Env, 'DATABASE_URL' | 'HUB_DATA_DIR' | 'HUB_DB_POOL_MAX' | 'HUB_DB_QUERY_TIMEOUT_MS' | 'HUB_PGLITE_THREAD'>): Config['database'] =>
   e.DATABASE_URL
-    ? { kind: 'postgres', url: e.DATABASE_URL, poolMax: e.HUB_DB_POOL_MAX }
+    ? { kind: 'postgres', url: e.DATABASE_URL, poolMax: e.HUB_DB_POOL_MAX, queryTimeoutMs: e.HUB_DB_QUERY_TIMEOUT_MS }
     : { kind: 'pglite', dataDir: e.HUB_DATA_DIR, thread: e.HUB_PGLITE_THREAD };
 
 /** For `npm run migrate` (src/cli/migrate.ts): only the database settings — no secret is needed to migrate. */
 export function loadMigrateConfig(env: Record<string, string | undefined>): { database: Config['database']; logLevel: Config['logLevel'] } {
-  const e = parseEnv(envSchema.pick({ DATABASE_URL: true, HUB_DATA_DIR: true, HUB_DB_POOL_MAX: true, HUB_PGLITE_THREAD: true, LOG_LEVEL: true }), env);
+  const e = parseEnv(
+    envSchema.pick({ DATABASE_URL: true, HUB_DATA_DIR: true, HUB_DB_POOL_MAX: true, HUB_DB_QUERY_TIMEOUT_MS: true, HUB_PGLITE_THREAD: true, LOG_LEVEL: true }),
+    env,
+  );
   return { database: databaseOf(e), logLevel: e.LOG_LEVEL };
 }
 

@@ -94,7 +94,7 @@ export function createAudit(deps: {
     if (entry === undefined) return inlineReceiptWriter(options);
     // PostgreSQL: two connections (a batch in flight and the next), opened by the thread — the request path's pool
     // is left alone. Embedded PGlite on its thread: a port of the receipt thread's own to it.
-    const database = url !== undefined ? { url, poolMax: 2 } : { pglite: channel!() };
+    const database = url !== undefined ? { url, poolMax: 2, queryTimeoutMs: deps.db.queryTimeoutMs } : { pglite: channel!() };
     return threadedReceiptWriter({ ...options, database, secret, entry });
   };
 

@@ -17,7 +17,7 @@ import { type PayloadMode, createRedactor } from './redact';
 
 export interface ReceiptThreadData {
   /** Where the rows go: a PostgreSQL server (its own pool of `poolMax`), or embedded PGlite's thread through a port. */
-  database: { url: string; poolMax: number } | { pglite: MessagePort };
+  database: { url: string; poolMax: number; queryTimeoutMs?: number | undefined } | { pglite: MessagePort };
   mode: PayloadMode;
   /** The audit key (hub-secrets' `audit-key`): the call_id and the redaction's hashes are keyed with it. */
   key: Uint8Array;

@@ -56,6 +56,6 @@ export function serviceSecretAuth(secrets: readonly string[], keys?: ServiceKeys
       accept(found);
       return;
     }
-    found.then(accept, () => next(new HubFailure(hubError('SERVICE_UNAVAILABLE', 'Service keys cannot be read right now; retry shortly'))));
+    found.then(accept, () => next(new HubFailure(hubError('SERVICE_UNAVAILABLE', 'Service keys cannot be read right now; retry shortly', { retryAfterS: 2 }))));
   };
 }

@@ -4,6 +4,7 @@ import { BODY_LIMIT_BYTES } from './json-body';
 import { sendError } from './envelope';
 import { validationError } from './validation';
 import type { Logger } from '../logger';
+import { isDatabaseUnavailable } from '../store/db';
 import { requestLogger } from './request-context';
 
 const tooLarge = () => hubError('PAYLOAD_TOO_LARGE', 'The request body exceeds the 1 MiB limit', { details: { limit_bytes: BODY_LIMIT_BYTES } });
@@ -37,7 +38,10 @@ export const notFound: RequestHandler = (req, res) => {
   sendError(res, hubError('RESOURCE_NOT_FOUND', `No endpoint ${req.method} ${req.path}`));
 };
 
-/** The single error handler: every failure leaves as the contract's envelope; a bug never shows its internals. */
+/**
+ * The single error handler: every failure leaves as the contract's envelope; a bug never shows its internals, and
+ * a database outage is a 503, never a 500.
+ */
 export const errorHandler =
   (logger: Logger): ErrorRequestHandler =>
   (err: unknown, _req, res, next) => {
@@ -52,6 +56,13 @@ export const errorHandler =
     const mapped = typeof err === 'object' && err !== null ? fromFramework(err as Error & { type?: unknown }) : null;
     if (mapped) {
       sendError(res, mapped);
+      return;
+    }
+    if (isDatabaseUnavailable(err)) {
+      // A database outage (down, or a statement past HUB_DB_QUERY_TIMEOUT_MS) that a route did not turn into its
+      // own answer is still an outage, never a bug: the caller retries.
+      requestLogger(logger, res).warn({ err }, 'database unavailable');
+      sendError(res, hubError('SERVICE_UNAVAILABLE', 'The Hub cannot reach its database right now; retry shortly', { retryAfterS: 2 }));
       return;
     }
     requestLogger(logger, res).error({ err }, 'unhandled error');

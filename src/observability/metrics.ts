@@ -28,6 +28,8 @@ export interface MetricSources {
   dependencies?(): Promise<Record<string, boolean>>;
   /** The webhook outbox's waiting deliveries (read at most once per `connectionsTtlMs`, as the connections). */
   webhookBacklog?(): Promise<{ pending: number; overdueSeconds: number }>;
+  /** With REDIS_URL: the Redis breaker's state and its hot-path counts (src/store/redis-health.ts). */
+  redis?: () => { state: 'closed' | 'suspect' | 'open'; timedOut: number; shortCircuited: number };
 }
 
 export interface HubMetrics {
@@ -53,6 +55,7 @@ export interface HubMetrics {
 const CALL_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const GOOGLE_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const CIRCUIT_VALUE: Record<CircuitState, number> = { closed: 0, half_open: 1, open: 2 };
+const REDIS_BREAKER_VALUE = { closed: 0, suspect: 1, open: 2 } as const;
 export const UNKNOWN_TOOL = '(unknown)';
 
 /** Per-label children made once and kept: label sets are closed, so these maps stay small. */
@@ -137,6 +140,29 @@ export function createMetrics(options: { knownTools: readonly string[]; defaultM
     collect() {
       this.reset();
       for (const [integration, state] of Object.entries(sources?.circuits() ?? {})) this.set({ integration }, CIRCUIT_VALUE[state]);
+    },
+  });
+  new Gauge({
+    name: 'hub_redis_breaker_state',
+    help: "This replica's Redis breaker: 0 closed, 1 suspect (one call waited its budget; a PING decides), 2 open. Absent without Redis.",
+    registers: [registry],
+    collect() {
+      this.reset();
+      const redis = sources?.redis?.();
+      if (redis) this.set(REDIS_BREAKER_VALUE[redis.state]);
+    },
+  });
+  new Counter({
+    name: 'hub_redis_fallbacks_total',
+    help: 'Hot-path Redis calls (rate-limit, quota and budget charges) that went on without Redis: `budget` waited their whole budget, `unresponsive` did not wait it out (another call had overrun, or the breaker was open).',
+    labelNames: ['reason'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const redis = sources?.redis?.();
+      if (!redis) return;
+      this.inc({ reason: 'budget' }, redis.timedOut);
+      this.inc({ reason: 'unresponsive' }, redis.shortCircuited);
     },
   });
   new Gauge({

@@ -82,8 +82,9 @@ export function createRateLimiter(config: RateLimitConfig, redis: SharedRedis | 
   const costOf = (tool: Chargeable) => config.toolCosts[tool.name] ?? (tool.sideEffects === 'writes' ? config.writeCost : config.readCost);
 
   const charge = async (customerId: string, agentId: string, cost: number): Promise<Charge> => {
-    if (!shared?.health.available()) return local.charge(customerId, agentId, cost);
+    if (!shared) return local.charge(customerId, agentId, cost);
     try {
+      // Rejects at once while Redis is disconnected or not trusted (counted as such in hub_redis_fallbacks_total).
       return await shared.health.call(() => shared.limits.charge(customerId, agentId, cost), config.redisTimeoutMs);
     } catch (err) {
       // Slow or disconnected: the breaker and the client log that. Redis refusing the script (READONLY, OOM…) is

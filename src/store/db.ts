@@ -6,9 +6,13 @@ import type { MessagePort } from 'node:worker_threads';
  */
 
 export interface Queryable {
-  /** Runs one parameterised statement ($1, $2…) and returns its rows. */
+  /**
+   * Runs one parameterised statement ($1, $2…) and returns its rows. On PostgreSQL it answers within the
+   * statement bound (HUB_DB_QUERY_TIMEOUT_MS, the wait for a connection included) or fails with
+   * DatabaseTimeoutError: a database that hangs is a database that is down.
+   */
   query<R extends object = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<R[]>;
-  /** Runs a script of one or more statements without parameters (migrations). */
+  /** Runs a script of one or more statements without parameters (migrations): bounded by a script's longer timeout. */
   exec(sql: string): Promise<void>;
 }
 
@@ -19,6 +23,8 @@ export interface Db extends Queryable {
    * memory only: it may carry a password, so it is never logged.
    */
   readonly url?: string;
+  /** PostgreSQL: the statement bound it was opened with (HUB_DB_QUERY_TIMEOUT_MS), for a second pool to keep it. */
+  readonly queryTimeoutMs?: number;
   /**
    * Embedded PGlite on its own thread: a new port to that thread, for another thread (the audit receipt thread) to
    * send its statements straight there (pgliteOverPort). Absent on PostgreSQL and on PGlite in process.
@@ -37,11 +43,31 @@ export interface Db extends Queryable {
   close(): Promise<void>;
 }
 
-const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', 'EAI_AGAIN']);
-// SQLSTATE classes/codes meaning "the server cannot serve you right now" rather than "your query is wrong".
-const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '53400', '40001', '40P01']);
+const DATABASE_TIMEOUT_CODE = 'HUB_DB_TIMEOUT';
+
+/**
+ * A statement that did not answer within its bound (or no connection within it): the database is treated as
+ * unavailable — a network partition or a stalled server keeps connections open and answers nothing, and waiting
+ * longer helps no caller. Its connection is destroyed, never reused.
+ */
+export class DatabaseTimeoutError extends Error {
+  override name = 'DatabaseTimeoutError';
+  readonly code = DATABASE_TIMEOUT_CODE;
+  constructor(
+    readonly timeoutMs: number,
+    options?: { cause?: unknown },
+  ) {
+    super(`database statement timed out after ${timeoutMs} ms`, options);
+  }
+}
+
+const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', 'EAI_AGAIN', DATABASE_TIMEOUT_CODE]);
+// SQLSTATE classes/codes meaning "the server cannot serve you right now" rather than "your query is wrong"; 57014
+// is a statement the server cancelled (its statement_timeout).
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '57014', '53300', '53400', '40001', '40P01']);
 const UNAVAILABLE_MESSAGES = [
   'Connection terminated',
+  'Query read timeout', // node-postgres' own query_timeout
   'timeout exceeded when trying to connect',
   'Client has encountered a connection error',
   'Connection refused',

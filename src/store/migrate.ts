@@ -23,7 +23,8 @@ const checksum = (sql: string) => createHash('sha256').update(sql).digest('hex')
 
 export async function migrate(db: Db, logger: Logger, migrations: readonly { name: string; sql: string }[] = MIGRATIONS): Promise<string[]> {
   return db.transaction(async (tx) => {
-    await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_ID]);
+    // A script's bound, not a statement's: another replica may hold the lock while it migrates.
+    await tx.exec(`SELECT pg_advisory_xact_lock(${LOCK_ID})`);
     await tx.exec(`CREATE TABLE IF NOT EXISTS hub_migrations (
       name       text        PRIMARY KEY,
       checksum   text        NOT NULL,

@@ -5,37 +5,40 @@ import { services } from '../helpers/env';
 import { serviceAuth } from '../helpers/http';
 import { type TestHub, buildTestHub } from '../helpers/hub';
 import { captureLogs } from '../helpers/logs';
-import { type CuttableProxy, cuttableDb, cuttableProxy } from '../helpers/outages';
+import { cuttableDb } from '../helpers/outages';
+import { TcpProxy } from '../helpers/proxy';
 import request from 'supertest';
 
 /**
  * The audit trail never slows or fails a call: with PostgreSQL cut for 5 seconds while calls keep coming, every
  * call still answers (fast), and once the database is back every receipt is written — or, when the outage
  * outlasts HUB_AUDIT_RETRY_S, the drops are counted (onDrop) and warned about. Against the real server through a
- * TCP proxy that drops every connection when PostgreSQL is configured, else PGlite whose queries fail as an
- * unreachable server's do.
+ * TCP proxy (test/helpers/proxy.ts) that drops every connection when PostgreSQL is configured, else PGlite whose
+ * queries fail as an unreachable server's do. A server that stops answering with its connections left open (the
+ * proxy's black hole) is an outage too: the batch whose statement timed out is retried, not dropped.
  */
 
 const OUTAGE_MS = 5_000;
 
 interface Outage {
   hub: TestHub;
-  cut(): void;
-  restore(): void;
+  cut(): Promise<void>;
+  restore(): Promise<void>;
+  /** PostgreSQL only: connections stay open, nothing is forwarded, until restore(). */
+  blackhole(): void;
   close(): Promise<void>;
 }
 
 async function hubWithCuttableDatabase(env: Record<string, string>): Promise<Outage> {
   const base = await buildTestHub(); // a migrated schema of its own; its Hub is not used
   const url = base.testDb.url;
-  let proxy: CuttableProxy | undefined;
+  let proxy: TcpProxy | undefined;
   let db;
   if (services().databaseUrl && url) {
     const target = new URL(url);
-    proxy = await cuttableProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    target.hostname = '127.0.0.1';
-    target.port = String(proxy.port);
-    db = openPostgres({ url: target.toString(), poolMax: 5, logger: captureLogs().logger });
+    proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    await proxy.up();
+    db = openPostgres({ url: proxy.urlFor(url), poolMax: 5, logger: captureLogs().logger });
   } else {
     db = cuttableDb(base.testDb.db);
   }
@@ -45,11 +48,17 @@ async function hubWithCuttableDatabase(env: Record<string, string>): Promise<Out
   });
   return {
     hub,
-    cut: () => (proxy ? proxy.cut() : (db as ReturnType<typeof cuttableDb>).cut()),
-    restore: () => (proxy ? proxy.restore() : (db as ReturnType<typeof cuttableDb>).restore()),
+    cut: async () => (proxy ? proxy.cut() : (db as ReturnType<typeof cuttableDb>).cut()),
+    restore: async () => {
+      if (!proxy) return (db as ReturnType<typeof cuttableDb>).restore();
+      proxy.resume();
+      if (!proxy.listening) await proxy.up();
+    },
+    blackhole: () => proxy!.blackhole(),
     close: async () => {
+      proxy?.resume();
       await hub.close();
-      await proxy?.close();
+      await proxy?.cut();
       await base.close();
     },
   };
@@ -79,9 +88,9 @@ test('when PostgreSQL is cut for 5 s under load, then every call still answers 2
   try {
     const customerId = randomUUID();
     await load(o.hub, customerId, 500);
-    o.cut();
+    await o.cut();
     const during = await load(o.hub, customerId, OUTAGE_MS);
-    o.restore();
+    await o.restore();
     const after = await load(o.hub, customerId, 500);
     const all = [...during, ...after];
     expect(all.every((r) => r.status === 200)).toBe(true);
@@ -103,11 +112,11 @@ test('when the outage outlasts HUB_AUDIT_RETRY_S, then calls still answer and th
   const o = await hubWithCuttableDatabase({ HUB_AUDIT_RETRY_S: '1' });
   try {
     const customerId = randomUUID();
-    o.cut();
+    await o.cut();
     const during = await load(o.hub, customerId, 3_000);
     expect(during.every((r) => r.status === 200)).toBe(true);
     await new Promise((r) => setTimeout(r, 1_500));
-    o.restore();
+    await o.restore();
     await o.hub.audit.drain(30_000);
     const { dropped, written } = o.hub.audit.stats();
     expect(dropped).toBeGreaterThan(0);
@@ -117,3 +126,31 @@ test('when the outage outlasts HUB_AUDIT_RETRY_S, then calls still answer and th
     await o.close();
   }
 }, 60_000);
+
+(services().databaseUrl ? test : test.skip)(
+  'when PostgreSQL stops answering for 5 s under load (connections left open), then every call still answers 200 and every receipt is there once it answers again',
+  async () => {
+    const o = await hubWithCuttableDatabase({ HUB_AUDIT_RETRY_S: '120' });
+    try {
+      const customerId = randomUUID();
+      const before = await load(o.hub, customerId, 500);
+      o.blackhole();
+      const during = await load(o.hub, customerId, OUTAGE_MS); // longer than a statement's bound: batches time out
+      await o.restore();
+      const after = await load(o.hub, customerId, 500);
+      const all = [...before, ...during, ...after];
+      expect(all.every((r) => r.status === 200)).toBe(true);
+      expect(during.length).toBeGreaterThan(20);
+      await o.hub.audit.drain(30_000);
+      expect(o.hub.audit.stats()).toMatchObject({ queued: 0, dropped: 0 });
+      const [row] = await o.hub.testDb.db.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_receipts WHERE customer_id = $1', [customerId]);
+      expect(row!.n).toBe(all.length); // each once: a batch retried after its statement timed out wrote nothing twice
+      const logs = o.hub.logs.entries();
+      expect(logs.some((l) => l.msg === 'audit receipts: database unavailable; keeping rows and retrying')).toBe(true);
+      expect(logs.some((l) => l.msg === 'audit receipts: batch refused by the database; dropped')).toBe(false);
+    } finally {
+      await o.close();
+    }
+  },
+  60_000,
+);

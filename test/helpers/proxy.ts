@@ -33,6 +33,11 @@ export class TcpProxy {
     this.port = (this.server.address() as { port: number }).port;
   }
 
+  /** False after cut() until up() again. */
+  get listening(): boolean {
+    return this.server !== undefined;
+  }
+
   /** The target's URL through this proxy (same credentials and path). */
   urlFor(real: string): string {
     const url = new URL(real);

@@ -55,7 +55,12 @@ describe('configuration in production (NODE_ENV=production)', () => {
 
 describe('the migrate command and the demo read only their own settings', () => {
   it('when only DATABASE_URL is set, then migrate has what it needs (no secret is required to migrate)', () => {
-    expect(loadMigrateConfig({ DATABASE_URL: 'postgres://db/hub' }).database).toEqual({ kind: 'postgres', url: 'postgres://db/hub', poolMax: 10 });
+    expect(loadMigrateConfig({ DATABASE_URL: 'postgres://db/hub' }).database).toEqual({
+      kind: 'postgres',
+      url: 'postgres://db/hub',
+      poolMax: 10,
+      queryTimeoutMs: 2_000,
+    });
     expect(loadMigrateConfig({}).database).toEqual({ kind: 'pglite', dataDir: './data', thread: true });
     expect(() => loadMigrateConfig({ DATABASE_URL: 'mysql://x' })).toThrow(ConfigError);
   });

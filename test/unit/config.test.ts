@@ -61,7 +61,7 @@ describe('configuration', () => {
 
   it('when DATABASE_URL and REDIS_URL are set, then they select PostgreSQL and Redis', () => {
     const config = loadConfig(testEnv({ DATABASE_URL: 'postgres://u@db:5432/hub', REDIS_URL: 'redis://cache:6379' }));
-    expect(config.database).toEqual({ kind: 'postgres', url: 'postgres://u@db:5432/hub', poolMax: 10 });
+    expect(config.database).toEqual({ kind: 'postgres', url: 'postgres://u@db:5432/hub', poolMax: 10, queryTimeoutMs: 2_000 });
     expect(config.redisUrl).toBe('redis://cache:6379');
   });
 
