@@ -52,6 +52,7 @@ import { readServiceKeysRoute } from './routes/admin/read-service-keys';
 import { revokeServiceKeyRoute } from './routes/admin/revoke-service-key';
 import { catalogRoute } from './routes/catalog';
 import { createDisconnect } from './integrations/disconnect';
+import { apiDocsRoute } from './routes/api-docs';
 import { openApiRoute } from './routes/openapi';
 import { type CredentialStore, createCredentialStore } from './store/credential-store';
 import type { Db, Queryable } from './store/db';
@@ -349,6 +350,7 @@ export function createApp(deps: AppDeps): HubApp {
   app.get('/healthz', healthz(lifecycle));
   app.get('/readyz', readyz({ db, redis, lifecycle }));
   app.get('/openapi.yaml', openApiRoute());
+  app.get(['/docs', '/docs/'], apiDocsRoute());
   const scrape = metricsRoute(metrics, obs.metricsToken);
   if (obs.metrics && obs.metricsPort === undefined) app.get('/metrics', scrape);
 
