@@ -44,10 +44,8 @@ run('API reference in Chromium', () => {
       if (url.protocol === 'http:' || url.protocol === 'https:') origins.add(url.origin);
     });
     await page.exposeFunction('reportViolation', (v: string) => problems.push(`CSP: ${v}`));
-    await page.addInitScript(() => {
-      document.addEventListener('securitypolicyviolation', (e) =>
-        (window as unknown as { reportViolation(v: string): void }).reportViolation(`${e.violatedDirective} ${e.blockedURI}`),
-      );
+    await page.addInitScript({
+      content: "document.addEventListener('securitypolicyviolation', (e) => window.reportViolation(e.violatedDirective + ' ' + e.blockedURI));",
     });
 
     const response = await page.goto(`${base}/docs`);
