@@ -21,6 +21,8 @@ COPY scripts ./scripts
 COPY src ./src
 COPY bench ./bench
 COPY console ./console
+# openapi.yaml: the build renders it into the HTML API reference the Hub serves at /docs (dist/docs).
+COPY openapi.yaml redocly.yaml ./
 RUN npm run build
 
 # The production dependencies: the sandboxes are dev dependencies, and without packages/ npm installs no
@@ -37,7 +39,7 @@ ENV HUB_DATA_DIR=/app/data \
     DEMO_HOST=localhost
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
-EXPOSE 8080 8090
+EXPOSE 8080 8090 8091
 CMD ["node", "dist/src/demo.js"]
 
 # Production: the compiled Hub and its production dependencies only, as the unprivileged `node` user (uid 1000).
@@ -51,6 +53,8 @@ COPY --from=production-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
 # The admin console's browser files (served from memory under /admin/assets/<digest>/).
 COPY --from=build /app/dist/console ./dist/console
+# The API reference page (/docs), rendered from openapi.yaml at build time.
+COPY --from=build /app/dist/docs ./dist/docs
 COPY openapi.yaml ./
 # Only used with HUB_ALLOW_EMBEDDED_DB=true (production refuses embedded PGlite otherwise); mount a volume here.
 RUN mkdir -p /app/data && chown node:node /app/data

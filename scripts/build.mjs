@@ -45,7 +45,7 @@ const CLIENT = [
   'packages/client/tsconfig.esm.json',
   'packages/client/tsconfig.cjs.json',
 ];
-const INPUTS = ['src', 'bench', 'console', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json', ...SANDBOX, ...MS_SANDBOX, ...CLIENT];
+const INPUTS = ['src', 'bench', 'console', 'openapi.yaml', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json', ...SANDBOX, ...MS_SANDBOX, ...CLIENT];
 
 function files(path) {
   if (!existsSync(path)) return [];
@@ -108,5 +108,35 @@ if (existsSync(join(root, 'console', 'tsconfig.json'))) {
     `${readFileSync(join(root, 'console', 'console.css'), 'utf8')}\n${readFileSync(join(uplot, 'uPlot.min.css'), 'utf8')}\n`,
   );
   copyFileSync(join(root, 'console', 'favicon.svg'), join(root, 'dist', 'console', 'favicon.svg'));
+}
+// The API reference the Hub serves at /docs: Redocly's HTML rendering of openapi.yaml with its scripts inlined (no
+// CDN), so the page loads nothing from anywhere but the Hub (src/routes/api-docs.ts sets its CSP from the page).
+if (existsSync(join(root, 'openapi.yaml')) && existsSync(join(root, 'node_modules', '.bin', 'redocly'))) {
+  mkdirSync(join(root, 'dist', 'docs'), { recursive: true });
+  const docs = spawnSync(
+    process.execPath,
+    [
+      join(root, 'node_modules', '.bin', 'redocly'),
+      'build-docs',
+      'openapi.yaml',
+      '--output',
+      join('dist', 'docs', 'api.html'),
+      '--inlineBundle',
+      '--title',
+      'Hub API reference',
+    ],
+    { cwd: root, encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
+  );
+  if (docs.status !== 0) {
+    process.stderr.write(`redocly build-docs failed (exit ${docs.status}):\n${docs.stdout}${docs.stderr}`);
+    process.exit(docs.status ?? 1);
+  }
+  // Redoc's attribution logo is an <img> from Redocly's CDN (hidden when it fails to load), and the page names no
+  // icon, so the browser asks for /favicon.ico: both become empty data: URLs, and the page asks for nothing else.
+  const page = join(root, 'dist', 'docs', 'api.html');
+  const html = readFileSync(page, 'utf8')
+    .replace(/https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini(?:-full)?\.svg/g, 'data:,')
+    .replace('<head>', '<head><link rel="icon" href="data:,">');
+  writeFileSync(page, html);
 }
 writeFileSync(stampFile, `${before}\n`);

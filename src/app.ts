@@ -53,6 +53,7 @@ import { keyReceiptsRoute } from './routes/admin/key-receipts';
 import { revokeServiceKeyRoute } from './routes/admin/revoke-service-key';
 import { catalogRoute } from './routes/catalog';
 import { createDisconnect } from './integrations/disconnect';
+import { apiDocsRoute } from './routes/api-docs';
 import { openApiRoute } from './routes/openapi';
 import { type CredentialStore, createCredentialStore } from './store/credential-store';
 import type { Db, Queryable } from './store/db';
@@ -361,6 +362,7 @@ export function createApp(deps: AppDeps): HubApp {
   app.get('/healthz', healthz(lifecycle));
   app.get('/readyz', readyz({ db, redis, lifecycle }));
   app.get('/openapi.yaml', openApiRoute());
+  app.get(['/docs', '/docs/'], apiDocsRoute());
   const scrape = metricsRoute(metrics, obs.metricsToken);
   if (obs.metrics && obs.metricsPort === undefined) app.get('/metrics', scrape);
 

@@ -3,11 +3,11 @@ import { DEMO_CONFIG_SCHEMA, HUB_CONFIG_SCHEMA } from './config';
 import { SANDBOX_ENV_SCHEMA } from '@hub/google-sandbox/config';
 
 /**
- * The README's configuration tables, rendered from the schemas in src/config.ts and the Google sandbox's
+ * docs/configuration.md's tables, rendered from the schemas in src/config.ts and the Google sandbox's
  * packages/google-sandbox/src/config.ts: each variable's
  * `.describe('…')` sentence and the default the schema itself yields for an unset variable (or a
  * `.meta({ defaultText })` where the default is derived from another variable). `npm run docs:config` writes
- * them between the markers; a test fails when the README differs.
+ * them between the markers; a test fails when the page differs.
  */
 
 export const TABLES_START =
@@ -19,7 +19,9 @@ export interface DocumentedSchema {
   schema: z.ZodObject;
 }
 
-/** Every schema whose variables the README's configuration tables list, in their order. */
+/** Every schema whose variables the configuration page's tables list, in their order. */
+export const CONFIG_PAGE = 'docs/configuration.md';
+
 export const CONFIG_SCHEMAS: readonly DocumentedSchema[] = [
   HUB_CONFIG_SCHEMA,
   { title: 'The Google sandbox (`packages/google-sandbox`: `npm run sandbox`, and beside the Hub in the demo)', schema: SANDBOX_ENV_SCHEMA },
@@ -55,10 +57,10 @@ export function renderConfigTables(schemas: readonly DocumentedSchema[]): string
   return tables.join('\n\n');
 }
 
-/** The README with its generated section replaced; throws when the markers are missing. */
-export function withConfigTables(readme: string, tables: string): string {
-  const start = readme.indexOf(TABLES_START);
-  const end = readme.indexOf(TABLES_END);
-  if (start < 0 || end < start) throw new Error(`README.md lacks the markers ${TABLES_START} … ${TABLES_END}`);
-  return `${readme.slice(0, start + TABLES_START.length)}\n${tables}\n${readme.slice(end)}`;
+/** The page with its generated section replaced; throws when the markers are missing. */
+export function withConfigTables(page: string, tables: string): string {
+  const start = page.indexOf(TABLES_START);
+  const end = page.indexOf(TABLES_END);
+  if (start < 0 || end < start) throw new Error(`${CONFIG_PAGE} lacks the markers ${TABLES_START} … ${TABLES_END}`);
+  return `${page.slice(0, start + TABLES_START.length)}\n${tables}\n${page.slice(end)}`;
 }

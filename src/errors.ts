@@ -16,7 +16,7 @@ export const ERROR_CODES = [
   'VALIDATION_ERROR',
   'UNAUTHORIZED',
   'FORBIDDEN',
-  /** A rule of the Hub's own refused the call (seed 003 §5.1 Policy Guard, §7.2 blocked tool versions). */
+  /** A rule of the Hub's own refused the call (the policy guard, blocked tool versions). */
   'POLICY_DENIED',
   'RESOURCE_NOT_FOUND',
   'CONFLICT',

@@ -2,7 +2,7 @@ import { type KeyObject, createHmac } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
 
 /**
- * Seed 003 §6.1's deterministic `call_id`: hash(tool@version, normalised input, sequence). The sequence is the
+ * The deterministic `call_id`: hash(tool@version, normalised input, sequence). The sequence is the
  * call's request_id — what an agent repeats when it retries the same call — so a retry and its idempotent replay
  * share the call_id (retries are grouped), while calls without a request_id get the Hub's per-request id and
  * thus a call_id of their own.

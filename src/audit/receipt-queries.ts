@@ -1,6 +1,6 @@
 import type { Queryable } from '../store/db';
 
-/** A receipt as the admin API shows it: seed 003's ToolEnvelope fields plus who called and what Google did. */
+/** A receipt as the admin API shows it: the call's envelope fields plus who called and what Google did. */
 export interface ReceiptView {
   call_id: string;
   tool: string | null;

@@ -5,6 +5,7 @@ import { CLIENT_API_TYPES_PATH, clientApiTypes } from '../codegen/client-api-typ
 import { CLIENT_TYPES_PATH, clientTypes } from '../codegen/client-types';
 import { OPENAPI_BASE_PATH, OPENAPI_PATH, openApiDocument, openApiYaml } from '../codegen/openapi';
 import { POSTMAN_PATH, postmanCollection, postmanJson } from '../codegen/postman';
+import { TOOL_REFERENCE_PATH, toolReference } from '../codegen/tool-reference';
 import { BUILT_IN_TOOLS } from '../tools';
 import { buildCatalog } from '../tools/catalog';
 import { TOOL_EXAMPLES } from '../tools/examples';
@@ -18,7 +19,7 @@ export function projectRoot(from = __dirname): string {
 
 /**
  * `npm run generate`: what agents use to reach the Hub, from its tool registry — openapi.yaml (its hand-written
- * part is openapi/base.yaml), the TypeScript client's per-tool types and the Postman collection. Run it after
+ * part is openapi/base.yaml), the TypeScript client's per-tool types, the Postman collection and docs/tools.md. Run it after
  * changing a tool, an error code's details or base.yaml; test/tooling/generated.test.ts fails while a checked-in
  * file is stale.
  */
@@ -31,6 +32,7 @@ export function generatedFiles(root = projectRoot()): Record<string, string> {
     [CLIENT_TYPES_PATH]: clientTypes(catalog, registry),
     [CLIENT_API_TYPES_PATH]: clientApiTypes(openApiDocument(base, registry)),
     [POSTMAN_PATH]: postmanJson(postmanCollection(catalog, TOOL_EXAMPLES)),
+    [TOOL_REFERENCE_PATH]: toolReference(catalog, TOOL_EXAMPLES),
   };
 }
 

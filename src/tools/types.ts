@@ -14,7 +14,7 @@ import type { ToolCache } from './tool-cache';
 export type SideEffects = 'reads' | 'writes';
 
 /**
- * Seed 003 §7.2: `active` runs and is offered; `deprecated` still runs, its answers carry `metadata.deprecation`
+ * Tool lifecycle: `active` runs and is offered; `deprecated` still runs, its answers carry `metadata.deprecation`
  * and the Deprecation/Sunset headers; `blocked` answers POLICY_DENIED (`tool_version_blocked`).
  */
 export type ToolStatus = 'active' | 'deprecated' | 'blocked';

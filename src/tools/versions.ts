@@ -1,7 +1,7 @@
 import type { AnyTool, ToolStatus } from './types';
 
 /**
- * Tool version syntax (seed 003 §7.1): `name`, `name@1`, `name@1.2` or `name@1.2.0`. A spec picks the highest
+ * Tool version syntax: `name`, `name@1`, `name@1.2` or `name@1.2.0`. A spec picks the highest
  * matching version that is active; when every match is deprecated, the highest deprecated one (it still runs);
  * when every match is blocked, that blocked version (the caller is told so rather than "not found").
  */

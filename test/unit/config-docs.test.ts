@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CONFIG_SCHEMAS, TABLES_END, TABLES_START, renderConfigTables, withConfigTables } from '../../src/config-docs';
+import { CONFIG_PAGE, CONFIG_SCHEMAS, TABLES_END, TABLES_START, renderConfigTables, withConfigTables } from '../../src/config-docs';
 
-const README = join(__dirname, '..', '..', 'README.md');
+const PAGE = join(__dirname, '..', '..', CONFIG_PAGE);
 
-describe("the README's configuration tables", () => {
+describe("the configuration page's tables", () => {
   it('when compared with the tables rendered from the config schemas, then they are the same (else: npm run docs:config)', () => {
-    const readme = readFileSync(README, 'utf8');
-    const current = readme.slice(readme.indexOf(TABLES_START) + TABLES_START.length, readme.indexOf(TABLES_END)).trim();
+    const page = readFileSync(PAGE, 'utf8');
+    const current = page.slice(page.indexOf(TABLES_START) + TABLES_START.length, page.indexOf(TABLES_END)).trim();
     expect(current).toBe(renderConfigTables(CONFIG_SCHEMAS));
   });
 

@@ -162,7 +162,7 @@ export type WorkingHoursResponse = {
   working_hours_source: "admin" | "default";
 };
 
-/** One execute call (seed 003's ToolEnvelope). `input`, `output` and `error` follow `payload_mode`: `none` (null), `redacted` (the compact shape: keys, numbers and booleans; each string as `string(N) #H` — its length and a 64-bit keyed hash, equal values share H — and message subjects, bodies, snippets, titles and descriptions as `string(N)` only; an array as `{"$array": N, "$each": shape}` with the hashes of its ids, calendars and addresses in `$ids`/`$hashes`) or `full`. Values under credential-like keys are `‹removed›` in every mode. A call refused before its tool ran (out of scope, rate limited, an unreadable body, an unknown tool) keeps no payload (`payload_mode: none`) and of its error only the code, the Hub's message and the reason. */
+/** One execute call's envelope. `input`, `output` and `error` follow `payload_mode`: `none` (null), `redacted` (the compact shape: keys, numbers and booleans; each string as `string(N) #H` — its length and a 64-bit keyed hash, equal values share H — and message subjects, bodies, snippets, titles and descriptions as `string(N)` only; an array as `{"$array": N, "$each": shape}` with the hashes of its ids, calendars and addresses in `$ids`/`$hashes`) or `full`. Values under credential-like keys are `‹removed›` in every mode. A call refused before its tool ran (out of scope, rate limited, an unreadable body, an unknown tool) keeps no payload (`payload_mode: none`) and of its error only the code, the Hub's message and the reason. */
 export type Receipt = {
   /** Deterministic over tool@version, normalised inputs and request_id. */
   call_id: string;

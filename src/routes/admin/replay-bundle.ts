@@ -18,7 +18,7 @@ const query = z.strictObject({});
 export const MAX_BUNDLE_RECEIPTS = 1_000;
 
 /**
- * GET /api/admin/customers/{customer_id}/conversations/{conversation_id}/replay-bundle — seed 003 §6.4's replay
+ * GET /api/admin/customers/{customer_id}/conversations/{conversation_id}/replay-bundle — the replay
  * bundle as far as the Hub sees a conversation: its receipts in the order they were made, and the catalog
  * entries (input and output schemas) of each tool@version they used. A version this Hub no longer serves is
  * listed with `available: false`.

@@ -1,7 +1,7 @@
 /**
  * The audit trail (src/audit) and the webhook outbox (src/webhooks).
  *
- * - audit_receipts: one row per authenticated execute call (seed 003's ToolEnvelope). `id` orders rows for keyset
+ * - audit_receipts: one row per authenticated execute call (its envelope). `id` orders rows for keyset
  *   pagination (newest first: started_at DESC, id DESC); `call_id` is the deterministic hash of the call, shared
  *   by a retry and its idempotent replay, so it is not unique. Payloads are stored per HUB_AUDIT_PAYLOADS and
  *   never hold a token. trace_id stays NULL until tracing fills it.
