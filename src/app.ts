@@ -8,6 +8,7 @@ import { createSessions } from './console/sessions';
 import { type ConsoleAssets, loadConsoleAssets } from './console/assets';
 import { createSignInLinks } from './console/sign-in-links';
 import { listCustomersRoute } from './routes/admin/list-customers';
+import { customerRoute } from './routes/admin/customer';
 import { createCustomerDirectory } from './store/customer-directory';
 import { serviceSecretAuth } from './auth/service-secret';
 import type { Config } from './config';
@@ -266,11 +267,10 @@ export function createApp(deps: AppDeps): HubApp {
     jsonBody,
     createConnectLinkRoute({ connectLinks, returnUrlPrefixes: config.connect.returnUrlPrefixes, logger }),
   );
-  app.get(
-    '/api/admin/customers',
-    adminAuth,
-    listCustomersRoute({ directory: createCustomerDirectory(db), store, tools, grants: grantPolicyFor(config.google), logger }),
-  );
+  const directory = createCustomerDirectory(db);
+  app.get('/api/admin/customers', adminAuth, listCustomersRoute({ directory, store, tools, grants: grantPolicyFor(config.google), logger }));
+  app.get('/api/admin/customers/:customer_id', adminAuth, customerRoute({ directory, endpoints, logger }, 'get'));
+  app.put('/api/admin/customers/:customer_id', adminAuth, jsonBody, customerRoute({ directory, endpoints, logger }, 'put'));
   app.get(
     '/api/admin/customers/:customer_id/integrations',
     adminAuth,

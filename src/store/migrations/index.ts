@@ -7,6 +7,7 @@ import tokenLifecycle from './0006_token_lifecycle';
 import auditTrail from './0007_audit_trail';
 import serviceKeysAndPolicies from './0008_service_keys_and_policies';
 import adminConsole from './0009_admin_console';
+import customerNames from './0012_customer_names';
 
 /**
  * Forward-only migrations, applied in this order at start and recorded (with a checksum) in hub_migrations.
@@ -22,4 +23,5 @@ export const MIGRATIONS: readonly { name: string; sql: string }[] = [
   { name: '0007_audit_trail', sql: auditTrail },
   { name: '0008_service_keys_and_policies', sql: serviceKeysAndPolicies },
   { name: '0009_admin_console', sql: adminConsole },
+  { name: '0012_customer_names', sql: customerNames },
 ];
