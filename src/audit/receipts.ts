@@ -3,6 +3,7 @@ import { executeRequestSchema, readChargeKey } from '../tools/execute-request';
 import type { Execution } from '../tools/execute';
 import type { Queryable } from '../store/db';
 import { MAX_INPUT_NODES, type PayloadMode, type Redactor } from './redact';
+import { receiptErrorDetails, receiptErrorMessage } from './hub-text';
 
 /** One attempt at one Google operation within a call, as the receipt lists it. */
 export interface GoogleOp {
@@ -158,6 +159,7 @@ export function receiptFacts(record: CallRecord, callId: string, mode: PayloadMo
 export function redactFacts(facts: ReceiptFacts, redact: Redactor): ReceiptFacts {
   if (facts.redacted) return facts;
   const { error } = facts;
+  const mode = facts.head[RECEIPT_COLUMNS.indexOf('payload_mode')] as PayloadMode;
   return {
     head: facts.head,
     inputs: redact(facts.inputs, MAX_INPUT_NODES),
@@ -168,8 +170,9 @@ export function redactFacts(facts: ReceiptFacts, redact: Redactor): ReceiptFacts
         : {
             code: error.code,
             retryable: error.retryable,
-            message: redact(error.message) as string,
-            ...(error.details !== undefined ? { details: redact(error.details) } : {}),
+            // The Hub's own words in clear, the customer's data in them redacted (hub-text.ts).
+            message: receiptErrorMessage(error.message, error.details, mode, redact) as string,
+            ...(error.details !== undefined ? { details: receiptErrorDetails(error.details, mode, redact) } : {}),
           },
     redacted: true,
   };

@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto';
+import { receiptErrorDetails, receiptErrorMessage } from '../../src/audit/hub-text';
+import { createRedactor } from '../../src/audit/redact';
+
+/** A receipt's error in `redacted` mode: the Hub's words and policy rule names in clear, the customer's data not. */
+
+const key = randomBytes(32);
+const redacted = createRedactor('redacted', key);
+const MARK = /‹redacted len=\d+ hmac=[0-9a-f]{24}›/;
+const message = (text: string, details?: unknown) => receiptErrorMessage(text, details, 'redacted', redacted)!;
+
+describe('receipt error text', () => {
+  test('when the Hub wrote a message with no data in it, then it is kept as written', () => {
+    const text = 'The customer policy requires context.conversation_id on every tool call (over MCP, the X-Hub-Conversation-Id header)';
+    expect(message(text, { rule: 'require_conversation_id', policy: 'customer' })).toBe(text);
+    expect(message('Google did not answer calendar.events.insert in time', { reason: 'timeout' })).toBe('Google did not answer calendar.events.insert in time');
+  });
+
+  test('when a message quotes ids, names domains or addresses, or carries Google text, then only those are redacted, equal values alike', () => {
+    const notFound = message('No event "evt-secret-1" on calendar "ana@acme.example" (or that calendar is not accessible to the connected account)', {
+      event_id: 'evt-secret-1',
+      calendar_id: 'ana@acme.example',
+    });
+    expect(notFound).toMatch(
+      /^No event "‹redacted len=12 hmac=[0-9a-f]{24}›" on calendar "‹redacted len=16 hmac=[0-9a-f]{24}›" \(or that calendar is not accessible/,
+    );
+    expect(notFound).not.toContain('evt-secret-1');
+    expect(notFound).not.toContain('acme');
+    const domains = message('The customer policy does not allow writing to rival.example, other.example', {
+      rule: 'email_allowed_recipient_domains',
+      policy: 'customer',
+      refused_domains: ['rival.example', 'other.example'],
+    });
+    expect(domains).toMatch(/^The customer policy does not allow writing to ‹redacted len=13 hmac=[0-9a-f]{24}›, ‹redacted len=13 hmac=/);
+    expect(domains).not.toContain('rival');
+    const google = message('Google refused calendar.events.insert as a conflict: The event "Board dinner" overlaps', { reason: 'conflict' });
+    expect(google).toMatch(/^Google refused calendar\.events\.insert as a conflict: ‹redacted len=\d+ hmac=[0-9a-f]{24}›$/);
+    expect(message('Delivery to bob@rival.example failed')).toMatch(/^Delivery to ‹redacted len=17 hmac=[0-9a-f]{24}› failed$/);
+    // the same value, the same marker: receipts still match on it
+    expect(message('No event "x-1" here').match(MARK)![0]).toBe(message('Unknown "x-1"').match(MARK)![0]);
+  });
+
+  test('when the details name the policy rule, then rule and policy stay in clear and the rest is redacted', () => {
+    const details = receiptErrorDetails({ rule: 'email_allowed_recipient_domains', policy: 'agent', refused_domains: ['rival.example'] }, 'redacted', redacted);
+    expect(details).toEqual({ rule: 'email_allowed_recipient_domains', policy: 'agent', refused_domains: [expect.stringMatching(MARK)] });
+    expect(receiptErrorDetails({ rule: 'Not A Rule; DROP', policy: 'someone' }, 'redacted', redacted)).toEqual({
+      rule: expect.stringMatching(MARK),
+      policy: expect.stringMatching(MARK),
+    });
+  });
+
+  test('when the payload mode is full or none, then the message is kept whole or not at all', () => {
+    expect(receiptErrorMessage('No event "e1"', { event_id: 'e1' }, 'full', createRedactor('full', key))).toBe('No event "e1"');
+    expect(receiptErrorMessage('No event "e1"', { event_id: 'e1' }, 'none', createRedactor('none', key))).toBeNull();
+    expect(receiptErrorDetails({ rule: 'enabled_tools' }, 'none', createRedactor('none', key))).toBeNull();
+  });
+});
