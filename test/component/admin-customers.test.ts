@@ -132,6 +132,7 @@ describe('admin API: customer display names', () => {
       display_name_updated_at: null,
       display_name_updated_by: null,
       webhook_endpoint: null,
+      policies: [],
     });
     const url = 'http://127.0.0.1:9/hub-webhooks';
     const made = await client(hub.app).put(`/api/admin/customers/${fresh}/webhook`).set('Authorization', admin).send({ url }).expect(201);
@@ -145,6 +146,20 @@ describe('admin API: customer display names', () => {
       previous_secret_valid_until: null,
     });
     expect(JSON.stringify(shown.body)).not.toContain(made.body.secret as string);
+
+    // …and its policies, so a client fetches only those that exist
+    const agentId = randomUUID();
+    const mine = await client(hub.app)
+      .put(`/api/admin/customers/${fresh}/agents/${agentId}/policy`)
+      .set('Authorization', admin)
+      .send({ max_side_effects: 'reads' })
+      .expect(201);
+    await client(hub.app).put(`/api/admin/customers/${fresh}/policy`).set('Authorization', admin).send({ require_conversation_id: true }).expect(201);
+    const withPolicies = await client(hub.app).get(`/api/admin/customers/${fresh}`).set('Authorization', admin).expect(200);
+    expect(withPolicies.body.policies).toEqual([
+      { agent_id: null, etag: expect.any(String), updated_at: expect.any(String) },
+      { agent_id: agentId, etag: (mine.headers.etag as string).replace(/"/g, ''), updated_at: expect.any(String) },
+    ]);
   });
 
   test('when the request is not authenticated, then 401 for both methods', async () => {

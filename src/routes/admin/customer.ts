@@ -7,6 +7,7 @@ import { sendJson } from '../../http/respond';
 import { PARSE_OPTIONS, parseParamsAndQuery, toIssues, validationError } from '../../http/validation';
 import { storeUnavailable } from '../../integrations/connections';
 import type { Logger } from '../../logger';
+import type { PolicyStore, StoredPolicy } from '../../access/policy-store';
 import type { CustomerDirectory, CustomerName } from '../../store/customer-directory';
 import type { Endpoints } from '../../webhooks/endpoints';
 import { webhookEndpointView } from './webhook-endpoint';
@@ -38,8 +39,12 @@ const body = z.strictObject({ display_name: customerText(MAX_DISPLAY_NAME).nulla
 export interface CustomerRouteDeps {
   directory: CustomerDirectory;
   endpoints: Endpoints;
+  policies: PolicyStore;
   logger: Logger;
 }
+
+/** The customer's own policy first, then its agents' in id order. */
+const byAgent = (a: StoredPolicy, b: StoredPolicy) => (a.agentId === null ? -1 : b.agentId === null ? 1 : a.agentId < b.agentId ? -1 : 1);
 
 const view = (customerId: string, name: CustomerName | null) => ({
   customer_id: customerId,
@@ -49,9 +54,10 @@ const view = (customerId: string, name: CustomerName | null) => ({
 });
 
 /**
- * GET /api/admin/customers/{customer_id} — what the Hub keeps about a customer itself: its display name and its
+ * GET /api/admin/customers/{customer_id} — what the Hub keeps about a customer itself: its display name, its
  * webhook endpoint (null when it has none: an empty state, not a 404, so a console can show any customer without
- * a failed request). Every UUID is a customer; one without a name or endpoint answers with nulls.
+ * a failed request) and which policies it has (its own, its agents'). Every UUID is a customer; one without any
+ * answers with nulls and an empty list.
  * PUT {display_name} sets the name (null removes it); a customer-scoped token names only its own customer.
  */
 export function customerRoute(deps: CustomerRouteDeps, action: 'get' | 'put'): RequestHandler {
@@ -64,8 +70,16 @@ export function customerRoute(deps: CustomerRouteDeps, action: 'get' | 'put'): R
     if (forbidden) return sendError(res, forbidden);
     try {
       if (action === 'get') {
-        const [name, endpoint] = await Promise.all([deps.directory.nameOf(customerId), deps.endpoints.get(customerId)]);
-        return sendJson(res, 200, { ...view(customerId, name), webhook_endpoint: endpoint ? webhookEndpointView(endpoint) : null });
+        const [name, endpoint, policies] = await Promise.all([
+          deps.directory.nameOf(customerId),
+          deps.endpoints.get(customerId),
+          deps.policies.forCustomer(customerId),
+        ]);
+        return sendJson(res, 200, {
+          ...view(customerId, name),
+          webhook_endpoint: endpoint ? webhookEndpointView(endpoint) : null,
+          policies: policies.sort(byAgent).map((p) => ({ agent_id: p.agentId, etag: p.etag, updated_at: new Date(p.updatedAt).toISOString() })),
+        });
       }
       const input = body.safeParse(req.body, PARSE_OPTIONS);
       if (!input.success) return sendError(res, validationError('Invalid customer', toIssues(input.error)));
