@@ -1,7 +1,7 @@
 import { api } from '../api.js';
 import { empty, failure, h, loading, ready, replace, when } from '../dom.js';
 import { ERROR_CODES, TOOL_NAMES } from '../vocabulary.js';
-import { chosenCustomer, customerChooser } from './pick-customer.js';
+import { chosenCustomer, customerChooser, customerHeading } from './pick-customer.js';
 import { downloadReplayBundle, receiptDetail } from './receipt.js';
 
 export interface Receipt {
@@ -85,7 +85,7 @@ export async function activityPage(main: HTMLElement, principal: string): Promis
   const more = h('div', { class: 'more' });
   const detail = h('section', { 'aria-labelledby': 'detail-heading', tabindex: -1, class: 'detail', hidden: true });
   const status = h('p', { class: 'sr-only', role: 'status', 'aria-live': 'polite' });
-  replace(main, h('h1', {}, 'Activity · ', h('span', { class: 'mono' }, customerId)), chooser, form, status, list, more, detail);
+  replace(main, await customerHeading('Activity', customerId), chooser, form, status, list, more, detail);
 
   const base = `/api/admin/customers/${encodeURIComponent(customerId)}`;
   const query = (): string => {

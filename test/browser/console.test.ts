@@ -585,7 +585,7 @@ run('admin console in Chromium', () => {
     // Activity from the navigation: its own customer's calls, no customer chooser; another customer's: refused
     await own.getByRole('link', { name: 'Activity' }).click();
     await pageReady(own);
-    expect(await own.textContent('h1')).toBe(`Activity · ${DEMO_CUSTOMER_ID}`);
+    expect(await own.textContent('h1')).toBe(`Activity · Acme Travel (demo)${DEMO_CUSTOMER_ID}`); // its name, the id beneath
     expect(await own.getByLabel('Customer', { exact: true }).count()).toBe(0);
     expect(await own.getByRole('table', { name: 'Tool calls, newest first' }).textContent()).toContain('hub_echo');
     await own.goto(`${hubUrl}/admin/activity?customer=${OTHER_CUSTOMER}`);
