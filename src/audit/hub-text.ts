@@ -15,15 +15,32 @@ const VOCABULARY: Record<string, RegExp> = {
   rule: /^[a-z][a-z0-9_]{0,63}$/,
   policy: /^(customer|agent)$/,
 };
-/** Detail keys whose values are words of the Hub's or Google's vocabulary, not values to find in the message. */
-const NOT_DATA = new Set(['rule', 'policy', 'reason', 'scope', 'outcome', 'verification', 'code']);
+/**
+ * Detail keys whose values are the Hub's or Google's vocabulary (reasons, the catalog's tool names and versions,
+ * times the Hub computed), not the customer's data: not looked for in the message.
+ */
+const NOT_DATA = new Set([
+  'rule',
+  'policy',
+  'reason',
+  'scope',
+  'outcome',
+  'verification',
+  'code',
+  'integration',
+  'tool_version',
+  'replacement',
+  'available_tools',
+  'cooldown_until',
+]);
 /** Bounds on the work: an error's details are the Hub's own and small; these only keep a bug from being costly. */
 const MAX_VALUES = 50;
 const MAX_VALUE_CHARS = 500;
 const MAX_MESSAGE_CHARS = 2_000;
 
 const QUOTED = /"[^"\n]{1,500}"/g;
-const EMAIL = /[^\s@"'<>(),;:]+@[^\s@"'<>(),;:]+\.[^\s@"'<>(),;:]+/g;
+/** An address: a domain ending in a letters-only label, so a tool's `name@1.0.0` is not one. */
+const EMAIL = /[^\s@"'<>(),;:]+@(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}\b/g;
 /** Google's own text after the Hub's "Google refused <operation> …: ". */
 const GOOGLE_TAIL = /^(Google refused [^:]*?): (.+)$/s;
 

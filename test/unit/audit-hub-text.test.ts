@@ -14,6 +14,10 @@ describe('receipt error text', () => {
     const text = 'The customer policy requires context.conversation_id on every tool call (over MCP, the X-Hub-Conversation-Id header)';
     expect(message(text, { rule: 'require_conversation_id', policy: 'customer' })).toBe(text);
     expect(message('Google did not answer calendar.events.insert in time', { reason: 'timeout' })).toBe('Google did not answer calendar.events.insert in time');
+    const blocked = 'email_search@1.0.0 is blocked; call email_search@2.0.0 instead';
+    expect(message(blocked, { rule: 'tool_version_blocked', tool_version: 'email_search@1.0.0', replacement: 'email_search@2.0.0' })).toBe(blocked);
+    const limited = 'Google limited this account until 2026-11-27T10:00:00.000Z; gmail.users.messages.list was not sent to Google';
+    expect(message(limited, { scope: 'user', reason: 'rateLimitExceeded', cooldown_until: '2026-11-27T10:00:00.000Z' })).toBe(limited);
   });
 
   test('when a message quotes ids, names domains or addresses, or carries Google text, then only those are redacted, equal values alike', () => {
