@@ -46,7 +46,18 @@ export async function customerPage(main: HTMLElement, customerId: string, isAdmi
     loading('Loading connections…'),
   );
   const status = h('p', { class: 'sr-only', role: 'status', 'aria-live': 'polite' });
-  replace(main, back, title, status, connections);
+  const enc = encodeURIComponent(customerId);
+  const sections = h(
+    'nav',
+    { 'aria-label': 'This customer' },
+    h(
+      'ul',
+      { class: 'row links' },
+      h('li', {}, h('a', { href: `/admin/activity?customer=${enc}` }, 'Activity')),
+      h('li', {}, h('a', { href: `/admin/policies?customer=${enc}` }, 'Policies')),
+    ),
+  );
+  replace(main, back, title, sections, status, connections);
 
   let actions: HTMLElement[] | null = null; // the forms appear once the customer's connections could be read
   const reload = async (announce?: string) => {
@@ -94,7 +105,7 @@ export async function customerPage(main: HTMLElement, customerId: string, isAdmi
   // After a failed first load the page was replaced by the error: start over from the page's frame.
   const retry = async () => {
     actions = null;
-    replace(main, back, title, status, connections);
+    replace(main, back, title, sections, status, connections);
     await reload();
   };
   await reload();

@@ -178,6 +178,10 @@ run('admin console in Chromium', () => {
     await pageReady(page);
     expect(await page.textContent('h1')).toBe(`Acme Travel${DEMO_CUSTOMER_ID}`);
     expect(await page.title()).toBe('Acme Travel · Hub console');
+    // the customer's other sections are one click away, for this customer
+    const sections = page.getByRole('navigation', { name: 'This customer' });
+    expect(await sections.getByRole('link', { name: 'Activity' }).getAttribute('href')).toBe(`/admin/activity?customer=${DEMO_CUSTOMER_ID}`);
+    expect(await sections.getByRole('link', { name: 'Policies' }).getAttribute('href')).toBe(`/admin/policies?customer=${DEMO_CUSTOMER_ID}`);
   }, 60_000);
 
   test('when an admin renames the customer on its page, then the heading follows and the list shows the new name', async () => {
