@@ -7,7 +7,9 @@ import { mountConsole } from './routes/console/mount';
 import { createSessions } from './console/sessions';
 import { type ConsoleAssets, loadConsoleAssets } from './console/assets';
 import { createSignInLinks } from './console/sign-in-links';
+import { ERROR_CODES } from './errors';
 import { listCustomersRoute } from './routes/admin/list-customers';
+import { customerRoute } from './routes/admin/customer';
 import { createCustomerDirectory } from './store/customer-directory';
 import { serviceSecretAuth } from './auth/service-secret';
 import type { Config } from './config';
@@ -278,11 +280,10 @@ export function createApp(deps: AppDeps): HubApp {
     jsonBody,
     createConnectLinkRoute({ connectLinks, returnUrlPrefixes: config.connect.returnUrlPrefixes, logger }),
   );
-  app.get(
-    '/api/admin/customers',
-    adminAuth,
-    listCustomersRoute({ directory: createCustomerDirectory(db), store, tools, grants: grantPolicyFor(config.google), logger }),
-  );
+  const directory = createCustomerDirectory(db);
+  app.get('/api/admin/customers', adminAuth, listCustomersRoute({ directory, store, tools, grants: grantPolicyFor(config.google), logger }));
+  app.get('/api/admin/customers/:customer_id', adminAuth, customerRoute({ directory, endpoints, policies: access.policyStore, logger }, 'get'));
+  app.put('/api/admin/customers/:customer_id', adminAuth, jsonBody, customerRoute({ directory, endpoints, policies: access.policyStore, logger }, 'put'));
   app.get(
     '/api/admin/customers/:customer_id/integrations',
     adminAuth,
@@ -356,6 +357,7 @@ export function createApp(deps: AppDeps): HubApp {
     origin: new URL(config.publicUrl).origin,
     verifyAdminJwt:
       key === null ? null : createAdminTokenVerifier({ key, issuer: config.admin.issuer, audience: config.admin.audience, maxTtlS: config.admin.maxTtlS }),
+    vocabulary: { tools: [...tools.names()].sort(), errorCodes: ERROR_CODES },
     logger,
   });
 

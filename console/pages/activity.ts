@@ -1,6 +1,7 @@
 import { api } from '../api.js';
 import { empty, failure, h, loading, ready, replace, when } from '../dom.js';
-import { chosenCustomer, customerChooser } from './pick-customer.js';
+import { ERROR_CODES, TOOL_NAMES } from '../vocabulary.js';
+import { chosenCustomer, customerChooser, customerHeading } from './pick-customer.js';
 import { downloadReplayBundle, receiptDetail } from './receipt.js';
 
 export interface Receipt {
@@ -33,9 +34,16 @@ const TEXT_FILTERS = [
   { name: 'agent_id', label: 'Agent id' },
   { name: 'user_id', label: 'End user id' },
   { name: 'conversation_id', label: 'Conversation id' },
-  { name: 'tool', label: 'Tool' },
-  { name: 'outcome', label: 'Outcome' },
 ] as const;
+
+/** A filter whose values are a closed set: a select, its first option (empty: no filter) the default. */
+const choice = (name: string, any: string, options: readonly (readonly [string, string])[]) =>
+  h(
+    'select',
+    { id: `f-${name}`, name },
+    h('option', { value: '' }, any),
+    options.map(([value, label]) => h('option', { value }, label)),
+  );
 
 /**
  * Activity: a customer's audit trail, newest first, filtered as the admin API filters it, a page at a time
@@ -55,33 +63,23 @@ export async function activityPage(main: HTMLElement, principal: string): Promis
     ready();
     return;
   }
-  const inputs = TEXT_FILTERS.map((f) =>
-    h('input', {
-      id: `f-${f.name}`,
-      name: f.name,
-      type: 'text',
-      autocomplete: 'off',
-      spellcheck: 'false',
-      ...(f.name === 'outcome' ? { list: 'outcomes', 'aria-describedby': 'outcome-hint' } : {}),
-    }),
+  const inputs = TEXT_FILTERS.map((f) => h('input', { id: `f-${f.name}`, name: f.name, type: 'text', autocomplete: 'off', spellcheck: 'false' }));
+  const tool = choice(
+    'tool',
+    'Any tool',
+    TOOL_NAMES.map((t) => [t, t]),
   );
+  const outcome = choice('outcome', 'Any outcome', [['ok', 'ok (succeeded)'], ['error', 'error (any failure)'], ...ERROR_CODES.map((c) => [c, c] as const)]);
+  const choices = [tool, outcome];
   const from = h('input', { id: 'f-from', name: 'from', type: 'datetime-local', step: 1 });
   const to = h('input', { id: 'f-to', name: 'to', type: 'datetime-local', step: 1 });
-  const field = (label: string, input: HTMLInputElement, extra?: Node) =>
-    h('div', { class: 'field' }, h('label', { for: input.id }, label), input, extra ?? null);
+  const field = (label: string, input: HTMLInputElement | HTMLSelectElement) => h('div', { class: 'field' }, h('label', { for: input.id }, label), input);
   const form = h(
     'form',
     { class: 'filters', 'aria-label': 'Filter the activity' },
-    TEXT_FILTERS.map((f, i) =>
-      field(f.label, inputs[i]!, f.name === 'outcome' ? h('span', { id: 'outcome-hint', class: 'muted small' }, 'ok, error, or an error code') : undefined),
-    ),
-    h(
-      'datalist',
-      { id: 'outcomes' },
-      ['ok', 'error', 'POLICY_DENIED', 'VALIDATION_ERROR', 'EXTERNAL_API_ERROR', 'RATE_LIMITED', 'INTEGRATION_NOT_CONNECTED'].map((v) =>
-        h('option', { value: v }),
-      ),
-    ),
+    TEXT_FILTERS.map((f, i) => field(f.label, inputs[i]!)),
+    field('Tool', tool),
+    field('Outcome', outcome),
     field('From (your time)', from),
     field('To (your time)', to),
     h('div', { class: 'row field-actions' }, h('button', { type: 'submit' }, 'Apply filters'), h('button', { type: 'reset' }, 'Clear')),
@@ -91,7 +89,7 @@ export async function activityPage(main: HTMLElement, principal: string): Promis
   const more = h('div', { class: 'more' });
   const detail = h('section', { 'aria-labelledby': 'detail-heading', tabindex: -1, class: 'detail', hidden: true });
   const status = h('p', { class: 'sr-only', role: 'status', 'aria-live': 'polite' });
-  replace(main, h('h1', {}, 'Activity · ', h('span', { class: 'mono' }, customerId)), chooser, form, status, list, more, detail);
+  replace(main, await customerHeading('Activity', customerId), chooser, form, status, list, more, detail);
 
   const base = `/api/admin/customers/${encodeURIComponent(customerId)}`;
   const query = (): string => {
@@ -100,6 +98,7 @@ export async function activityPage(main: HTMLElement, principal: string): Promis
       const v = inputs[i]!.value.trim();
       if (v) q.set(f.name, v);
     });
+    for (const c of choices) if (c.value) q.set(c.name, c.value);
     // datetime-local is the browser's local time: sent as an instant (with its offset, Z) as the API asks.
     if (from.value) q.set('from', new Date(from.value).toISOString());
     if (to.value) q.set('to', new Date(to.value).toISOString());

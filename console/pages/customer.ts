@@ -1,7 +1,8 @@
 import { api } from '../api.js';
 import { badge, failure, h, INTEGRATIONS, integrationLabel, loading, ready, replace, when } from '../dom.js';
 import { connectLinkForm } from './connect-link.js';
-import { webhooksSection } from './webhooks.js';
+import { customerNameForm } from './customer-name.js';
+import { type CustomerProfile, webhooksSection } from './webhooks.js';
 import { workingHoursForm } from './working-hours.js';
 
 export interface Connection {
@@ -31,6 +32,13 @@ const health = (c: Connection) => (c.status === 'expired' || c.grant.health === 
 export async function customerPage(main: HTMLElement, customerId: string, isAdmin: boolean): Promise<void> {
   document.title = `Customer ${customerId} · Hub console`;
   const back = isAdmin ? h('p', {}, h('a', { href: '/admin' }, '← All customers')) : null;
+  // The customer's name (and webhook endpoint) in parallel with its connections: the heading names it once known.
+  const profile = api<CustomerProfile>('GET', `/api/admin/customers/${encodeURIComponent(customerId)}`);
+  const title = h('h1', {}, 'Customer ', h('span', { class: 'mono' }, customerId));
+  const named = (name: string | null) => {
+    document.title = `${name ?? `Customer ${customerId}`} · Hub console`;
+    replace(title, name ?? 'Unnamed customer', h('span', { class: 'mono customer-id' }, customerId));
+  };
   const connections = h(
     'section',
     { 'aria-labelledby': 'connections-heading' },
@@ -38,7 +46,18 @@ export async function customerPage(main: HTMLElement, customerId: string, isAdmi
     loading('Loading connections…'),
   );
   const status = h('p', { class: 'sr-only', role: 'status', 'aria-live': 'polite' });
-  replace(main, back, h('h1', {}, 'Customer ', h('span', { class: 'mono' }, customerId)), status, connections);
+  const enc = encodeURIComponent(customerId);
+  const sections = h(
+    'nav',
+    { 'aria-label': 'This customer' },
+    h(
+      'ul',
+      { class: 'row links' },
+      h('li', {}, h('a', { href: `/admin/activity?customer=${enc}` }, 'Activity')),
+      h('li', {}, h('a', { href: `/admin/policies?customer=${enc}` }, 'Policies')),
+    ),
+  );
+  replace(main, back, title, sections, status, connections);
 
   let actions: HTMLElement[] | null = null; // the forms appear once the customer's connections could be read
   const reload = async (announce?: string) => {
@@ -55,7 +74,9 @@ export async function customerPage(main: HTMLElement, customerId: string, isAdmi
       return;
     }
     if (actions === null) {
-      actions = [connectLinkForm(customerId), webhooksSection(customerId)];
+      const about = await profile;
+      if (about.ok) named(about.data.display_name);
+      actions = [...(about.ok ? [customerNameForm(customerId, about.data, named)] : []), connectLinkForm(customerId), webhooksSection(customerId, profile)];
       main.append(...actions);
     }
     const list = res.data.integrations;
@@ -84,7 +105,7 @@ export async function customerPage(main: HTMLElement, customerId: string, isAdmi
   // After a failed first load the page was replaced by the error: start over from the page's frame.
   const retry = async () => {
     actions = null;
-    replace(main, back, h('h1', {}, 'Customer ', h('span', { class: 'mono' }, customerId)), status, connections);
+    replace(main, back, title, sections, status, connections);
     await reload();
   };
   await reload();

@@ -1,8 +1,10 @@
 import { api } from '../api.js';
 import { badge, empty, failure, h, integrationLabel, loading, ready, replace, when } from '../dom.js';
+import { UUID } from './pick-customer.js';
 
 interface CustomerSummary {
   customer_id: string;
+  display_name: string | null;
   connections: { integration: string; user_id: string | null; account_email: string | null; health: string }[];
   last_activity_at: string;
 }
@@ -11,22 +13,36 @@ interface CustomersPage {
   next_after: string | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The customer's name (or that it has none) above its id: people read names, the id stays visible to quote. */
+export function customerLabel(id: string, name: string | null, href?: string): HTMLElement {
+  const title = name ?? 'Unnamed customer';
+  return h(
+    'span',
+    { class: 'customer-label' },
+    href ? h('a', { href, class: name ? 'customer-name' : 'customer-name muted' }, title) : h('span', { class: 'customer-name' }, title),
+    h('span', { class: 'mono small muted customer-id' }, id),
+  );
+}
 
-/** Customers: open one by id; the customers that have connections, with a badge per connection, a page at a time. */
+/**
+ * Customers: find one by name or id (the API searches, so paging still holds), the customers the Hub knows
+ * with their names and a badge per connection, a page at a time; a whole customer id opens that customer.
+ */
 export async function customersPage(main: HTMLElement, isAdmin: boolean): Promise<void> {
   document.title = 'Customers · Hub console';
+  const initial = new URLSearchParams(location.search).get('q')?.trim() ?? '';
   const input = h('input', {
-    id: 'find-id',
-    name: 'customer_id',
-    type: 'text',
-    required: true,
+    id: 'find-customer',
+    name: 'q',
+    type: 'search',
     autocomplete: 'off',
     spellcheck: 'false',
-    placeholder: '00000000-0000-0000-0000-000000000000',
+    maxlength: 100,
+    value: initial,
+    placeholder: 'Acme, or 3f2a1c00-…',
     'aria-describedby': 'find-hint',
   });
-  const hint = h('p', { id: 'find-hint', class: 'muted' }, 'A customer id is a UUID.');
+  const hint = h('p', { id: 'find-hint', class: 'muted' }, 'Part of a name, or the start of a customer id. A whole id opens that customer.');
   const find = h(
     'form',
     {
@@ -34,84 +50,108 @@ export async function customersPage(main: HTMLElement, isAdmin: boolean): Promis
       role: 'search',
       onsubmit: (e: Event) => {
         e.preventDefault();
-        const id = input.value.trim();
-        if (!UUID.test(id)) {
-          hint.textContent = 'That is not a UUID: a customer id looks like 3f2a…-…';
-          hint.className = 'field-error';
-          input.setAttribute('aria-invalid', 'true');
-          input.focus();
+        const text = input.value.trim();
+        if (UUID.test(text)) {
+          location.assign(`/admin/customers/${text.toLowerCase()}`);
           return;
         }
-        location.assign(`/admin/customers/${id.toLowerCase()}`);
+        // The search is in the URL, so a filtered list can be bookmarked, shared and reloaded.
+        history.replaceState(null, '', text ? `/admin?q=${encodeURIComponent(text)}` : '/admin');
+        void load(null, text);
       },
     },
-    h('label', { for: 'find-id' }, 'Open a customer by id'),
-    h('div', { class: 'row' }, input, h('button', { type: 'submit' }, 'Open')),
+    h('label', { for: 'find-customer' }, 'Find a customer'),
+    h('div', { class: 'row' }, input, h('button', { type: 'submit' }, 'Find')),
     hint,
   );
   const tbody = h('tbody');
   const table = h(
     'table',
     { class: 'customers' },
-    h('caption', { class: 'sr-only' }, isAdmin ? 'Customers with connections' : 'Your customer'),
+    h('caption', { class: 'sr-only' }, isAdmin ? 'Customers' : 'Your customer'),
     h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Customer'), h('th', { scope: 'col' }, 'Connections'), h('th', { scope: 'col' }, 'Last activity'))),
     tbody,
   );
-  const list = h(
-    'section',
-    { 'aria-labelledby': 'list-heading' },
-    h('h2', { id: 'list-heading' }, 'Customers with connections'),
-    loading('Loading customers…'),
-  );
+  const heading = () => h('h2', { id: 'list-heading' }, 'Customers');
+  const list = h('section', { 'aria-labelledby': 'list-heading' }, heading(), loading('Loading customers…'));
   const more = h('div', { class: 'more' });
-  replace(main, h('h1', {}, 'Customers'), find, list, more);
+  const status = h('p', { class: 'sr-only', role: 'status', 'aria-live': 'polite' });
+  replace(main, h('h1', {}, 'Customers'), find, status, list, more);
 
-  const load = async (after: string | null) => {
-    const res = await api<CustomersPage>('GET', `/api/admin/customers?limit=50${after ? `&after=${after}` : ''}`);
+  let generation = 0; // a newer search supersedes a page still loading for an older one
+  const load = async (after: string | null, search: string): Promise<void> => {
+    const mine = after === null ? ++generation : generation;
+    const q = new URLSearchParams({ limit: '50' });
+    if (after) q.set('after', after);
+    if (search) q.set('q', search);
+    const res = await api<CustomersPage>('GET', `/api/admin/customers?${q.toString()}`);
+    if (mine !== generation) return;
     if (!res.ok) {
       replace(more);
+      const title = res.status === 400 ? 'This search is not valid' : 'The customers could not be loaded';
+      const issues = res.error.details?.issues ?? [];
       replace(
         list,
-        h('h2', { id: 'list-heading' }, 'Customers with connections'),
-        failure('The customers could not be loaded', res.error, res.requestId, () => void load(after)),
+        heading(),
+        failure(title, res.error, res.requestId, res.status >= 500 || res.status === 0 ? () => void load(after, search) : undefined),
+        issues.length
+          ? h(
+              'ul',
+              { class: 'field-error' },
+              issues.map((i) => h('li', {}, `${i.path.replace(/^query\./, '')}: ${i.message}`)),
+            )
+          : null,
       );
       ready();
       return;
     }
-    if (after === null && res.data.customers.length === 0) {
-      replace(
-        list,
-        h('h2', { id: 'list-heading' }, 'Customers with connections'),
-        empty('No customers yet', 'No customer has connected an integration. Open a customer by id above to make its first connect link.'),
-      );
-      ready();
-      return;
+    if (after === null) {
+      tbody.replaceChildren();
+      if (res.data.customers.length === 0) {
+        replace(more);
+        replace(
+          list,
+          heading(),
+          search
+            ? empty('No customer matches', `No customer's name contains "${search}" and no id starts with it.`)
+            : empty(
+                'No customers yet',
+                'No customer has connected an integration or been named. Open a customer by its id above to make its first connect link.',
+              ),
+        );
+        status.textContent = search ? 'No customer matches.' : '';
+        ready();
+        return;
+      }
+      replace(list, heading(), h('div', { class: 'table-wrap' }, table));
     }
-    if (after === null) replace(list, h('h2', { id: 'list-heading' }, 'Customers with connections'), h('div', { class: 'table-wrap' }, table));
     for (const c of res.data.customers) {
       tbody.append(
         h(
           'tr',
           {},
-          h('th', { scope: 'row' }, h('a', { href: `/admin/customers/${c.customer_id}`, class: 'mono' }, c.customer_id)),
+          h('th', { scope: 'row' }, customerLabel(c.customer_id, c.display_name, `/admin/customers/${c.customer_id}`)),
           h(
             'td',
             {},
-            h(
-              'ul',
-              { class: 'badges' },
-              c.connections.map((conn) =>
-                h('li', {}, `${integrationLabel(conn.integration)}${conn.user_id === null ? '' : ` (${conn.user_id})`}: `, badge(conn.health)),
-              ),
-            ),
+            c.connections.length === 0
+              ? h('span', { class: 'muted' }, 'No connections yet')
+              : h(
+                  'ul',
+                  { class: 'badges' },
+                  c.connections.map((conn) =>
+                    h('li', {}, `${integrationLabel(conn.integration)}${conn.user_id === null ? '' : ` (${conn.user_id})`}: `, badge(conn.health)),
+                  ),
+                ),
           ),
           h('td', {}, when(c.last_activity_at)),
         ),
       );
     }
+    status.textContent = `${tbody.rows.length} customer${tbody.rows.length === 1 ? '' : 's'} shown.`;
     const next = res.data.next_after;
-    replace(more, next ? h('button', { type: 'button', onclick: () => void load(next) }, 'Show more customers') : null);
+    replace(more, next ? h('button', { type: 'button', onclick: () => void load(next, search) }, 'Show more customers') : null);
     ready();
   };
-  await load(null);
+  await load(null, initial);
 }

@@ -1,3 +1,4 @@
+import { api } from '../api.js';
 import { h } from '../dom.js';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -47,4 +48,17 @@ export function customerChooser(current: string | null): HTMLFormElement {
     h('div', { class: 'row' }, input, h('button', { type: 'submit' }, 'Show')),
     hint,
   );
+}
+
+/**
+ * A section's heading for one customer: its display name with the id beneath, or the id alone when it has none
+ * (or cannot be read: the section's own request then says why).
+ */
+export async function customerHeading(section: string, customerId: string): Promise<HTMLHeadingElement> {
+  const res = await api<{ display_name: string | null }>('GET', `/api/admin/customers/${encodeURIComponent(customerId)}`);
+  const name = res.ok ? res.data.display_name : null;
+  if (name !== null) document.title = `${section} · ${name} · Hub console`;
+  return name === null
+    ? h('h1', {}, `${section} · `, h('span', { class: 'mono' }, customerId))
+    : h('h1', {}, `${section} · ${name}`, h('span', { class: 'mono customer-id' }, customerId));
 }

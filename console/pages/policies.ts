@@ -1,6 +1,6 @@
 import { empty, h, loading, ready, replace } from '../dom.js';
 import { policyEditor } from './policy-editor.js';
-import { UUID, chosenCustomer, customerChooser } from './pick-customer.js';
+import { UUID, chosenCustomer, customerChooser, customerHeading } from './pick-customer.js';
 
 /**
  * Policies: the customer's policy (the default for all its agents) and, by agent id, an agent's own policy —
@@ -62,7 +62,7 @@ export async function policiesPage(main: HTMLElement, principal: string): Promis
     agentForm,
     agentEditor,
   );
-  replace(main, h('h1', {}, 'Policies · ', h('span', { class: 'mono' }, customerId)), chooser, customerSection, agentSection);
+  replace(main, await customerHeading('Policies', customerId), chooser, customerSection, agentSection);
   const holder = h('div');
   replace(customerSection, h('h2', { id: 'customer-policy-heading' }, 'Customer policy'), holder);
   await policyEditor(holder, customerId, null);

@@ -1,4 +1,4 @@
-import { type ApiError, api } from '../api.js';
+import { type ApiError, type ApiResult, api } from '../api.js';
 import { failure, h, loading, replace } from '../dom.js';
 import { type Inherited, conversationNotice } from './policy-notice.js';
 
@@ -109,7 +109,22 @@ export async function policyEditor(holder: HTMLElement, customerId: string, agen
   const whose = agentId === null ? 'this customer' : `agent ${agentId}`;
   replace(holder, loading('Loading the policy…'));
   const customerPath = `/api/admin/customers/${encodeURIComponent(customerId)}/policy`;
-  const [got, customerPolicy] = await Promise.all([api<Policy>('GET', path), agentId === null ? null : api<Policy>('GET', customerPath)]);
+  // Which policies exist, from the customer itself: a policy not made yet is an empty state, and asking for it
+  // would be a 404 the browser logs as an error.
+  const profile = await api<{ policies: { agent_id: string | null }[] }>('GET', `/api/admin/customers/${encodeURIComponent(customerId)}`);
+  if (!profile.ok) {
+    replace(
+      holder,
+      failure('The policy could not be loaded', profile.error, profile.requestId, () => void policyEditor(holder, customerId, agentId)),
+    );
+    return;
+  }
+  const has = (agent: string | null) => profile.data.policies.some((p) => p.agent_id === agent);
+  const absent: ApiResult<Policy> = { ok: false, status: 404, error: { code: 'RESOURCE_NOT_FOUND', message: 'No policy yet' }, requestId: null };
+  const [got, customerPolicy] = await Promise.all([
+    has(agentId) ? api<Policy>('GET', path) : Promise.resolve(absent),
+    agentId === null ? null : has(null) ? api<Policy>('GET', customerPath) : Promise.resolve(absent),
+  ]);
   if (!got.ok && got.status !== 404) {
     replace(
       holder,

@@ -1,7 +1,7 @@
-import { api } from '../api.js';
+import { type ApiResult, api } from '../api.js';
 import { empty, failure, h, loading, replace, when } from '../dom.js';
 
-interface Endpoint {
+export interface Endpoint {
   url: string;
   created_at: string;
   updated_at: string;
@@ -21,11 +21,22 @@ interface Delivery {
   log: { attempt: number; at: string; url: string; status: number | null; error: string | null; duration_ms: number }[];
 }
 
+/** What GET /api/admin/customers/{customer_id} answers (customer.ts reads the name from it). */
+export interface CustomerProfile {
+  customer_id: string;
+  display_name: string | null;
+  display_name_updated_at: string | null;
+  display_name_updated_by: string | null;
+  webhook_endpoint: Endpoint | null;
+}
+
 /**
  * A customer's webhooks: its endpoint (set or re-point, remove, rotate the signing secret — shown once) and the
- * delivery log, a page at a time.
+ * delivery log, a page at a time. The endpoint is read from the customer itself, where "none yet" is a null
+ * rather than GET …/webhook's 404 (which the browser would log as an error); `first` is that answer when the
+ * page has it already.
  */
-export function webhooksSection(customerId: string): HTMLElement {
+export function webhooksSection(customerId: string, first?: Promise<ApiResult<CustomerProfile>>): HTMLElement {
   const base = `/api/admin/customers/${encodeURIComponent(customerId)}`;
   const endpoint = h('div', {}, loading('Loading the webhook endpoint…'));
   const deliveries = h('div', {}, loading('Loading deliveries…'));
@@ -49,16 +60,16 @@ export function webhooksSection(customerId: string): HTMLElement {
       h('input', { id: 'webhook-secret', type: 'text', readonly: true, value: secret, class: 'mono' }),
     );
 
-  const showEndpoint = async (shown?: HTMLElement) => {
-    const res = await api<Endpoint>('GET', `${base}/webhook`);
-    if (!res.ok && res.status !== 404) {
+  const showEndpoint = async (shown?: HTMLElement, answer?: Promise<ApiResult<CustomerProfile>>) => {
+    const res = await (answer ?? api<CustomerProfile>('GET', base));
+    if (!res.ok) {
       replace(
         endpoint,
         failure('The webhook endpoint could not be loaded', res.error, res.requestId, () => void showEndpoint()),
       );
       return;
     }
-    const current = res.ok ? res.data : null;
+    const current = res.data.webhook_endpoint;
     const url = h('input', {
       id: 'webhook-url',
       type: 'url',
@@ -203,7 +214,7 @@ export function webhooksSection(customerId: string): HTMLElement {
     const next = res.data.next_cursor;
     replace(more, next ? h('button', { type: 'button', onclick: () => void loadDeliveries(next) }, 'Load more deliveries') : null);
   };
-  void showEndpoint();
+  void showEndpoint(undefined, first);
   void loadDeliveries(null);
   return section;
 }

@@ -5,6 +5,7 @@ import { executeRequestSchema, readChargeKey } from '../tools/execute-request';
 import type { Execution } from '../tools/execute';
 import type { Queryable } from '../store/db';
 import { MAX_INPUT_NODES, type PayloadMode, type Redactor } from './redact';
+import { receiptErrorDetails, receiptErrorMessage } from './hub-text';
 
 /** One attempt at one Google operation within a call, as the receipt lists it. */
 export interface GoogleOp {
@@ -101,6 +102,9 @@ export const RECEIPT_COLUMNS = [
   'error',
   'receipt_id',
 ] as const;
+
+/** Where the payload mode sits in a receipt's facts: `head` holds the columns after call_id, which the receipt thread makes. */
+const HEAD_PAYLOAD_MODE = RECEIPT_COLUMNS.indexOf('payload_mode') - 1;
 
 /** A receipt as its JSON array in RECEIPT_COLUMNS order, serialised when recorded (see rowOfFacts). */
 export type ReceiptRow = string;
@@ -215,16 +219,19 @@ function hubWords(details: unknown): Record<string, unknown> {
   return out;
 }
 
-/** The error's code and retryable are the Hub's closed vocabulary; its message (it may quote ids) and details are redacted. */
-const redactError = (error: ErrorFacts | null, redact: Redactor): ErrorFacts | null => {
+/**
+ * The error's code and retryable are the Hub's closed vocabulary; its message keeps the Hub's own words with the
+ * customer's data in them redacted, and its details are redacted but for the Hub's words (hub-text.ts, hubWords).
+ */
+const redactError = (error: ErrorFacts | null, redact: Redactor, mode: PayloadMode): ErrorFacts | null => {
   if (error === null) return null;
-  const details = error.details === undefined ? undefined : redact(error.details);
-  const shaped = typeof details === 'object' && details !== null && !Array.isArray(details);
+  const details = error.details === undefined ? undefined : receiptErrorDetails(error.details, mode, redact);
+  const shaped = mode === 'redacted' && typeof details === 'object' && details !== null && !Array.isArray(details);
   return {
     code: error.code,
     retryable: error.retryable,
-    message: redact(error.message) as string,
-    ...(details !== undefined ? { details: shaped ? { ...details, ...hubWords(error.details) } : details } : {}),
+    message: receiptErrorMessage(error.message, error.details, mode, redact) as string,
+    ...(details !== undefined ? { details: shaped ? { ...(details as Record<string, unknown>), ...hubWords(error.details) } : details } : {}),
   };
 };
 
@@ -234,13 +241,13 @@ const redactError = (error: ErrorFacts | null, redact: Redactor): ErrorFacts | n
  */
 export function redactFacts(facts: ReceiptFacts, redact: Redactor, key: KeyObject): ReceiptFacts {
   const callId = callIdOfFacts(facts, key);
-  if (facts.redacted) return { ...facts, callId, inputs: facts.head[16] === 'none' ? null : facts.inputs };
+  if (facts.redacted) return { ...facts, callId, inputs: facts.head[HEAD_PAYLOAD_MODE] === 'none' ? null : facts.inputs };
   return {
     callId,
     head: facts.head,
     inputs: redact(facts.inputs, MAX_INPUT_NODES),
     output: facts.output === undefined ? null : redact(facts.output),
-    error: redactError(facts.error, redact),
+    error: redactError(facts.error, redact, facts.head[HEAD_PAYLOAD_MODE] as PayloadMode),
     redacted: true,
   };
 }

@@ -102,11 +102,24 @@ const preloads = (assets: ConsoleAssets) =>
     .map((f) => `<link rel="modulepreload" href="${assets.base}${f}">\n`)
     .join('');
 
+/** What the console's filters offer as choices, from the Hub itself so they never drift from the API. */
+export interface ConsoleVocabulary {
+  /** The catalog's tool names (Activity's Tool filter). */
+  tools: readonly string[];
+  /** The closed set of error codes (Activity's Outcome filter, after ok and error). */
+  errorCodes: readonly string[];
+}
+
 /**
  * The signed-in shell: navigation and an empty main the page's module fills from the admin API. The CSRF token
  * and who is signed in travel in <meta> tags (no inline script under the CSP).
  */
-export function shellPage(assets: ConsoleAssets, session: { principal: AdminPrincipal; csrfToken: string }, path: string): string {
+export function shellPage(
+  assets: ConsoleAssets,
+  session: { principal: AdminPrincipal; csrfToken: string },
+  path: string,
+  vocabulary: ConsoleVocabulary = { tools: [], errorCodes: [] },
+): string {
   const { principal } = session;
   const home = principal.kind === 'admin' ? '/admin' : `/admin/customers/${principal.customerId}`;
   const nav = CONSOLE_SECTIONS.map(({ path: p, label }) => {
@@ -122,6 +135,8 @@ export function shellPage(assets: ConsoleAssets, session: { principal: AdminPrin
     `
 <meta name="hub-csrf" content="${escapeHtml(session.csrfToken)}">
 <meta name="hub-principal" content="${principal.kind === 'admin' ? 'admin' : `customer:${principal.customerId}`}">
+<meta name="hub-tools" content="${escapeHtml(vocabulary.tools.join(' '))}">
+<meta name="hub-error-codes" content="${escapeHtml(vocabulary.errorCodes.join(' '))}">
 ${preloads(assets)}<script type="module" src="${assets.base}main.js"></script>`,
   )}
 <body><a class="skip" href="#main">Skip to content</a>

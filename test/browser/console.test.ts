@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DEMO_CUSTOMER_ID } from '../../src/demo-lines';
+import { asAdmin } from '../helpers/admin';
 import { SCREENSHOTS, chromiumAvailable, launchChromium, pageReady, screenshot, seriousViolations } from '../helpers/browser';
 import { type TestDb, openTestDb } from '../helpers/db';
 import { type RunningDemo, scratchProject, shellEnv, startDemo } from '../helpers/demo';
@@ -43,6 +44,29 @@ run('admin console in Chromium', () => {
   let hubUrl: string;
   let env: Record<string, string>;
   const loads: Record<string, number[]> = {};
+  /**
+   * Every error a page logged to the browser console (a failed request included — Chromium logs any 4xx/5xx):
+   * an expected empty state (no webhook endpoint, no policy yet) must not be one. Steps that provoke a refusal
+   * on purpose take theirs back out (`expectedErrors`).
+   */
+  const consoleErrors: string[] = [];
+  const watchConsole = (p: Page) =>
+    p.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(`${new URL(p.url()).pathname}: ${m.text()}`);
+    });
+  const expectedErrors = (pattern: RegExp) => {
+    const kept = consoleErrors.filter((e) => !pattern.test(e));
+    const taken = consoleErrors.length - kept.length;
+    consoleErrors.splice(0, consoleErrors.length, ...kept);
+    return taken;
+  };
+  /** The admin API with an admin JWT, as an operator's script calls it (the suite's demo has the HS256 secret). */
+  const adminApi = (method: string, path: string, body?: unknown) =>
+    fetch(`${hubUrl}${path}`, {
+      method,
+      headers: { Authorization: asAdmin({ key: env.HUB_ADMIN_JWT_SECRET!, claims: { sub: 'browser-suite' } }), 'Content-Type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
 
   /** Opens a console path LOADS times; records the load times (to the page's ready mark) and checks accessibility. */
   async function visit(p: Page, path: string, name: string): Promise<void> {
@@ -77,6 +101,7 @@ run('admin console in Chromium', () => {
     admin = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await admin.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: hubUrl });
     page = await admin.newPage();
+    watchConsole(page);
   }, 200_000);
 
   afterAll(async () => {
@@ -115,22 +140,69 @@ run('admin console in Chromium', () => {
     await again.close();
   }, 60_000);
 
-  test('when an admin opens Customers, then the demo customer is listed with a badge per connection', async () => {
+  test('when an admin opens Customers, then the demo customer is listed by the name set through the API, with a badge per connection', async () => {
+    const named = await adminApi('PUT', `/api/admin/customers/${DEMO_CUSTOMER_ID}`, { display_name: 'Acme Travel' });
+    expect(named.status).toBe(200);
+    expect(((await named.json()) as { display_name_updated_by: string }).display_name_updated_by).toBe('browser-suite');
+    expect((await adminApi('PUT', `/api/admin/customers/${OTHER_CUSTOMER}`, { display_name: 'Globex Logistics' })).status).toBe(200);
     await visit(page, '/admin', '02-customers');
-    const row = page.getByRole('row', { name: new RegExp(DEMO_CUSTOMER_ID) });
+    const row = page.getByRole('row', { name: /Acme Travel/ });
     await row.waitFor();
-    expect(await row.textContent()).toMatch(/Google Calendar: Connected.*Gmail: Connected/);
+    expect(await row.textContent()).toMatch(new RegExp(`Acme Travel\\s*${DEMO_CUSTOMER_ID}.*Google Calendar: Connected.*Gmail: Connected`));
+    expect(await page.getByRole('row', { name: /Globex Logistics/ }).textContent()).toContain('No connections yet');
 
-    // keyboard only: the skip link comes first; a customer opens by typing its id and pressing Enter
+    // keyboard only: the skip link comes first; the search finds by name (any case) or by the start of an id
     await page.keyboard.press('Tab');
     expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
-    await page.getByLabel('Open a customer by id').focus();
-    await page.keyboard.type('not-a-uuid');
+    const search = page.getByLabel('Find a customer');
+    await search.focus();
+    await page.keyboard.type('globex');
     await page.keyboard.press('Enter');
-    expect(await page.getByText('That is not a UUID').count()).toBe(1);
-    await page.getByLabel('Open a customer by id').fill(DEMO_CUSTOMER_ID);
+    await page.getByText('1 customer shown.').waitFor({ state: 'attached' });
+    expect(await page.getByRole('row').count()).toBe(2); // the header and Globex
+    expect(await page.getByRole('row').nth(1).textContent()).toContain(OTHER_CUSTOMER);
+    expect(new URL(page.url()).search).toBe('?q=globex'); // bookmarkable
+    await search.fill(DEMO_CUSTOMER_ID.slice(0, 6));
+    await page.keyboard.press('Enter');
+    await page.getByRole('row', { name: /Acme Travel/ }).waitFor();
+    expect(await page.getByRole('row').count()).toBe(2);
+    await search.fill('no such customer');
+    await page.keyboard.press('Enter');
+    await page.getByText('No customer matches', { exact: true }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, '02-customers-search');
+    // a whole id opens that customer
+    await search.fill(DEMO_CUSTOMER_ID);
     await page.keyboard.press('Enter');
     await page.waitForURL(new RegExp(`/admin/customers/${DEMO_CUSTOMER_ID}$`));
+    await pageReady(page);
+    expect(await page.textContent('h1')).toBe(`Acme Travel${DEMO_CUSTOMER_ID}`);
+    expect(await page.title()).toBe('Acme Travel · Hub console');
+    // the customer's other sections are one click away, for this customer
+    const sections = page.getByRole('navigation', { name: 'This customer' });
+    expect(await sections.getByRole('link', { name: 'Activity' }).getAttribute('href')).toBe(`/admin/activity?customer=${DEMO_CUSTOMER_ID}`);
+    expect(await sections.getByRole('link', { name: 'Policies' }).getAttribute('href')).toBe(`/admin/policies?customer=${DEMO_CUSTOMER_ID}`);
+  }, 60_000);
+
+  test('when an admin renames the customer on its page, then the heading follows and the list shows the new name', async () => {
+    await page.goto(`${hubUrl}/admin/customers/${DEMO_CUSTOMER_ID}`);
+    await pageReady(page);
+    const name = page.getByRole('region', { name: 'Name' });
+    await name.getByLabel('Display name').fill('Acme Travel (demo)');
+    await name.getByRole('button', { name: 'Save name' }).click();
+    await name.getByText('Name saved.').waitFor();
+    expect(await page.textContent('h1')).toBe(`Acme Travel (demo)${DEMO_CUSTOMER_ID}`);
+    expect(await name.textContent()).toMatch(/Named (just now|\d+ seconds? ago)/);
+    // a name the API refuses is shown by its field, and nothing changes
+    await name.getByLabel('Display name').fill('   ');
+    await name.getByRole('button', { name: 'Save name' }).click();
+    expect(await name.getByRole('alert').textContent()).toMatch(/Name not saved.*VALIDATION_ERROR/s);
+    expect(await name.textContent()).toContain('display_name: must not be empty');
+    expect(expectedErrors(/status of 400/)).toBe(1);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.goto(`${hubUrl}/admin?q=demo`);
+    await pageReady(page);
+    await page.getByRole('row', { name: /Acme Travel \(demo\)/ }).waitFor();
   }, 60_000);
 
   test('when an admin opens the demo customer, then both connections show their account, scopes and usable tools', async () => {
@@ -261,7 +333,29 @@ run('admin console in Chromium', () => {
     await visit(page, `/admin/activity?customer=${DEMO_CUSTOMER_ID}`, '08-activity');
     const rows = page.getByRole('table', { name: 'Tool calls, newest first' }).getByRole('row');
     expect(await rows.nth(1).textContent()).toContain('email_search'); // newest first
-    await page.getByLabel('Tool', { exact: true }).fill('calendar_get_availability');
+    // Tool and Outcome are choices: the catalog's tools; ok, error and each error code
+    const toolChoices = await page.getByLabel('Tool', { exact: true }).locator('option').allTextContents();
+    expect(toolChoices).toEqual(expect.arrayContaining(['Any tool', 'calendar_get_availability', 'email_search', 'email_send']));
+    const outcomeChoices = await page
+      .getByLabel('Outcome', { exact: true })
+      .locator('option')
+      .evaluateAll((os) => os.map((o) => o.getAttribute('value') ?? ''));
+    expect(outcomeChoices.slice(0, 3)).toEqual(['', 'ok', 'error']);
+    expect(outcomeChoices).toEqual(expect.arrayContaining(['POLICY_DENIED', 'INTEGRATION_NOT_CONNECTED', 'VALIDATION_ERROR', 'SERVICE_UNAVAILABLE']));
+    await page.getByLabel('Outcome', { exact: true }).selectOption('error');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByText('1 tool calls shown.').waitFor({ state: 'attached' });
+    expect(await rows.nth(1).textContent()).toContain('email_search');
+    // the failed call's receipt says why in the Hub's own words (payloads redacted, the default)
+    await rows
+      .nth(1)
+      .getByRole('button', { name: /^Details of email_search/ })
+      .click();
+    const failed = page.getByRole('article', { name: /^Receipt [0-9a-f]{32}$/ });
+    expect(await failed.textContent()).toMatch(/Error code\s*INTEGRATION_NOT_CONNECTED.*Error message\s*Gmail is not connected for this customer/s);
+    expect(await failed.textContent()).not.toContain('‹redacted len=');
+    await page.getByLabel('Outcome', { exact: true }).selectOption('');
+    await page.getByLabel('Tool', { exact: true }).selectOption('calendar_get_availability');
     await page.getByLabel('Conversation id').fill('conv-console-1');
     await page.getByLabel('Conversation id').press('Enter'); // keyboard: Enter applies the filters
     await page.getByText('2 tool calls shown.').waitFor({ state: 'attached' });
@@ -297,6 +391,7 @@ run('admin console in Chromium', () => {
     await page.getByLabel('Agent id').fill('not-a-uuid');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     expect(await page.getByRole('alert').textContent()).toMatch(/These filters are not valid.*VALIDATION_ERROR/s);
+    expect(expectedErrors(/status of 400/)).toBe(1);
   }, 90_000);
 
   test('when a filter matches more calls than a page, then Load more fetches the next page by its cursor, and the phone layout does not scroll sideways', async () => {
@@ -307,7 +402,7 @@ run('admin console in Chromium', () => {
     await receiptsWritten('hub_echo', 60);
     await page.goto(`${hubUrl}/admin/activity?customer=${DEMO_CUSTOMER_ID}`);
     await pageReady(page);
-    await page.getByLabel('Tool', { exact: true }).fill('hub_echo');
+    await page.getByLabel('Tool', { exact: true }).selectOption('hub_echo');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.getByText('50 tool calls shown.').waitFor({ state: 'attached' });
     await page.getByRole('button', { name: 'Load more' }).click();
@@ -366,6 +461,7 @@ run('admin console in Chromium', () => {
       .getByText(/enabled_tools\[1\]/)
       .waitFor();
     expect(await page.locator('#customer-max_side_effects-error').textContent()).toBe('');
+    expect(expectedErrors(/status of 400/)).toBe(1); // the refused save, on purpose
 
     // an agent's own policy, by agent id
     await page.getByLabel('Agent id').fill(AGENT_ID);
@@ -500,7 +596,7 @@ run('admin console in Chromium', () => {
     // Activity from the navigation: its own customer's calls, no customer chooser; another customer's: refused
     await own.getByRole('link', { name: 'Activity' }).click();
     await pageReady(own);
-    expect(await own.textContent('h1')).toBe(`Activity · ${DEMO_CUSTOMER_ID}`);
+    expect(await own.textContent('h1')).toBe(`Activity · Acme Travel (demo)${DEMO_CUSTOMER_ID}`); // its name, the id beneath
     expect(await own.getByLabel('Customer', { exact: true }).count()).toBe(0);
     expect(await own.getByRole('table', { name: 'Tool calls, newest first' }).textContent()).toContain('hub_echo');
     await own.goto(`${hubUrl}/admin/activity?customer=${OTHER_CUSTOMER}`);
@@ -508,6 +604,10 @@ run('admin console in Chromium', () => {
     expect(await own.getByRole('alert').textContent()).toMatch(/You cannot see this customer.*FORBIDDEN/s);
     await customer.close();
   }, 90_000);
+
+  test('then no console page logged an error to the browser console, expected empty states (no webhook endpoint, no policy) included', () => {
+    expect(consoleErrors).toEqual([]);
+  });
 
   test('when an admin signs out, then the session is gone: the console sends them to sign in again', async () => {
     await page.goto(`${hubUrl}/admin`);

@@ -113,7 +113,7 @@ describe("an error's Hub-written words", () => {
     const execution: Execution = { ok: false, tool: 'email_send', requestId: 'r-1', apiCalls: 0, error };
     const row = JSON.parse(rowOfFacts(receiptFacts(record(execution, { to: ['ben@evil.example'] }), 'redacted'), shape, createSecretKey(key))) as unknown[];
     const kept = row[21] as { message: string; details: Record<string, unknown> };
-    expect(kept.message).toMatch(/^string\(\d+\) #[0-9a-f]{16}$/);
+    expect(kept.message).toMatch(/^Recipient string\(16\) #[0-9a-f]{16} is outside the allowed domains$/); // the Hub's words, the address redacted
     expect(kept.details).toMatchObject({ rule: 'email_allowed_recipient_domains', issues: [{ path: 'inputs.to[0]', message: 'not allowed' }] });
     expect(JSON.stringify(row)).not.toContain('evil.example');
   });

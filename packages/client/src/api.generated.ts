@@ -97,6 +97,43 @@ export type ConnectLinkRequest = {
   intent?: "connect" | "replace";
 };
 
+export type Customer = {
+  customer_id: string;
+  /** Null when none was set. */
+  display_name: string | null;
+  display_name_updated_at: string | null;
+  /** The admin token's `sub` that set it. */
+  display_name_updated_by: string | null;
+  /** What GET …/webhook answers; null where that answers 404. */
+  webhook_endpoint: WebhookEndpoint | null;
+  /** The policies the customer has — its own (`agent_id` null) first, then its agents' — each fetched by GET …/policy or …/agents/{agent_id}/policy. */
+  policies: {
+    agent_id: string | null;
+    etag: string;
+    updated_at: string;
+  }[];
+};
+
+export type WebhookEndpoint = {
+  customer_id: string;
+  url: string;
+  created_at: string;
+  updated_at: string;
+  /** The admin token's `sub`. */
+  updated_by: string | null;
+  /** While a rotated-out secret still signs. */
+  previous_secret_valid_until: string | null;
+};
+
+export type CustomerName = {
+  customer_id: string;
+  /** Null when none was set. */
+  display_name: string | null;
+  display_name_updated_at: string | null;
+  /** The admin token's `sub` that set it. */
+  display_name_updated_by: string | null;
+};
+
 export type AdminIntegrationsResponse = {
   customer_id: string;
   integrations: AdminConnection[];
@@ -220,17 +257,6 @@ export type ReplayBundle = {
   };
 };
 
-export type WebhookEndpoint = {
-  customer_id: string;
-  url: string;
-  created_at: string;
-  updated_at: string;
-  /** The admin token's `sub`. */
-  updated_by: string | null;
-  /** While a rotated-out secret still signs. */
-  previous_secret_valid_until: string | null;
-};
-
 export type WebhookEndpointWithSecret = {
   customer_id: string;
   url: string;
@@ -346,6 +372,8 @@ export type PolicyRules = {
 export type CustomersResponse = {
   customers: {
     customer_id: string;
+    /** The name an admin gave the customer (PUT /api/admin/customers/{customer_id}). */
+    display_name: string | null;
     last_activity_at: string;
     connections: {
       integration: "google_calendar" | "google_gmail";
@@ -475,6 +503,19 @@ export interface GetAgentPolicyOperation {
   /** The answer per success status. */
   answers: {
     200: Policy;
+  };
+}
+
+/** GET /api/admin/customers/{customer_id}: What the Hub keeps about a customer itself — its name, webhook endpoint and policies. */
+export interface GetCustomerOperation {
+  params: {
+    customer_id: string;
+  };
+  query: Record<string, never>;
+  body: undefined;
+  /** The answer per success status. */
+  answers: {
+    200: Customer;
   };
 }
 
@@ -608,13 +649,15 @@ export interface ListCustomerIntegrationsOperation {
   };
 }
 
-/** GET /api/admin/customers: The customers that have connections, with a health badge per connection. */
+/** GET /api/admin/customers: The customers that have connections or a display name, with a health badge per connection. */
 export interface ListCustomersOperation {
   params: Record<string, never>;
   query: {
     limit?: number;
     /** Start after this customer id (exclusive). */
     after?: string;
+    /** Search text (trimmed): part of a display name, any case, or the start of a customer id. */
+    q?: string;
   };
   body: undefined;
   /** The answer per success status. */
@@ -762,6 +805,21 @@ export interface RotateWebhookSecretOperation {
   };
 }
 
+/** PUT /api/admin/customers/{customer_id}: Name a customer (or, with null, remove its name). */
+export interface SetCustomerNameOperation {
+  params: {
+    customer_id: string;
+  };
+  query: Record<string, never>;
+  body: {
+    display_name: string | null;
+  };
+  /** The answer per success status. */
+  answers: {
+    200: CustomerName;
+  };
+}
+
 /** PUT /api/admin/customers/{customer_id}/webhook: Set (or re-point) the customer's webhook receiver. */
 export interface SetWebhookEndpointOperation {
   params: {
@@ -804,6 +862,7 @@ export interface AdminOperations {
   deleteWebhookEndpoint: DeleteWebhookEndpointOperation;
   disconnectIntegration: DisconnectIntegrationOperation;
   getAgentPolicy: GetAgentPolicyOperation;
+  getCustomer: GetCustomerOperation;
   getCustomerPolicy: GetCustomerPolicyOperation;
   getOverview: GetOverviewOperation;
   getReceipt: GetReceiptOperation;
@@ -820,6 +879,7 @@ export interface AdminOperations {
   putCustomerPolicy: PutCustomerPolicyOperation;
   revokeServiceKey: RevokeServiceKeyOperation;
   rotateWebhookSecret: RotateWebhookSecretOperation;
+  setCustomerName: SetCustomerNameOperation;
   setWebhookEndpoint: SetWebhookEndpointOperation;
   setWorkingHours: SetWorkingHoursOperation;
 }
@@ -834,6 +894,7 @@ export const ADMIN_OPERATIONS = {
   deleteWebhookEndpoint: { method: 'DELETE', path: '/api/admin/customers/{customer_id}/webhook', pathParams: ["customer_id"], query: [], ifMatch: false, body: false },
   disconnectIntegration: { method: 'DELETE', path: '/api/admin/customers/{customer_id}/integrations/{integration}', pathParams: ["customer_id","integration"], query: ["user_id"], ifMatch: false, body: false },
   getAgentPolicy: { method: 'GET', path: '/api/admin/customers/{customer_id}/agents/{agent_id}/policy', pathParams: ["customer_id","agent_id"], query: [], ifMatch: false, body: false },
+  getCustomer: { method: 'GET', path: '/api/admin/customers/{customer_id}', pathParams: ["customer_id"], query: [], ifMatch: false, body: false },
   getCustomerPolicy: { method: 'GET', path: '/api/admin/customers/{customer_id}/policy', pathParams: ["customer_id"], query: [], ifMatch: false, body: false },
   getOverview: { method: 'GET', path: '/api/admin/overview', pathParams: [], query: ["window","customer_id"], ifMatch: false, body: false },
   getReceipt: { method: 'GET', path: '/api/admin/customers/{customer_id}/receipts/{call_id}', pathParams: ["customer_id","call_id"], query: [], ifMatch: false, body: false },
@@ -841,7 +902,7 @@ export const ADMIN_OPERATIONS = {
   getServiceKey: { method: 'GET', path: '/api/admin/service-keys/{id}', pathParams: ["id"], query: [], ifMatch: false, body: false },
   getWebhookEndpoint: { method: 'GET', path: '/api/admin/customers/{customer_id}/webhook', pathParams: ["customer_id"], query: [], ifMatch: false, body: false },
   listCustomerIntegrations: { method: 'GET', path: '/api/admin/customers/{customer_id}/integrations', pathParams: ["customer_id"], query: [], ifMatch: false, body: false },
-  listCustomers: { method: 'GET', path: '/api/admin/customers', pathParams: [], query: ["limit","after"], ifMatch: false, body: false },
+  listCustomers: { method: 'GET', path: '/api/admin/customers', pathParams: [], query: ["limit","after","q"], ifMatch: false, body: false },
   listReceipts: { method: 'GET', path: '/api/admin/customers/{customer_id}/receipts', pathParams: ["customer_id"], query: ["agent_id","user_id","conversation_id","tool","outcome","from","to","limit","cursor"], ifMatch: false, body: false },
   listServiceKeyReceipts: { method: 'GET', path: '/api/admin/service-keys/{id}/receipts', pathParams: ["id"], query: ["limit","cursor"], ifMatch: false, body: false },
   listServiceKeys: { method: 'GET', path: '/api/admin/service-keys', pathParams: [], query: [], ifMatch: false, body: false },
@@ -850,6 +911,7 @@ export const ADMIN_OPERATIONS = {
   putCustomerPolicy: { method: 'PUT', path: '/api/admin/customers/{customer_id}/policy', pathParams: ["customer_id"], query: [], ifMatch: true, body: true },
   revokeServiceKey: { method: 'DELETE', path: '/api/admin/service-keys/{id}', pathParams: ["id"], query: [], ifMatch: false, body: false },
   rotateWebhookSecret: { method: 'POST', path: '/api/admin/customers/{customer_id}/webhook/rotate-secret', pathParams: ["customer_id"], query: [], ifMatch: false, body: false },
+  setCustomerName: { method: 'PUT', path: '/api/admin/customers/{customer_id}', pathParams: ["customer_id"], query: [], ifMatch: false, body: true },
   setWebhookEndpoint: { method: 'PUT', path: '/api/admin/customers/{customer_id}/webhook', pathParams: ["customer_id"], query: [], ifMatch: false, body: true },
   setWorkingHours: { method: 'PUT', path: '/api/admin/customers/{customer_id}/integrations/google_calendar/working-hours', pathParams: ["customer_id"], query: ["user_id"], ifMatch: false, body: true },
 } as const;

@@ -22,7 +22,8 @@ export interface WebhookEndpointDeps {
   logger: Logger;
 }
 
-const view = (e: Endpoint) => ({
+/** An endpoint as the admin API shows it (never its secret). */
+export const webhookEndpointView = (e: Endpoint) => ({
   customer_id: e.customerId,
   url: e.url,
   created_at: e.createdAt.toISOString(),
@@ -66,7 +67,7 @@ async function act(
   switch (action) {
     case 'get': {
       const endpoint = await deps.endpoints.get(customerId);
-      return endpoint ? sendJson(res, 200, view(endpoint)) : sendError(res, notFound());
+      return endpoint ? sendJson(res, 200, webhookEndpointView(endpoint)) : sendError(res, notFound());
     }
     case 'put': {
       const input = body.safeParse(raw);
@@ -75,7 +76,9 @@ async function act(
       if (problem !== null) return sendError(res, validationError('Webhook URL refused', [{ path: 'url', message: `the URL ${problem}` }]));
       const { endpoint, created } = await deps.endpoints.put(customerId, input.data.url, actor);
       requestLogger(deps.logger, res).info({ customer_id: customerId, created, actor }, 'webhook endpoint set');
-      return created ? sendJson(res, 201, { ...view(endpoint), secret: await deps.endpoints.secretOf(endpoint) }) : sendJson(res, 200, view(endpoint));
+      return created
+        ? sendJson(res, 201, { ...webhookEndpointView(endpoint), secret: await deps.endpoints.secretOf(endpoint) })
+        : sendJson(res, 200, webhookEndpointView(endpoint));
     }
     case 'delete': {
       const deleted = await deps.endpoints.remove(customerId);
@@ -86,7 +89,7 @@ async function act(
       const endpoint = await deps.endpoints.rotate(customerId, actor, deps.secretOverlapS);
       if (endpoint === null) return sendError(res, notFound());
       requestLogger(deps.logger, res).info({ customer_id: customerId, actor }, 'webhook secret rotated');
-      return sendJson(res, 200, { ...view(endpoint), secret: await deps.endpoints.secretOf(endpoint) });
+      return sendJson(res, 200, { ...webhookEndpointView(endpoint), secret: await deps.endpoints.secretOf(endpoint) });
     }
     default: {
       const unreachable: never = action;

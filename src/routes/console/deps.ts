@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { AdminTokenCheck } from '../../auth/admin-jwt';
 import type { ConsoleAssets } from '../../console/assets';
+import type { ConsoleVocabulary } from '../../console/html';
 import { readSessionCookie, type Session, type Sessions } from '../../console/sessions';
 import type { SignInLinks } from '../../console/sign-in-links';
 import type { Logger } from '../../logger';
@@ -17,6 +18,8 @@ export interface ConsoleDeps {
   origin: string;
   /** Verifies an admin JWT (HS256 or RS256, as the admin API does); null when no admin key is configured. */
   verifyAdminJwt: ((token: string) => AdminTokenCheck) | null;
+  /** The vocabulary the console's filters offer as choices: the catalog's tool names and the error codes. */
+  vocabulary: ConsoleVocabulary;
   logger: Logger;
 }
 

@@ -15,6 +15,6 @@ export function shellRoute(deps: ConsoleDeps): RequestHandler {
       writeDocument(res, 503, plainPage(null, 'Console not built', "<p>The console's browser files are missing: run <code>npm run build</code>.</p>"));
       return;
     }
-    writeDocument(res, 200, shellPage(deps.assets, current.session, req.path.replace(/\/+$/, '') || '/admin'));
+    writeDocument(res, 200, shellPage(deps.assets, current.session, req.path.replace(/\/+$/, '') || '/admin', deps.vocabulary));
   };
 }
