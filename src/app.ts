@@ -249,7 +249,7 @@ export function createApp(deps: AppDeps): HubApp {
     policyGuard: access.policyGuard,
     ...(deps.now ? { now: deps.now } : {}),
   };
-  app.post('/api/internal/tools/execute', auth, jsonBody, executeRoute(execute));
+  app.post('/api/internal/tools/execute', auth, jsonBody, executeRoute(execute, config.rateLimit.refusalHoldMs));
   app.get('/api/internal/tools', auth, catalogRoute({ catalog, tools, policies: access.policies, logger }));
   app.get(
     '/api/internal/integrations/status/:customer_id',
@@ -260,7 +260,7 @@ export function createApp(deps: AppDeps): HubApp {
 
   // The same tools over the Model Context Protocol: the origin checked first, then the same service secret; each
   // tools/call runs through the very executeTool above. Registered after execute, so its hot path is unchanged.
-  app.post('/mcp', mcpOriginCheck(config.mcp.allowedOrigins), auth, mcpJsonBody, mcpRoute({ execute, catalog, policies: access.policies, logger }));
+  app.post('/mcp', mcpOriginCheck(config.mcp.allowedOrigins), auth, mcpJsonBody, mcpRoute({ execute, catalog, policies: access.policies, logger, refusalHoldMs: config.rateLimit.refusalHoldMs }));
   app.all('/mcp', mcpOriginCheck(config.mcp.allowedOrigins), mcpMethodNotAllowed);
 
   // The admin API (Bearer JWT): connect links, and every connection of a customer, listed or disconnected.

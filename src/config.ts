@@ -327,6 +327,9 @@ const envSchema = z.object({
   HUB_RATE_LIMIT_REDIS_TIMEOUT_MS: integer(50, 1, 5_000).describe(
     'How long a rate-limit charge waits for Redis before this call is limited in memory and Redis is probed (ms).',
   ),
+  HUB_RATE_LIMITED_HOLD_MS: integer(250, 0, 5_000).describe(
+    'How long a call refused by a rate limit (execute or MCP) is held before its 429 is sent, so a caller that resends at once can ask only a few times a second per connection and other customers do not wait behind its refusals; 0 answers at once. A client that honours Retry-After never notices.',
+  ),
   HUB_RATE_LIMIT_READ_COST: integer(1, 1, 1000).describe('Points a read tool call costs.'),
   HUB_RATE_LIMIT_WRITE_COST: integer(5, 1, 1000).describe('Points a write tool call costs.'),
   HUB_RATE_LIMIT_TOOL_COSTS: optionalString
@@ -627,6 +630,8 @@ export interface RateLimitConfig {
   writeCost: number;
   /** Per-tool overrides of the read/write cost. */
   toolCosts: Record<string, number>;
+  /** How long a refused call's 429 is held before it is sent (a flood's answers come no faster than this per connection). */
+  refusalHoldMs: number;
   /** Replicas expected to share the limit: the in-memory insurance limiter (Redis down) allows 1/replicas of it. */
   replicas: number;
 }
@@ -937,6 +942,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       readCost: e.HUB_RATE_LIMIT_READ_COST,
       writeCost: e.HUB_RATE_LIMIT_WRITE_COST,
       toolCosts: e.HUB_RATE_LIMIT_TOOL_COSTS,
+      refusalHoldMs: e.HUB_RATE_LIMITED_HOLD_MS,
       replicas: e.HUB_REPLICAS * e.HUB_PROCESSES,
     },
     upstream: {

@@ -5,14 +5,6 @@ import type { Member } from './messages';
 /** One answer's bound: past it, the batch's remaining members are not run (each is told to come again alone). */
 export const MAX_ANSWER_BYTES = 512 * 1024;
 
-/**
- * How long an answer whose every request was refused by a rate limit is held before it is sent. A client that
- * resends at once on 429 (a flood, a retry loop that ignores Retry-After) otherwise keeps the Hub's event loop
- * busy answering it, and other customers' calls wait behind those answers; held, a connection can ask at most
- * a few times a second. A client that honours Retry-After (seconds) never notices.
- */
-export const RATE_LIMITED_HOLD_MS = 250;
-
 /** What the HTTP answer is: its status, its JSON (null: 202, nothing to say) and the refusal whose headers it carries. */
 export interface BodyAnswer {
   status: number;

@@ -6,7 +6,8 @@ import { sendJson, sendText } from '../http/respond';
 import { logAccess } from '../http/request-context';
 import type { Logger } from '../logger';
 import type { Exchange, McpDeps } from '../mcp/answer';
-import { type BodyAnswer, RATE_LIMITED_HOLD_MS, answerBody } from '../mcp/batch';
+import { type BodyAnswer, answerBody } from '../mcp/batch';
+import { holdRefusal } from '../http/refusal-hold';
 import { identityOf } from '../mcp/identity';
 import { RPC, readMembers } from '../mcp/messages';
 import { type ProtocolServer, protocolServer } from '../mcp/protocol';
@@ -90,13 +91,15 @@ function transportRefusal(req: Request): { status: number; message: string } | n
  * answer holds MAX_ANSWER_BYTES the rest are not run (src/mcp/batch.ts). `tools/list` is the caller's catalog (as GET
  * /api/internal/tools filters it), serialized once per scope; `tools/call` is an execute request handed to the
  * very pipeline POST /execute runs. An answer whose every request was refused by the same limit has that status
- * (429 with Retry-After for a flood, held RATE_LIMITED_HOLD_MS first); notifications alone are accepted with 202.
+ * (429 with Retry-After for a flood, held HUB_RATE_LIMITED_HOLD_MS first); notifications alone are accepted with 202.
  */
 export function mcpRoute(deps: {
   execute: RecordedExecuteDeps;
   catalog: { tools: readonly CatalogEntry[] };
   policies: Policies;
   logger: Logger;
+  /** How long an answer whose every request a rate limit refused is held (HUB_RATE_LIMITED_HOLD_MS). */
+  refusalHoldMs: number;
 }): RequestHandler {
   const mcp: McpDeps = { ...deps, toolList: createToolList(deps.catalog, deps.execute.tools) };
   return async (req, res) => {
@@ -124,13 +127,7 @@ export function mcpRoute(deps: {
     }
     if (answer === undefined) return; // the client left: the rest was not run
     const { refusal } = answer;
-    if (refusal?.code === 'RATE_LIMITED') {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, RATE_LIMITED_HOLD_MS);
-        res.once('close', () => (clearTimeout(timer), resolve()));
-      });
-      if (closed) return;
-    }
+    if (refusal?.code === 'RATE_LIMITED' && !(await holdRefusal(res, deps.refusalHoldMs))) return;
     if (refusal?.retryAfterS !== undefined) res.setHeader('Retry-After', String(refusal.retryAfterS));
     if (refusal?.headers) for (const [name, value] of Object.entries(refusal.headers)) res.setHeader(name, value);
     if (answer.json !== null) return sendText(res, answer.status, 'application/json', answer.json);

@@ -37,6 +37,19 @@ describe('in memory (no Redis)', () => {
     await call(app, anExecuteBody({ customer_id: customer, agent_id: randomUUID() })).expect(200);
   });
 
+  test('when a caller over its limit calls again, then its 429 is held HUB_RATE_LIMITED_HOLD_MS first; a call within the limit is not', async () => {
+    const app = hubOn({ HUB_RATE_LIMITED_HOLD_MS: '400', HUB_RATE_LIMIT_AGENT_POINTS: '1' });
+    const body = anExecuteBody({ customer_id: randomUUID() });
+    const timed = async (status: number) => {
+      const t0 = performance.now();
+      await call(app, body).expect(status);
+      return performance.now() - t0;
+    };
+    await timed(200);
+    // A lower bound only: a loaded machine can make an answer later, never the hold shorter.
+    expect(await timed(429)).toBeGreaterThanOrEqual(390);
+  });
+
   test("when the customer's agents together exceed its limit, then 429 scope customer for every agent", async () => {
     const app = hubOn();
     const customer = randomUUID();

@@ -20,6 +20,7 @@ export function testEnv(overrides: Record<string, string | undefined> = {}): Rec
     HUB_DATA_DIR: 'memory://',
     LOG_LEVEL: 'info',
     HUB_SHUTDOWN_GRACE_MS: '0', // tests that close a Hub do not wait for a load balancer
+    HUB_RATE_LIMITED_HOLD_MS: '0', // suites that provoke 429s answer at once; the hold has a test of its own
     HUB_ADMIN_JWT_SECRET: ADMIN_JWT_SECRET,
     ...overrides,
   };
