@@ -29,7 +29,14 @@ const E2E = [
   'test/component/lifecycle.test.ts', // starts Hub processes and stops them with signals
   'test/unit/node-version.test.ts', // runs node on the build script
 ];
-const TIMING = ['test/timing/', 'test/component/hostile-html-latency.test.ts', 'test/unit/linear-time.test.ts', 'packages/*/test/unit/linear-time.test.ts'];
+const TIMING = [
+  'test/timing/',
+  'test/component/hostile-html-latency.test.ts', // another customer's p99 while one reads hostile HTML
+  'test/component/fuzz.test.ts', // a seeded fuzz run of a Hub process, with a CPU ceiling per kind of request
+  'test/sandbox/upstream.test.ts', // the upstream layer's attempt timeouts, backoffs and Retry-After waits
+  'test/unit/linear-time.test.ts', // CPU budgets
+  'packages/*/test/unit/linear-time.test.ts', // CPU budgets
+];
 
 const escape = (s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]+');
 /** testMatch globs for a list. */
