@@ -1,5 +1,6 @@
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
-import { PGlite, type Transaction } from '@electric-sql/pglite';
+import type { PGlite, Transaction } from '@electric-sql/pglite';
+import { createPglite } from './pglite-create';
 
 /**
  * The embedded database's thread (pglite-proxy.ts starts it): PGlite runs its WASM Postgres here, so a statement's
@@ -15,6 +16,8 @@ import { PGlite, type Transaction } from '@electric-sql/pglite';
 export interface PgliteThreadData {
   /** The data directory for PGlite, or null for an in-memory database. */
   dir: string | null;
+  /** A tarball from PGlite's `dumpDataDir` to start the in-memory database from (a test's migrated copy). */
+  from?: string;
 }
 
 export type ToPgliteThread =
@@ -66,7 +69,7 @@ class RollBack extends Error {}
 async function run(port: NonNullable<typeof parentPort>, data: PgliteThreadData): Promise<void> {
   let pg: PGlite;
   try {
-    pg = data.dir === null ? await PGlite.create() : await PGlite.create(data.dir);
+    pg = await createPglite(data.dir, data.from);
   } catch (err) {
     port.postMessage({ id: 0, type: 'failed', error: plainError(err) } satisfies FromPgliteThread);
     return;

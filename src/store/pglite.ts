@@ -1,9 +1,10 @@
 import { mkdirSync, openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { PGlite, type Transaction } from '@electric-sql/pglite';
+import type { Transaction } from '@electric-sql/pglite';
 import { type Db, type Queryable, withTimeout } from './db';
 import { openPgliteThread, pgliteThreadEntry } from './pglite-proxy';
+import { createPglite } from './pglite-create';
 
 /** `HUB_DATA_DIR=memory://` keeps the embedded database in memory (throw-away demos, tests). */
 export const IN_MEMORY = 'memory://';
@@ -59,8 +60,9 @@ function isAlive(pid: number): boolean {
 /**
  * Opens the embedded database: on a thread of its own (pglite-proxy.ts) when the compiled thread entry exists and
  * `thread` is not false (HUB_PGLITE_THREAD), else in this thread. The data directory is locked here either way.
+ * `from`: a `dumpDataDir` tarball to start from instead of an empty cluster (tests open copies of a migrated one).
  */
-export async function openPglite(dataDir: string, options: { thread?: boolean } = {}): Promise<Db> {
+export async function openPglite(dataDir: string, options: { thread?: boolean; from?: string } = {}): Promise<Db> {
   const entry = options.thread === false ? undefined : pgliteThreadEntry();
   const dir = dataDir === IN_MEMORY ? null : join(dataDir, 'pglite');
   let unlock = () => {};
@@ -69,15 +71,15 @@ export async function openPglite(dataDir: string, options: { thread?: boolean } 
     unlock = lockDataDir(dataDir);
   }
   try {
-    return entry ? await openPgliteThread(dir, entry, unlock) : await openInProcess(dir, unlock);
+    return entry ? await openPgliteThread(dir, entry, unlock, options.from) : await openInProcess(dir, unlock, options.from);
   } catch (err) {
     unlock();
     throw err;
   }
 }
 
-async function openInProcess(dir: string | null, unlock: () => void): Promise<Db> {
-  const pg = dir === null ? await PGlite.create() : await PGlite.create(dir);
+async function openInProcess(dir: string | null, unlock: () => void, from?: string): Promise<Db> {
+  const pg = await createPglite(dir, from);
 
   return {
     kind: 'pglite',

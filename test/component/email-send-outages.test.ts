@@ -58,11 +58,15 @@ async function until<T>(what: string, probe: () => T | undefined | Promise<T | u
 
 /** The behaviour every store shares once the send finished while it was unreachable. */
 async function sendThroughOutage(a: Replica, outage: { cut(): void; restore(): void }, who: Connected) {
-  await slowSend();
+  const fault = (await slowSend()).body as { id: string };
   const requestId = `send-${randomUUID()}`;
   const started = Date.now();
   const first = send(a, who, requestId).then((r) => r);
-  await sleep(300);
+  // Cut once the send is at Gmail (held there 800 ms), not after a fixed pause: on a busy machine the call may not
+  // have taken its idempotency record yet, and the cut would then refuse it instead of interrupting it.
+  await until('the send to reach Gmail', async () =>
+    ((await sb.control('GET', '/faults')).body.faults as { id: string; hits: number }[]).some((f) => f.id === fault.id && f.hits > 0) ? true : undefined,
+  );
   outage.cut();
   const answered = await first;
   expect(answered.status).toBe(200); // the mail went out, and the agent is told so
@@ -83,7 +87,9 @@ describe.each([
     if (kind === 'redis') {
       const url = new URL(redisUrl!);
       const proxy = await cuttableProxy({ host: url.hostname, port: Number(url.port || 6379) });
-      const viaProxy = await openRedis(`redis://127.0.0.1:${proxy.port}`, captureLogs().logger);
+      const proxied = new URL(redisUrl!); // the same Redis database as `direct` (each test worker has its own)
+      proxied.host = `127.0.0.1:${proxy.port}`;
+      const viaProxy = await openRedis(proxied.toString(), captureLogs().logger);
       const direct = await openRedis(redisUrl!, captureLogs().logger);
       return {
         a: replica(hub.testDb.db, viaProxy),
@@ -111,7 +117,12 @@ describe.each([
         expect((await send(b, ana, requestId)).status).toBe(409); // the lease still holds: request_in_progress
         await sleep(Math.max(0, started + LEASE_MS + 200 - Date.now()));
         const requests = await sandboxRequestsFrom(sb);
-        const retry = await send(b, ana, requestId).expect(200);
+        // The lease began when A took the record, a little after `started` (more on a busy machine): B retries until it has passed.
+        const retry = await until('the lease to pass', async () => {
+          const res = await send(b, ana, requestId);
+          return res.status === 409 ? undefined : res;
+        });
+        expect(retry.status).toBe(200);
         expect(retry.body.result.message_id).toBe(messageId);
         expect((await requests()).map((r) => r.operation)).toEqual(['gmail.users.messages.list', 'gmail.users.messages.get']);
         expect(sentBy(ANA.email)).toHaveLength(1);

@@ -329,7 +329,7 @@ describe('content', () => {
     expect(res.body.metadata.api_calls).toBe(1);
   });
 
-  it('when a search matches more than max_results, then the newest max_results come back, fetched concurrently', async () => {
+  it('when a search matches more than max_results, then the newest max_results come back', async () => {
     const many = Array.from({ length: 12 }, (_, i) => ({
       from: JOHN,
       to: [ANA.email],
@@ -338,10 +338,8 @@ describe('content', () => {
       date: new Date(Date.UTC(2024, 0, 1 + i)).toISOString(),
     }));
     const { ana } = await twoConnectedMailboxes(hub, sb, { ana: many });
-    await sb.control('POST', '/faults', { operation: 'gmail.users.messages.get', latency_ms: 150 });
-    const started = Date.now();
+    // That the five gets overlap (not 5 × Gmail's latency) is measured alone: test/timing/email-search-concurrency.test.ts.
     const res = await expectTool(hub, ana, 'email_search', { query: 'subject:update', max_results: 5 });
-    expect(Date.now() - started).toBeLessThan(600); // five gets one after another would take 750 ms
     expect(res.body.result.messages.map((m: { subject: string }) => m.subject)).toEqual(['Update 11', 'Update 10', 'Update 9', 'Update 8', 'Update 7']);
     expect(res.body.metadata.api_calls).toBe(6);
   });

@@ -1,7 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { sandboxHubEnv } from '../helpers/connected';
 import { ANA, expectTool, mailboxAt, rawAtSandbox, twoConnectedMailboxes } from '../helpers/email';
-import { client, serviceAuth } from '../helpers/http';
 import { type TestHub, buildTestHub } from '../helpers/hub';
 import { useTestSandbox } from '../helpers/sandbox';
 
@@ -9,8 +7,9 @@ import { useTestSandbox } from '../helpers/sandbox';
  * HTML mail is untrusted. An HTML-only mail of `<div>x` repeated 5,000 times (30 KB) used to answer 500 (the
  * converter overflowed its stack), and one of ~1 MB blocked the event loop for seconds. Conversion now runs in a
  * worker pool, within a time budget and a nesting limit, and degrades to the tag-stripped text
- * (`body_degraded: true`) instead of failing. The latency side, measured against a separate Hub process, is in
- * hostile-html-latency.test.ts.
+ * (`body_degraded: true`) instead of failing. The time budget (a conversion or a search that outruns it) and the
+ * latency side, measured against a separate Hub process, are in the timing tier: test/timing/html-time-budget.test.ts
+ * and hostile-html-latency.test.ts.
  */
 
 const sb = useTestSandbox();
@@ -57,44 +56,5 @@ describe('hostile HTML mail', () => {
     const raw = await rawAtSandbox(sb, ANA.email, res.body.result.message_id);
     expect(raw).toMatch(/Content-Type: multipart\/alternative/);
     expect(raw).toMatch(/Content-Type: text\/plain/);
-  });
-});
-
-describe('the time budget', () => {
-  let slow: TestHub;
-  beforeAll(async () => {
-    // 50 ms cannot convert 500 KB of ordinary HTML (~250 ms): every such conversion runs out of time. The call's
-    // budget leaves room for a fresh worker to start after one was stopped.
-    slow = await buildTestHub({ env: sandboxHubEnv(sb, { HUB_HTML_TIMEOUT_MS: '50', HUB_HTML_BUDGET_MS: '2500' }) });
-  });
-  afterAll(() => slow.close());
-
-  it('when a conversion outruns its time, then its worker is stopped and the body is the stripped text, still 200', async () => {
-    const big = ORDINARY.repeat(5_000);
-    const { ana } = await twoConnectedMailboxes(slow, sb, { ana: [htmlMail('big', big), htmlMail('small', ORDINARY)] });
-    const t0 = Date.now();
-    const res = await expectTool(slow, ana, 'email_read', { message_id: idOf('big') });
-    expect(res.body.result.body_degraded).toBe(true);
-    expect(res.body.result.body.startsWith('Hello Ana, see the plan.')).toBe(true);
-    expect(Date.now() - t0).toBeLessThan(3_000);
-    expect(slow.logs.entries()).toContainEqual(expect.objectContaining({ msg: 'HTML body degraded to stripped text', reason: 'timeout' }));
-    // The pool recovers: a small mail converts normally afterwards.
-    const after = await expectTool(slow, ana, 'email_read', { message_id: idOf('small') });
-    expect(after.body.result).toMatchObject({ body: 'Hello Ana, see the plan [https://example.com/q1].' });
-    expect(after.body.result.body_degraded).toBeUndefined();
-  });
-
-  it("when a search's bodies together outrun the call's budget, then the rest degrade and the search still answers within it", async () => {
-    const big = ORDINARY.repeat(5_000);
-    const { ana } = await twoConnectedMailboxes(slow, sb, { ana: Array.from({ length: 12 }, (_, i) => htmlMail(`big ${i}`, big)) });
-    const t0 = Date.now();
-    const res = await client(slow.app)
-      .post('/api/internal/tools/execute/')
-      .set('Authorization', serviceAuth())
-      .send({ tool: 'email_search', agent_id: randomUUID(), customer_id: ana.customerId, inputs: { query: '', include_body: true, max_results: 12 } });
-    expect(res.status).toBe(200);
-    expect(res.body.result.messages).toHaveLength(12);
-    expect(res.body.result.messages.every((m: { body_degraded?: boolean }) => m.body_degraded)).toBe(true);
-    expect(Date.now() - t0).toBeLessThan(6_000);
   });
 });

@@ -43,15 +43,19 @@ export async function connectToSandbox(
   return { customerId, userId, email: options.email, record };
 }
 
-/** Hub settings for a suite whose Hub talks to `sb`: short timeouts and backoffs so failure paths are quick. */
+/**
+ * Hub settings for a suite whose Hub talks to `sb`: short backoffs so failure paths are quick, and timeouts with
+ * room for a busy machine — the sandbox shares the test's process and cores, and a 1 s attempt timeout failed
+ * connects and refreshes under load. A suite about timeouts sets its own, shorter, with a fault that outlasts it.
+ */
 export const sandboxHubEnv = (sb: TestSandbox, extra: Record<string, string> = {}): Record<string, string> => ({
   HUB_GOOGLE_SANDBOX_URL: sb.url,
   HUB_GOOGLE_CLIENT_ID: TEST_CLIENT.clientId,
   HUB_GOOGLE_CLIENT_SECRET: TEST_CLIENT.clientSecret,
-  HUB_GOOGLE_TIMEOUT_MS: '1000',
+  HUB_GOOGLE_TIMEOUT_MS: '5000',
   HUB_GOOGLE_RETRY_BASE_MS: '10',
   HUB_GOOGLE_RETRY_MAX_MS: '50',
-  HUB_TOOL_DEADLINE_MS: '5000',
+  HUB_TOOL_DEADLINE_MS: '15000',
   ...extra,
 });
 

@@ -4,7 +4,7 @@ import type { Db } from '../../src/store/db';
 import { migrate } from '../../src/store/migrate';
 import { openPglite } from '../../src/store/pglite';
 import { openPostgres } from '../../src/store/postgres';
-import { services } from './env';
+import { pgliteTemplate, services } from './env';
 import { captureLogs } from './logs';
 
 export type DriverKind = 'pglite' | 'postgres';
@@ -25,14 +25,19 @@ export interface TestDb {
 }
 
 /**
- * A fresh, migrated database: in-memory PGlite, or a schema of its own on the PostgreSQL server so test
+ * A fresh, migrated database: in-memory PGlite (a copy of the run's migrated one), or a schema of its own on the PostgreSQL server so test
  * files running in parallel never see each other's rows.
  */
 export async function openTestDb(kind: DriverKind, options: { migrate?: boolean } = {}): Promise<TestDb> {
   const logger = captureLogs().logger;
   let testDb: TestDb;
+  const wantMigrated = options.migrate !== false;
+  let migrated = false;
   if (kind === 'pglite') {
-    const db = await openPglite('memory://');
+    // A copy of the run's migrated database when there is one: no initdb, no migrations (~0.3 s, not ~1.5 s).
+    const from = wantMigrated ? pgliteTemplate() : undefined;
+    const db = await openPglite('memory://', from ? { from } : {});
+    migrated = from !== undefined;
     testDb = { db, url: undefined, drop: () => db.close() };
   } else {
     const base = services().databaseUrl!;
@@ -56,7 +61,7 @@ export async function openTestDb(kind: DriverKind, options: { migrate?: boolean 
       },
     };
   }
-  if (options.migrate !== false) await migrate(testDb.db, logger);
+  if (wantMigrated && !migrated) await migrate(testDb.db, logger);
   return testDb;
 }
 

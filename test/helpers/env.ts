@@ -35,5 +35,22 @@ export function services(): { databaseUrl: string | undefined; redisUrl: string 
   if (process.env.CI === 'true' && (!databaseUrl || !redisUrl)) {
     throw new Error('CI=true: DATABASE_URL and REDIS_URL must be set; the PostgreSQL and Redis suites never skip in CI');
   }
-  return { databaseUrl, redisUrl };
+  return { databaseUrl, redisUrl: redisUrl && workerRedisUrl(redisUrl) };
 }
+
+/**
+ * Test files run in parallel workers: each worker gets a Redis database of its own (worker N: database N, after
+ * the one REDIS_URL names), so one file's limits, idempotency records and locks never meet another's keys.
+ * PostgreSQL needs no such step: every test database is a schema of its own (db.ts). Pub/sub channels are
+ * shared by all Redis databases; what travels on them names its customer, and customers are per test.
+ */
+function workerRedisUrl(base: string): string {
+  const worker = Number(process.env.JEST_WORKER_ID ?? '1');
+  const url = new URL(base);
+  const first = Number(url.pathname.slice(1) || '0');
+  url.pathname = `/${(first + worker) % 16}`; // Redis' default `databases 16`
+  return url.toString();
+}
+
+/** The run's migrated PGlite tarball (test/setup/pglite-template.ts), when the global setup made one. */
+export const pgliteTemplate = (): string | undefined => process.env.HUB_TEST_PGLITE_TEMPLATE || undefined;

@@ -2,12 +2,7 @@ import { MAX_NESTING, htmlToText, nestingDepth, stripTags } from '../../src/work
 
 /** The conversion the HTML worker runs (pure functions; the pool around it is tested in worker-pool.test.ts). */
 
-const cpuMs = (fn: () => void) => {
-  const start = process.cpuUsage();
-  fn();
-  const used = process.cpuUsage(start);
-  return (used.user + used.system) / 1000;
-};
+// What these cost in CPU (linear: a megabyte in milliseconds) is measured alone, in test/timing/cpu-budgets.test.ts.
 
 describe('nesting depth (as htmlparser2 builds the tree)', () => {
   it('when markup is ordinary mail, including sloppy unclosed <p>, <li>, <td>, then the depth is small', () => {
@@ -29,9 +24,9 @@ describe('nesting depth (as htmlparser2 builds the tree)', () => {
     expect(nestingDepth('<x.y>'.repeat(1_000) + '</x>'.repeat(1_000), MAX_NESTING)).toBeGreaterThan(MAX_NESTING);
   });
 
-  it('when the input is 1 MB of nesting, then measuring it stops at the limit and costs little', () => {
+  it('when the input is 1 MB of nesting, then measuring it stops at the limit', () => {
     const deep = '<div>x'.repeat(175_000);
-    expect(cpuMs(() => nestingDepth(deep, MAX_NESTING))).toBeLessThan(200);
+    expect(nestingDepth(deep, MAX_NESTING)).toBeGreaterThan(MAX_NESTING);
   });
 });
 
@@ -63,7 +58,7 @@ describe('stripped text (the fallback)', () => {
     expect(stripTags(html, 1_000)).toEqual({ text: 'Tom & Jerry\u00a0<3 € A\n\nBye', truncated: false });
   });
 
-  it('when hostile shapes are stripped, then each costs linear time (unclosed openers, no closers, runs of <)', () => {
+  it('when hostile shapes are stripped (unclosed openers, no closers, runs of <), then each ends with at most the text asked for', () => {
     for (const hostile of [
       '<script>'.repeat(100_000),
       '<!--'.repeat(200_000),
@@ -72,7 +67,7 @@ describe('stripped text (the fallback)', () => {
       '<div>x'.repeat(175_000),
       `&${'a'.repeat(800_000)}`,
     ]) {
-      expect(cpuMs(() => stripTags(hostile, 100_000))).toBeLessThan(250);
+      expect(stripTags(hostile, 100_000).text.length).toBeLessThanOrEqual(100_000);
     }
   });
 

@@ -47,26 +47,11 @@ describe('log line scrubbing', () => {
   });
 });
 
-describe('log line scrubbing cost', () => {
-  /** CPU milliseconds per call of `fn`, the best of a few rounds (the machine may be busy). */
-  const cpuMsPerCall = (fn: () => void, calls = 20) => {
-    let best = Infinity;
-    for (let round = 0; round < 5; round++) {
-      const start = process.cpuUsage();
-      for (let i = 0; i < calls; i++) fn();
-      const used = process.cpuUsage(start);
-      best = Math.min(best, (used.user + used.system) / 1000 / calls);
-    }
-    return best;
-  };
-
-  it('when a 16 KB value is dense in sensitive words, then scrubbing stays linear (under 5 ms of CPU a line)', () => {
-    // An unauthenticated URL of repeated `token` costs the access line this: it used to take ~66 ms (quadratic).
+describe('log line scrubbing of hostile lines', () => {
+  // Their CPU cost (linear: under 5 ms a line) is measured alone: test/timing/cpu-budgets.test.ts.
+  it('when a 16 KB value is dense in sensitive words, then the sensitive field is redacted and the rest kept', () => {
     const dense = JSON.stringify({ level: 30, url: `/${'token'.repeat(3277)}`, secret_hint: 'passw'.repeat(3277), msg: 'request completed' });
-    const keys = `{${Array.from({ length: 1500 }, (_, i) => `"token${i}":"${'t'.repeat(5)}"`).join(',')}}`;
     expect(dense.length).toBeGreaterThan(32_000);
-    expect(cpuMsPerCall(() => scrubLine(dense))).toBeLessThan(5);
-    expect(cpuMsPerCall(() => scrubLine(keys))).toBeLessThan(5);
     expect(JSON.parse(scrubLine(dense))).toEqual({ level: 30, url: `/${'token'.repeat(3277)}`, secret_hint: '[Redacted]', msg: 'request completed' });
   });
 

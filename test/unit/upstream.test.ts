@@ -229,12 +229,10 @@ describe('classifyGoogleError', () => {
     expect((failure!.error.details!.message as string).length).toBe(300);
   });
 
-  test('when Google\'s message is 1 MB dense in "http://" (a quadratic case for the URL pattern), then it is scrubbed in about the time of a short one', () => {
+  test('when Google\'s message is 1 MB dense in "http://" (a quadratic case for the URL pattern), then it is classified, and a long one keeps no token', () => {
+    // Its CPU cost (about that of a short one) is measured alone: test/timing/cpu-budgets.test.ts.
     const hostile = httpError(400, google(400, 'http://'.repeat(150_000), 'invalid'));
-    const started = process.cpuUsage();
-    for (let i = 0; i < 10; i++) classifyGoogleError(hostile);
-    const cpuMs = (process.cpuUsage(started).user + process.cpuUsage(started).system) / 1000 / 10;
-    expect(cpuMs).toBeLessThan(20); // unbounded: ~39 ms for 16 KB, minutes for 1 MB; bounded: ~1 ms
+    expect((classifyGoogleError(hostile)!.error.details!.message as string).length).toBeLessThanOrEqual(300);
     const long = httpError(400, google(400, `${'a '.repeat(900)}see https://x.example/p?access_token=ya29.${'z'.repeat(400)}`, 'invalid'));
     expect(JSON.stringify(classifyGoogleError(long)?.error)).not.toMatch(/ya29|access_token/);
   });
