@@ -260,7 +260,13 @@ export function createApp(deps: AppDeps): HubApp {
 
   // The same tools over the Model Context Protocol: the origin checked first, then the same service secret; each
   // tools/call runs through the very executeTool above. Registered after execute, so its hot path is unchanged.
-  app.post('/mcp', mcpOriginCheck(config.mcp.allowedOrigins), auth, mcpJsonBody, mcpRoute({ execute, catalog, policies: access.policies, logger, refusalHoldMs: config.rateLimit.refusalHoldMs }));
+  app.post(
+    '/mcp',
+    mcpOriginCheck(config.mcp.allowedOrigins),
+    auth,
+    mcpJsonBody,
+    mcpRoute({ execute, catalog, policies: access.policies, logger, refusalHoldMs: config.rateLimit.refusalHoldMs }),
+  );
   app.all('/mcp', mcpOriginCheck(config.mcp.allowedOrigins), mcpMethodNotAllowed);
 
   // The admin API (Bearer JWT): connect links, and every connection of a customer, listed or disconnected.
