@@ -1,4 +1,4 @@
-import { doc } from './json-schema-ts';
+import { ANNOTATION_KEYWORDS, TYPE_KEYWORDS, doc, propKey } from './json-schema-ts';
 
 /**
  * packages/client's types for everything but the tools — execute's `metadata`, the catalog, the status answer and
@@ -14,40 +14,13 @@ export const CLIENT_API_TYPES_PATH = 'packages/client/src/api.generated.ts';
 
 /** Component schemas the client names outside the admin API. */
 const ROOTS = ['Metadata', 'ToolVersionFields', 'IntegrationStatusResponse'];
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-const IGNORED = new Set([
-  'description',
-  'default',
-  'title',
-  'example',
-  'examples',
-  'format',
-  'pattern',
-  'minLength',
-  'maxLength',
-  'minimum',
-  'maximum',
-  'exclusiveMinimum',
-  'exclusiveMaximum',
-  'multipleOf',
-  'minItems',
-  'maxItems',
-  'uniqueItems',
-  'minProperties',
-  'maxProperties',
-  '$schema',
-  'readOnly',
-  'writeOnly',
-  'deprecated',
-  'discriminator',
-  'unevaluatedProperties',
-]);
-const HANDLED = new Set(['$ref', 'allOf', 'type', 'properties', 'required', 'additionalProperties', 'items', 'prefixItems', 'enum', 'const', 'anyOf', 'oneOf']);
+/** What openapi.yaml's schemas carry beyond the tools' own: annotations OpenAPI adds, and references. */
+const IGNORED = new Set([...ANNOTATION_KEYWORDS, 'example', 'discriminator', 'unevaluatedProperties']);
+const HANDLED = new Set([...TYPE_KEYWORDS, '$ref', 'allOf']);
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
 /** A description as one doc line: its first paragraph (a Markdown table stays in openapi.yaml). */
 const summary = (text: string, pad: string) => doc(text.split(/\n\s*\n|\n\|/)[0]!.trim(), pad);
-const propKey = (name: string) => (IDENTIFIER.test(name) ? name : JSON.stringify(name));
 const union = (parts: string[]) => {
   const unique = [...new Set(parts)];
   return unique.length === 1 ? unique[0]! : unique.join(' | ');

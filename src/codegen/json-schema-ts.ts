@@ -8,7 +8,10 @@
 type Schema = Record<string, unknown>;
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-const IGNORED = new Set([
+/** A property name as a TypeScript key: bare when it is an identifier, quoted otherwise. */
+export const propKey = (name: string) => (IDENTIFIER.test(name) ? name : JSON.stringify(name));
+/** Keywords that say nothing about a value's type (annotations and value constraints): no type generator reads them. */
+export const ANNOTATION_KEYWORDS: ReadonlySet<string> = new Set([
   'description',
   'default',
   'title',
@@ -32,7 +35,21 @@ const IGNORED = new Set([
   'writeOnly',
   'deprecated',
 ]);
-const HANDLED = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', 'prefixItems', 'enum', 'const', 'anyOf', 'oneOf']);
+const IGNORED = ANNOTATION_KEYWORDS;
+/** The keywords that decide a type, as zod 4 emits them. */
+export const TYPE_KEYWORDS: ReadonlySet<string> = new Set([
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'prefixItems',
+  'enum',
+  'const',
+  'anyOf',
+  'oneOf',
+]);
+const HANDLED = TYPE_KEYWORDS;
 
 const literal = (v: unknown) => JSON.stringify(v);
 const union = (parts: string[]) => {
@@ -90,7 +107,7 @@ function objectType(s: Schema, path: string, indent: string): string {
   for (const [name, prop] of Object.entries(properties)) {
     const description = (prop as Schema | undefined)?.description;
     if (typeof description === 'string') body += doc(description, inner);
-    const key = IDENTIFIER.test(name) ? name : JSON.stringify(name);
+    const key = propKey(name);
     body += `${inner}${key}${required.has(name) ? '' : '?'}: ${tsType(prop, `${path}/properties/${name}`, inner)};\n`;
   }
   const extra = s.additionalProperties;
