@@ -29,16 +29,21 @@ interface Received {
   body: string;
 }
 
-/** A webhook receiver in the test: records every request; answers with the queued statuses, then 200. */
+/**
+ * A webhook receiver in the test: records every request; answers an event of a customer with the statuses queued
+ * for that customer, then 200 — keyed by customer, so a late retry of another test's event cannot take them.
+ */
 async function startReceiver() {
   const received: Received[] = [];
-  const statuses: number[] = [];
+  const statuses = new Map<string, number[]>();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      received.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.writeHead(statuses.shift() ?? 200).end('ok');
+      const body = Buffer.concat(chunks).toString('utf8');
+      received.push({ path: req.url ?? '', headers: req.headers, body });
+      const customerId = (JSON.parse(body) as { data?: { customer_id?: string } }).data?.customer_id ?? '';
+      res.writeHead(statuses.get(customerId)?.shift() ?? 200).end('ok');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -172,8 +177,7 @@ describe('the outbox', () => {
 describe('delivery', () => {
   test('when the receiver answers 500, then the same event is delivered again and the delivery log shows both attempts', async () => {
     const customerId = randomUUID();
-    await hub.webhooks.settled(); // an earlier test's late delivery must not take the 500 meant for this one
-    receiver.statuses.push(500);
+    receiver.statuses.set(customerId, [500]); // this customer's first delivery only
     await connectThroughGoogle(hub, connectLinkFor({ customerId, integration: 'google_calendar' }));
     const got = await eventsFor(customerId, '/hub', 2);
     expect(got).toHaveLength(2);
