@@ -1,0 +1,114 @@
+/**
+ * One HTTP request to Microsoft Graph, and nothing more: the bearer token, JSON in and out, a bounded answer, and
+ * a thrown GraphError for every answer that is not 2xx. Retries, timeouts, budgets and the mapping to the
+ * contract's codes are the resilience layer's (it runs this inside `call(op, fn)` and classifies what it throws).
+ *
+ * Why not @microsoft/microsoft-graph-client here: its middleware retries by itself (RetryHandler honours
+ * Retry-After up to three times), which would run under the Hub's own retries and budgets and multiply the
+ * requests a throttled mailbox receives; and it attaches the token only to https Graph hosts, so pointing it at
+ * a configured endpoint means replacing its last hop anyway. The tests drive the sandbox with the real client.
+ *
+ * The token never leaves for another origin: a URL Graph hands back (`@odata.nextLink`) is followed only when it
+ * is on the configured Graph origin, and redirects are not followed.
+ */
+
+/** Far above any answer the tools read (a page of 100 messages with bodies is a few MB): a hostile endpoint cannot exhaust memory. */
+export const MAX_GRAPH_ANSWER_BYTES = 32 * 1024 * 1024;
+
+export interface GraphRequest {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** A path under the version root (`/me/events`), or an absolute URL Graph returned (`@odata.nextLink`). */
+  path: string;
+  query?: Record<string, string>;
+  /** Sent as JSON. */
+  body?: unknown;
+  /** E.g. `Prefer`, `If-Match`. */
+  headers?: Record<string, string>;
+}
+
+export interface GraphAnswer<T = unknown> {
+  status: number;
+  /** The parsed JSON body; undefined for 202/204 or an empty body. Unvalidated: the adapter checks its shape. */
+  body: T | undefined;
+  headers: Headers;
+}
+
+/** Graph answered, but not with 2xx. Carries only what is safe to keep: no header values, no request URL. */
+export class GraphError extends Error {
+  constructor(
+    readonly status: number,
+    /** Graph's `error.code` (`ErrorItemNotFound`, `ApplicationThrottled`…), or '' when the body had none. */
+    readonly code: string,
+    /** Graph's `error.message`, cut to 300 characters (it may quote the request; never copied verbatim into answers unscrubbed). */
+    readonly graphMessage: string,
+    /** Retry-After (seconds or an HTTP date) in milliseconds from now, when Graph sent one. */
+    readonly retryAfterMs: number | undefined,
+    /** Graph's `request-id`, for support cases. */
+    readonly requestId: string | undefined,
+  ) {
+    super(`Graph answered ${status}${code ? ` ${code}` : ''}`);
+    this.name = 'GraphError';
+  }
+}
+
+/** The origin and path prefix of `baseUrl` (`https://graph.microsoft.com/v1.0`). */
+function resolve(baseUrl: string, req: GraphRequest): URL {
+  const base = new URL(baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
+  const url = /^https?:\/\//i.test(req.path) ? new URL(req.path) : new URL(req.path.replace(/^\//, ''), base);
+  if (url.origin !== base.origin || !url.pathname.startsWith(base.pathname)) throw new Error('a Graph URL outside the configured Graph endpoint'); // a bug or a hostile nextLink
+  for (const [k, v] of Object.entries(req.query ?? {})) url.searchParams.set(k, v);
+  return url;
+}
+
+export function retryAfterMs(value: string | null, now = Date.now()): number | undefined {
+  if (value === null) return undefined;
+  if (/^\d{1,6}$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+async function readBounded(res: Response): Promise<string> {
+  const declared = Number(res.headers.get('content-length') ?? NaN);
+  if (declared > MAX_GRAPH_ANSWER_BYTES) throw new GraphError(res.status, 'AnswerTooLarge', 'the answer is larger than the Hub reads', undefined, undefined);
+  if (!res.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > MAX_GRAPH_ANSWER_BYTES) throw new GraphError(res.status, 'AnswerTooLarge', 'the answer is larger than the Hub reads', undefined, undefined);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Sends `req` with `token`; resolves for 2xx, throws GraphError otherwise (transport errors and aborts propagate as thrown). */
+export async function graphFetch<T = unknown>(baseUrl: string, token: string, req: GraphRequest, signal: AbortSignal): Promise<GraphAnswer<T>> {
+  const url = resolve(baseUrl, req);
+  const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json', ...req.headers };
+  if (req.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(url, {
+    method: req.method,
+    headers,
+    redirect: 'manual',
+    signal,
+    ...(req.body !== undefined ? { body: JSON.stringify(req.body) } : {}),
+  });
+  const text = await readBounded(res);
+  let body: unknown;
+  if (text.length > 0) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined; // not JSON: judged by its status below (a 2xx without JSON is the adapter's unexpected answer)
+    }
+  }
+  if (res.status >= 200 && res.status < 300) return { status: res.status, body: body as T | undefined, headers: res.headers };
+  const error = (body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
+  throw new GraphError(
+    res.status,
+    typeof error?.code === 'string' ? error.code.slice(0, 100) : '',
+    typeof error?.message === 'string' ? error.message.slice(0, 300) : '',
+    retryAfterMs(res.headers.get('retry-after')),
+    res.headers.get('request-id') ?? undefined,
+  );
+}
