@@ -1,0 +1,183 @@
+import { TaskCancelledError } from 'cockatiel';
+import { hubError } from '../../errors';
+import { type ClassifiedFailure, type ClassifyOptions, DeadlineExceededError, NEVER_SENT_CODES, RefusedLocally, errorCode } from '../../upstream/classify';
+import { GraphError } from './graph-request';
+
+/**
+ * What a failed Graph request becomes in the Hub's vocabulary: which HubError, whether repeating may help (and
+ * for which operations), and whether it is evidence that Microsoft is unhealthy (the circuit breaker). Pure.
+ *
+ * Sources: Graph's error responses (learn.microsoft.com/graph/errors: status codes and `error.code`s), Graph's
+ * throttling guidance (learn.microsoft.com/graph/throttling: 429 with Retry-After; 503/504 may carry it too, "the
+ * same as a 429"), Outlook's service limits (ApplicationThrottled, MailboxConcurrency), Exchange Online's
+ * sending limits. Graph's message is kept only scrubbed and cut (it can quote the request); no header value and
+ * no URL is ever copied into an answer.
+ */
+
+const MESSAGE_MAX = 300;
+
+/** Graph's message, safe to show: no URL query strings, no bearer tokens, no control characters, at most 300 characters. */
+export function safeGraphMessage(message: string): string {
+  const scrubbed = message
+    .slice(0, 2_000)
+    .replace(/\b(https?:\/\/[^\s?#"']+)[?#][^\s"']*/gi, '$1')
+    .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 [redacted]')
+    .replace(/\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, '[redacted]')
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .trim();
+  return scrubbed.length > MESSAGE_MAX ? `${scrubbed.slice(0, MESSAGE_MAX - 1)}…` : scrubbed;
+}
+
+/** 403s that mean the grant lacks a permission (delegated scopes), not a rate or quota. */
+const ACCESS_DENIED = new Set([
+  'ErrorAccessDenied',
+  'AccessDenied',
+  'accessDenied',
+  'Authorization_RequestDenied',
+  'ErrorInsufficientPermissionsInAccessToken',
+]);
+/** Ids that cannot be Graph ids are answered 400; to the caller there is no such item. */
+const NOT_AN_ID = new Set(['ErrorInvalidIdMalformed', 'ErrorInvalidId']);
+/** Exchange's sending limits (recipients per message, per day): a refusal of sends, not of reads. */
+const SENDING_LIMIT = 'ErrorSubmissionQuotaExceeded';
+
+const atLeastOneSecond = (ms: number | undefined): number | undefined => (ms === undefined ? undefined : Math.max(1, Math.ceil(ms / 1000)));
+
+function timeoutFailure(what: string): ClassifiedFailure {
+  return {
+    kind: 'timeout',
+    retryWhen: 'if_idempotent',
+    upstreamFailure: true,
+    error: hubError('EXTERNAL_API_ERROR', `Microsoft did not answer ${what} in time`, { retryable: true, details: { reason: 'timeout' } }),
+  };
+}
+
+const ABORTS = new Set(['AbortError', 'TimeoutError', 'ABORT_ERR', 'UND_ERR_ABORTED']);
+
+/**
+ * Maps a failure of one Graph request (what `graphFetch` threw). Undefined for anything that is not an upstream
+ * failure — a bug in the calling code, which the caller re-throws.
+ */
+export function classifyGraphError(err: unknown, options: ClassifyOptions = {}): ClassifiedFailure | undefined {
+  const what = options.operation ?? 'the request';
+  if (err instanceof RefusedLocally) return { kind: 'refused_locally', retryWhen: 'never', upstreamFailure: false, error: err.error };
+  if (err instanceof TaskCancelledError || err instanceof DeadlineExceededError) return timeoutFailure(what);
+  if (!(err instanceof GraphError)) {
+    // fetch's own failures: a TypeError('fetch failed') whose cause carries the socket's code, or an abort.
+    const name = err instanceof Error ? err.name : undefined;
+    if (name && ABORTS.has(name)) return timeoutFailure(what);
+    if (!(err instanceof TypeError) || err.message !== 'fetch failed') return undefined;
+    const code = errorCode(err);
+    if (code && ABORTS.has(code)) return timeoutFailure(what);
+    const neverSent = code !== undefined && NEVER_SENT_CODES.has(code);
+    return {
+      kind: 'network',
+      retryWhen: neverSent ? 'always' : 'if_idempotent',
+      upstreamFailure: true,
+      error: hubError('EXTERNAL_API_ERROR', `Could not reach Microsoft for ${what}`, {
+        retryable: true,
+        details: { reason: 'network', ...(code && /^[A-Za-z_][A-Za-z0-9_]{0,40}$/.test(code) ? { code } : {}) },
+      }),
+    };
+  }
+
+  const { status, code } = err;
+  const base = { status, ...(code ? { reason: code } : {}), ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}) };
+  const message = err.graphMessage ? safeGraphMessage(err.graphMessage) : undefined;
+
+  if (code === SENDING_LIMIT) {
+    return {
+      ...base,
+      kind: 'rate_limited',
+      retryWhen: 'never',
+      upstreamFailure: false,
+      sendingLimit: true,
+      error: hubError('RATE_LIMITED', `Exchange refused ${what}: the mailbox's sending limit${message ? ` (${message})` : ''}`, {
+        retryable: status !== 400, // 400: too many recipients in this message — sending it again cannot help
+        ...(status !== 400 ? { retryAfterS: atLeastOneSecond(err.retryAfterMs ?? 3600_000) ?? 3600 } : {}),
+        details: { scope: 'upstream', reason: code },
+      }),
+    };
+  }
+  if (status === 429) {
+    const wait = atLeastOneSecond(err.retryAfterMs ?? options.fallbackRetryAfterMs) ?? 1;
+    return {
+      ...base,
+      kind: 'rate_limited',
+      retryWhen: 'if_idempotent',
+      upstreamFailure: false,
+      error: hubError('RATE_LIMITED', `Microsoft rate limited ${what}`, {
+        retryable: true,
+        retryAfterS: wait,
+        details: { scope: 'upstream', reason: code || 'TooManyRequests' },
+      }),
+    };
+  }
+  if (status === 401) {
+    return {
+      ...base,
+      kind: 'token_rejected',
+      retryWhen: 'never',
+      upstreamFailure: false,
+      error: hubError('INTEGRATION_EXPIRED', `Microsoft rejected the stored credentials for ${what}; the integration must be reconnected`, {
+        details: { reason: 'token_rejected' },
+      }),
+    };
+  }
+  if (status === 403 && ACCESS_DENIED.has(code)) {
+    return {
+      ...base,
+      kind: 'permission_denied',
+      retryWhen: 'never',
+      upstreamFailure: false,
+      error: hubError('INTEGRATION_PERMISSION_DENIED', `The connected account did not grant the access ${what} needs`, {
+        details: { reason: 'insufficient_scopes' },
+      }),
+    };
+  }
+  if (status === 404 || status === 410 || (status === 400 && NOT_AN_ID.has(code))) {
+    return {
+      ...base,
+      kind: 'not_found',
+      retryWhen: 'never',
+      upstreamFailure: false,
+      error: hubError('RESOURCE_NOT_FOUND', `Microsoft does not know the resource of ${what}`, {
+        details: { upstream_status: status, ...(code ? { reason: code } : {}) },
+      }),
+    };
+  }
+  if (status === 409) {
+    return {
+      ...base,
+      kind: 'conflict',
+      retryWhen: 'never',
+      upstreamFailure: false,
+      error: hubError('CONFLICT', `Microsoft refused ${what} as a conflict${message ? `: ${message}` : ''}`, { details: { reason: code || 'conflict' } }),
+    };
+  }
+  if (status === 408) return { ...base, ...timeoutFailure(what), upstreamFailure: false };
+  if (status >= 500 && status !== 507) {
+    return {
+      ...base,
+      kind: 'server_error',
+      retryWhen: 'if_idempotent',
+      upstreamFailure: true,
+      error: hubError('EXTERNAL_API_ERROR', `Microsoft failed ${what} (HTTP ${status})`, {
+        retryable: true,
+        ...(err.retryAfterMs !== undefined ? { retryAfterS: atLeastOneSecond(err.retryAfterMs) } : {}),
+        details: { upstream_status: status, ...(code ? { reason: code } : {}) },
+      }),
+    };
+  }
+  // 400, other 403s, 405, 412 (a stale If-Match), 413, 507 (the mailbox is full)…: a verdict on this request.
+  return {
+    ...base,
+    kind: 'client_error',
+    retryWhen: 'never',
+    upstreamFailure: false,
+    error: hubError('EXTERNAL_API_ERROR', `Microsoft refused ${what} (HTTP ${status})${message ? `: ${message}` : ''}`, {
+      retryable: false,
+      details: { upstream_status: status, ...(code ? { reason: code } : {}), ...(message ? { message } : {}) },
+    }),
+  };
+}
