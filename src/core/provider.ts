@@ -1,0 +1,85 @@
+import type { HubError } from '../errors';
+import type { Capability, Permission, ProviderId } from './capabilities';
+
+/**
+ * The connecting port: what the Hub needs from a vendor to connect an account and keep it connected — the
+ * authorization URL, the code exchange, refresh, revocation — and what a vendor's refusals mean. Each provider
+ * implements it beside its calendar and mail adapters (src/providers/<vendor>).
+ */
+
+/** What a successful code exchange hands the Hub. Tokens are secrets: never logged, never returned. */
+export interface ConnectGrant {
+  accessToken: string;
+  refreshToken: string | null;
+  expiresAt: Date | null;
+  /** The scopes the vendor says it granted, in its own spelling (partial consent shows here). */
+  scopes: string[];
+  /** The connected account's address, from a verified source (a verified id_token, the vendor's profile); null when unknown. */
+  email: string | null;
+  /** When the refresh token stops working, when the vendor says so (Google's time-limited access). */
+  refreshTokenExpiresAt: Date | null;
+}
+
+/**
+ * rejected: the code or verifier was refused (expired, reused) — the person starts over; unavailable: the vendor
+ * is down or slow — try later; misconfigured: the Hub's own client settings are wrong; unverifiable: the answer
+ * could not be trusted (bad id_token, wrong shape); admin_consent_required: the person's organisation requires an
+ * administrator to approve the Hub first (`adminConsentUrl` leads there).
+ */
+export type ExchangeFailure = 'rejected' | 'unavailable' | 'misconfigured' | 'unverifiable' | 'admin_consent_required';
+
+export type ExchangeOutcome = { ok: true; tokens: ConnectGrant } | { ok: false; failure: ExchangeFailure; adminConsentUrl?: string };
+
+/**
+ * Why a vendor refused a refresh token for good: only a person (or an administrator, then a person) can fix it.
+ * The shared causes come first; a provider maps its own codes (Google's invalid_rapt, Microsoft's AADSTS numbers)
+ * onto them.
+ */
+export type RefusalCause =
+  'invalid_grant' | 'reauth_required' | 'admin_policy_enforced' | 'consent_required' | 'password_changed' | 'user_disabled' | 'inactive';
+
+export type RefreshOutcome =
+  | {
+      kind: 'refreshed';
+      accessToken: string;
+      expiresAt: Date | null;
+      /** Only when the vendor rotated it: the caller stores it atomically with the access token. */
+      refreshToken?: string;
+      scopes?: string[];
+      refreshTokenExpiresAt?: Date;
+    }
+  | { kind: 'invalid_grant'; cause: RefusalCause; description: string }
+  /** The vendor down or slow (retryable), or the Hub itself misconfigured (not retryable). */
+  | { kind: 'failed'; error: HubError; misconfigured: boolean };
+
+/** revoked: the vendor confirmed the grant is dead now (or already was); refused/failed: it did not; unsupported: the vendor has no way to revoke one grant. */
+export type RevokeOutcome = 'revoked' | 'refused' | 'unsupported' | HubError;
+
+export interface ProviderOAuth {
+  /** False when no client id/secret is configured: connecting cannot work. */
+  readonly configured: boolean;
+  /** The vendor's consent page. `freshConsent`: ask again even for an account that consented before (so a refresh token is minted). */
+  authorizeUrl(p: { scopes: readonly string[]; state: string; codeChallenge: string; freshConsent: boolean; loginHint?: string }): string;
+  exchange(code: string, codeVerifier: string): Promise<ExchangeOutcome>;
+  refresh(refreshToken: string, signal: AbortSignal): Promise<RefreshOutcome>;
+  revoke(token: string, signal: AbortSignal): Promise<RevokeOutcome>;
+}
+
+/** One integration a provider offers: one capability of one vendor (google_calendar, outlook_mail). */
+export interface IntegrationSpec {
+  id: string;
+  provider: ProviderId;
+  capability: Capability;
+  displayName: string;
+  /** Least-privilege scopes asked for on connect, in the vendor's spelling. */
+  scopes: readonly string[];
+}
+
+/** How a provider spells permissions, and which of its scopes imply others. */
+export interface ScopeRules {
+  scopesFor(permission: Permission): readonly string[];
+  /** Whether `granted` covers `required`: the same scope, or a broader one that implies it. */
+  grants(granted: readonly string[], required: string): boolean;
+  /** The contract's short form of a scope (Google's URL without its prefix). */
+  short(scope: string): string;
+}
