@@ -84,3 +84,17 @@ test('when an account has more than ten calendars, then the list comes 10 a page
   expect(bens).toMatchObject({ canEdit: false, canShare: false, owner: { address: 'ben@contoso.example' } });
   expect(page1.value[0]).toMatchObject({ isDefaultCalendar: true, canEdit: true, canShare: true, owner: { address: 'ana@contoso.example' } });
 });
+
+test("when an invitee answers, then the organizer's event changes version, so a write prepared before meets 412", async () => {
+  const ben = graphClient(h, await tokenFor(h, 'ben@contoso.example'));
+  const made = await ana.api('/me/events').post(draft('Answered', { attendees: [{ emailAddress: { address: 'ben@contoso.example' }, type: 'required' }] }));
+  const copy = (await ben.api('/me/events').filter("subject eq 'Answered'").get()).value[0];
+  await ben.api(`/me/events/${copy.id}/accept`).post({ sendResponse: true });
+  await expect(ana.api(`/me/events/${made.id}`).header('If-Match', made['@odata.etag']).patch({ subject: 'Stale' })).rejects.toMatchObject({
+    statusCode: 412,
+    code: 'ErrorIrresolvableConflict',
+  });
+  const now = await ana.api(`/me/events/${made.id}`).get();
+  expect(now['@odata.etag']).not.toBe(made['@odata.etag']);
+  expect(now.attendees[0].status.response).toBe('accepted');
+});

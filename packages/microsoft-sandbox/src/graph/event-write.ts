@@ -186,7 +186,12 @@ export function respond(kind: 'accepted' | 'declined' | 'tentativelyAccepted'): 
     const organizer = [...ctx.world.people.values()].find((p) => p.userPrincipalName.toLowerCase() === e.organizer.address.toLowerCase());
     const original = organizer ? mailboxOf(ctx.world, organizer).events.find((x) => x.iCalUId === e.iCalUId && x.isOrganizer) : undefined;
     const me = original?.attendees.find((a) => a.address.toLowerCase() === ctx.owner.userPrincipalName.toLowerCase());
-    if (me && actionParam(ctx.req.body, 'sendResponse') !== false) Object.assign(me, { response: kind, responseTime: t });
+    // The answer is tracked on the organizer's item, which changes it — and so its changeKey (event resource: "Every
+    // time the event is changed, ChangeKey changes as well"): a write prepared before the answer meets 412.
+    if (me && original && actionParam(ctx.req.body, 'sendResponse') !== false) {
+      Object.assign(me, { response: kind, responseTime: t });
+      Object.assign(original, { changeKey: changeKey(ctx.world.random), modified: t });
+    }
     if (kind === 'declined') ctx.box.events.splice(ctx.box.events.indexOf(e), 1);
     return { status: 202 };
   };
