@@ -36,7 +36,11 @@ export function ianaZoneOf(name: string): string | undefined {
   return isIanaName(trimmed) ? trimmed : undefined;
 }
 
-/** The Windows name CLDR gives an IANA zone (the first, where a zone is listed under several); undefined when none. */
+/**
+ * The Windows name CLDR gives an IANA zone (the first, where a zone is listed under several); undefined when none.
+ * windows-iana looks a zone up through its alias groups, which leave out a few names the table itself lists
+ * (America/Montreal), so the table is read directly when that finds nothing.
+ */
 export function windowsZoneOf(iana: string): string | undefined {
-  return findWindows(iana)[0];
+  return findWindows(iana)[0] ?? WINDOWS_TO_IANA_MAP.find((entry) => (entry.iana as readonly string[]).includes(iana))?.windowsName;
 }
