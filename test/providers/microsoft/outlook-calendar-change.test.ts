@@ -74,12 +74,14 @@ test('when the event keeps changing for three rounds, then the update is CONFLIC
 test('when a reply really lands between the read and the write, then the stale etag is refused and the reply survives', async () => {
   const event = await meeting('Real race');
   const { port } = outlookCalendar(world, DEMO.ana);
-  // Ben accepts while the adapter's write is on its way: the etag it read is stale by the time the write lands.
-  await world.control('POST', '/faults', { operation: 'events.update', latency_ms: 400, times: 1 });
-  const [updated] = await Promise.all([
-    port.updateEvent('primary', event.id, { attendees: [DEMO.ben, DEMO.chen, CHEN_ELSEWHERE] }, {}),
-    new Promise((r) => setTimeout(r, 100)).then(() => benAnswers('Real race', 'accept')),
-  ]);
+  // The adapter's write is held at the sandbox's door; Ben answers once it has arrived, so the etag it carries
+  // (read before) is stale by the time it is applied.
+  await world.control('POST', '/faults', { operation: 'events.update', latency_ms: 2500, times: 1 });
+  const held = world.sandbox.world.faults.rules.find((r) => r.operation === 'events.update')!;
+  const update = port.updateEvent('primary', event.id, { attendees: [DEMO.ben, DEMO.chen, CHEN_ELSEWHERE] }, {});
+  while (held.hits === 0) await new Promise((r) => setTimeout(r, 10));
+  await benAnswers('Real race', 'accept');
+  const updated = await update;
   expect(updated).toMatchObject({
     ok: true,
     value: { attendees: [{ email: DEMO.ben, responseStatus: 'accepted' }, { email: DEMO.chen }, { email: CHEN_ELSEWHERE }] },

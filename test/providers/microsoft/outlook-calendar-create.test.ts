@@ -59,8 +59,9 @@ test.each([
   ['Graph answers 500 after making the event', { preset: 'internalError' }],
   ['the gateway answers 504 after the mailbox made the event', { preset: 'gatewayTimeout' }],
 ])('when %s, then the adapter finds it by its key through the list lag and answers it once', async (_, fault) => {
-  // New events reach lists after 1.5 s here: the lookup must wait for them inside the deadline.
-  await world.control('PUT', '/consistency', { new_event_delay_ms: 1500 });
+  // New events reach lists after 3 s here: the lookup must wait for them inside the deadline (its waits add up to
+  // 3.75 s after the first look, so a slow machine only shortens the wait it sees).
+  await world.control('PUT', '/consistency', { new_event_delay_ms: 3000 });
   await world.control('POST', '/faults', { operation: 'events.create', apply_first: true, times: 1, ...fault });
   const { port } = outlookCalendar(world, DEMO.ana);
   const created = await port.createEvent('primary', draft('Lost answer'), { dedupKey: KEY });
