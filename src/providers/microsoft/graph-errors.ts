@@ -54,6 +54,9 @@ function timeoutFailure(what: string): ClassifiedFailure {
 
 const ABORTS = new Set(['AbortError', 'TimeoutError', 'ABORT_ERR', 'UND_ERR_ABORTED']);
 
+const errorName = (err: unknown): string | undefined =>
+  err !== null && typeof err === 'object' && typeof (err as { name?: unknown }).name === 'string' ? (err as { name: string }).name : undefined;
+
 /**
  * Maps a failure of one Graph request (what `graphFetch` threw). Undefined for anything that is not an upstream
  * failure — a bug in the calling code, which the caller re-throws.
@@ -63,10 +66,12 @@ export function classifyGraphError(err: unknown, options: ClassifyOptions = {}):
   if (err instanceof RefusedLocally) return { kind: 'refused_locally', retryWhen: 'never', upstreamFailure: false, error: err.error };
   if (err instanceof TaskCancelledError || err instanceof DeadlineExceededError) return timeoutFailure(what);
   if (!(err instanceof GraphError)) {
-    // fetch's own failures: a TypeError('fetch failed') whose cause carries the socket's code, or an abort.
-    const name = err instanceof Error ? err.name : undefined;
+    // fetch's own failures: a TypeError('fetch failed') whose cause carries the socket's code, or an abort. Read by
+    // name, not instanceof: undici's errors and DOMExceptions come from Node's own realm, which is not the caller's
+    // under a VM sandbox (Jest), and an abort is a DOMException, not an Error, in some Node releases.
+    const name = errorName(err);
     if (name && ABORTS.has(name)) return timeoutFailure(what);
-    if (!(err instanceof TypeError) || err.message !== 'fetch failed') return undefined;
+    if (name !== 'TypeError' || (err as Error).message !== 'fetch failed') return undefined;
     const code = errorCode(err);
     if (code && ABORTS.has(code)) return timeoutFailure(what);
     const neverSent = code !== undefined && NEVER_SENT_CODES.has(code);

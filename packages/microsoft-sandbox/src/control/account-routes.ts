@@ -4,7 +4,7 @@ import { consentKey } from '../identity/state';
 import { type Person, type World, findPerson } from '../world';
 import { describePerson } from './describe';
 import type { answer as Answer, fail as Fail, parse as Parse } from './routes';
-import { accountSpecSchema, addEvent, addMessage, createPerson, eventSpecSchema, messageSpecSchema } from './seed';
+import { accountSpecSchema, addCalendar, addEvent, addMessage, calendarSpecSchema, createPerson, eventSpecSchema, messageSpecSchema } from './seed';
 
 /** The control API's people: create and inspect them, seed their mailboxes, and kill their grants. */
 export function mountAccounts(router: Router, w: () => World, { parse, fail, answer }: { parse: typeof Parse; fail: typeof Fail; answer: typeof Answer }) {
@@ -27,6 +27,13 @@ export function mountAccounts(router: Router, w: () => World, { parse, fail, ans
     withPerson((world, req, res, p) => {
       const spec = parse(eventSpecSchema, req, res);
       if (spec) answer(res, addEvent(world, p, spec), 201, (e) => ({ id: e.id }));
+    }),
+  );
+  router.post(
+    '/accounts/:upn/calendars',
+    withPerson((world, req, res, p) => {
+      const spec = parse(calendarSpecSchema, req, res);
+      if (spec) answer(res, addCalendar(world, p, spec), 201, (c) => ({ id: c.id }));
     }),
   );
   router.post(

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { changeKey, guid, immutableItemId, restItemId } from '../ids';
+import { changeKey, folderId, guid, immutableItemId, restItemId } from '../ids';
 import { mailboxOf } from '../graph/context';
-import { type EventRec, type MessageRec, folderByName, newMessageIds } from '../graph/mailbox';
+import { type Calendar, type EventRec, type MessageRec, folderByName, newMessageIds } from '../graph/mailbox';
 import { newConversation, newInternetMessageId } from '../graph/send';
 import { ianaOf, windowsOf } from '../graph/time';
 import { ALPHABETS } from '../random';
@@ -152,6 +152,34 @@ export function addEvent(world: World, organizer: Person, spec: z.infer<typeof e
     first ??= e;
   }
   return { ok: true, value: first! };
+}
+
+export const calendarSpecSchema = z.strictObject({
+  name: z.string().min(1),
+  /** Whose calendar it is when it was shared with this account (its address); unset: the account's own. */
+  owner: z.email().optional(),
+  /** For a shared calendar: whether the account may write to it (default false). */
+  can_edit: z.boolean().optional(),
+});
+
+/** A further calendar in one mailbox: one the account made, or another person's shared with it. */
+export function addCalendar(world: World, person: Person, spec: z.infer<typeof calendarSpecSchema>): Outcome<Calendar> {
+  const box = mailboxOf(world, person);
+  const id = folderId(world.random);
+  const ownerPerson = spec.owner ? findPerson(world, spec.owner) : undefined;
+  const shared = spec.owner !== undefined && spec.owner.toLowerCase() !== person.userPrincipalName;
+  const c: Calendar = {
+    id,
+    name: spec.name,
+    isDefault: false,
+    color: 'auto',
+    changeKey: changeKey(world.random),
+    ...(shared
+      ? { owner: { name: ownerPerson?.displayName ?? spec.owner!, address: spec.owner!.toLowerCase() }, canEdit: spec.can_edit ?? false, canShare: false }
+      : {}),
+  };
+  box.calendars.set(id, c);
+  return { ok: true, value: c };
 }
 
 const address = z.strictObject({ name: z.string().optional(), address: z.email() });

@@ -3,6 +3,8 @@ import { wellFormedItemId } from '../ids';
 import { type GraphCtx, type Handler } from './context';
 import { GE, type GraphError } from './errors';
 import { type Calendar, type EventRec, defaultCalendar, findEvent } from './mailbox';
+import { sameExtendedId } from './event-input';
+import { queryParam } from './odata';
 import { eventJson, outputZone } from './serialize';
 import { ianaOf } from './time';
 
@@ -28,8 +30,30 @@ export function pickEvent(ctx: GraphCtx): EventRec | GraphError {
 
 export const etagOf = (e: EventRec) => `W/"${e.changeKey}"`;
 
+/**
+ * `$expand=singleValueExtendedProperties($filter=id eq '…')` (singlevaluelegacyextendedproperty-get): "currently
+ * the only way to get" an extended property — the event comes with the one property named, when it has it.
+ * Undefined when the request expands nothing; a refusal for any other `$expand` on events.
+ */
+export function expandedProperty(ctx: GraphCtx): { id: string } | undefined | GraphError {
+  const raw = queryParam(ctx, '$expand');
+  if (raw === undefined) return undefined;
+  const m = /^singleValueExtendedProperties\(\$filter=id eq '((?:[^']|'')*)'\)$/i.exec(raw.trim());
+  if (!m) return GE.badRequest(`The sandbox expands only singleValueExtendedProperties($filter=id eq '…') on events, not '${raw.slice(0, 100)}'.`);
+  return { id: m[1]!.replace(/''/g, "'") };
+}
+
+/** The event's JSON with the expanded property, when asked for and present. */
+export function withExpansion(json: Record<string, unknown>, e: EventRec, expand: { id: string } | undefined): Record<string, unknown> {
+  if (!expand) return json;
+  const found = (e.extendedProperties ?? []).filter((p) => sameExtendedId(p.id, expand.id));
+  return { ...json, singleValueExtendedProperties: found.map((p) => ({ id: p.id, value: p.value })) };
+}
+
 export function entity(ctx: GraphCtx, e: EventRec, status = 200) {
-  const body = eventJson(ctx, e, outputZone(ctx, known));
+  const expand = expandedProperty(ctx);
+  if (expand && 'code' in expand) return expand;
+  const body = withExpansion(eventJson(ctx, e, outputZone(ctx, known)), e, expand);
   return {
     status,
     type: 'microsoft.graph.event',

@@ -5,7 +5,10 @@ import { graphError } from './errors';
 import { type Calendar, defaultCalendar } from './mailbox';
 import { type ListSpec, listAnswer, parseQuery, queryParam } from './odata';
 import { eventJson, outputZone } from './serialize';
-import { type Route, entity, known, now, pickCalendar, pickEvent } from './calendar-common';
+import { type Route, entity, expandedProperty, known, now, pickCalendar, pickEvent, withExpansion } from './calendar-common';
+import { type Expr, evaluate } from './filter';
+import { sameExtendedId } from './event-input';
+import type { EventRec } from './mailbox';
 import { create, remove, respond, update } from './event-write';
 
 /**
@@ -15,6 +18,7 @@ import { create, remove, respond, update } from './event-write';
  */
 
 function calendarJson(ctx: GraphCtx, c: Calendar) {
+  const shared = c.owner !== undefined;
   return {
     '@odata.context': `${ctx.baseUrl}/v1.0/$metadata#users('${ctx.owner.id}')/calendars/$entity`,
     id: c.id,
@@ -23,14 +27,16 @@ function calendarJson(ctx: GraphCtx, c: Calendar) {
     hexColor: '',
     isDefaultCalendar: c.isDefault,
     changeKey: c.changeKey,
-    canShare: true,
-    canViewPrivateItems: true,
-    canEdit: true,
+    // calendar resource: canShare "true if the user has the permission to share the calendar… Only the user who
+    // created the calendar can share it"; canEdit true for the owner and for whoever it was shared with to edit.
+    canShare: c.canShare ?? !shared,
+    canViewPrivateItems: !shared,
+    canEdit: c.canEdit ?? true,
     allowedOnlineMeetingProviders: ['teamsForBusiness'],
     defaultOnlineMeetingProvider: 'teamsForBusiness',
     isTallyingResponses: true,
     isRemovable: !c.isDefault,
-    owner: { name: ctx.owner.displayName, address: ctx.owner.userPrincipalName },
+    owner: c.owner ?? { name: ctx.owner.displayName, address: ctx.owner.userPrincipalName },
   };
 }
 
@@ -55,21 +61,56 @@ function visibleEvents(ctx: GraphCtx, cal: Calendar | undefined) {
   return ctx.box.events.filter((e) => e.visibleAt <= now(ctx) && (!cal || e.calendarId === cal.id));
 }
 
+/**
+ * Extended property ids a filter compares `id` with inside `singleValueExtendedProperties/any(…)`: the generic
+ * filter compares strings case-insensitively, but the property's name must match exactly (sameExtendedId).
+ */
+function extendedIdsIn(e: Expr, out: string[] = []): string[] {
+  if (e.kind === 'and' || e.kind === 'or') {
+    extendedIdsIn(e.left, out);
+    extendedIdsIn(e.right, out);
+  } else if (e.kind === 'not') extendedIdsIn(e.expr, out);
+  else if (e.kind === 'any' && /^singleValueExtendedProperties$/i.test(e.collection)) {
+    const walk = (x: Expr): void => {
+      if (x.kind === 'and' || x.kind === 'or') return (walk(x.left), walk(x.right));
+      if (x.kind === 'cmp' && x.op === 'eq' && x.left.kind === 'path' && x.left.path === `${e.variable}/id` && x.right.kind === 'lit')
+        out.push(String(x.right.value));
+    };
+    walk(e.body);
+  }
+  return out;
+}
+
+/**
+ * Events as a list answers them: filtered (extended properties are visible to `$filter` though never part of the
+ * event's JSON — "The response body does not include the extended property"), then ordered, paged and projected.
+ */
+function eventList(ctx: GraphCtx, spec: ListSpec, rows: EventRec[]): ReturnType<Handler> {
+  const query = parseQuery(ctx, spec);
+  if ('code' in query) return query;
+  const expand = expandedProperty(ctx);
+  if (expand && 'code' in expand) return expand;
+  const zone = outputZone(ctx, known);
+  const ids = query.filter ? extendedIdsIn(query.filter) : [];
+  const items = rows
+    .map((e) => ({ e, json: eventJson(ctx, e, zone) }))
+    .filter(({ e, json }) => {
+      if (!query.filter) return true;
+      const ext = e.extendedProperties ?? [];
+      if (!ids.every((id) => ext.some((p) => sameExtendedId(p.id, id)))) return false;
+      return evaluate(query.filter, { ...json, singleValueExtendedProperties: ext });
+    })
+    .map(({ e, json }) => withExpansion(json, e, expand));
+  const select = query.select && expand ? [...query.select, 'singleValueExtendedProperties'] : query.select;
+  return listAnswer(ctx, spec, items, { ...query, filter: undefined, select });
+}
+
 function list(ctx: GraphCtx): ReturnType<Handler> {
   const cal = ctx.req.params.calendarId || ctx.req.path.includes('/calendar/') ? pickCalendar(ctx) : undefined;
   if (cal && 'code' in cal) return cal;
   const noSearch = refuseSearch(ctx);
   if (noSearch) return noSearch;
-  const spec = listSpec(ctx, 'events');
-  const query = parseQuery(ctx, spec);
-  if ('code' in query) return query;
-  const zone = outputZone(ctx, known);
-  return listAnswer(
-    ctx,
-    spec,
-    visibleEvents(ctx, cal).map((e) => eventJson(ctx, e, zone)),
-    query,
-  );
+  return eventList(ctx, listSpec(ctx, 'events'), visibleEvents(ctx, cal));
 }
 
 /** calendarView: occurrences overlapping [startDateTime, endDateTime); both required (user-list-calendarview). */
@@ -92,17 +133,23 @@ function calendarView(ctx: GraphCtx): ReturnType<Handler> {
     return graphError(400, 'ErrorInvalidParameter', 'The value of the parameter StartDateTime or EndDateTime is invalid.');
   const noSearch = refuseSearch(ctx);
   if (noSearch) return noSearch;
-  const spec = listSpec(ctx, 'calendarView');
+  const rows = visibleEvents(ctx, cal).filter((e) => e.start < to && (e.end > from || (e.end === e.start && e.start >= from)));
+  return eventList(ctx, listSpec(ctx, 'calendarView'), rows);
+}
+
+/**
+ * GET /me/calendars (user-list-calendars): a page of 10 unless `$top` says otherwise, `@odata.nextLink` to the
+ * next (Graph's default page for Outlook collections is 10 — paging: "some queries return… default page sizes").
+ */
+function calendarList(ctx: GraphCtx): ReturnType<Handler> {
+  const spec: ListSpec = { entity: 'calendar', defaultTop: 10, maxTop: 1000, contextPath: `users('${ctx.owner.id}')/calendars` };
   const query = parseQuery(ctx, spec);
   if ('code' in query) return query;
-  const zone = outputZone(ctx, known);
-  const rows = visibleEvents(ctx, cal).filter((e) => e.start < to && (e.end > from || (e.end === e.start && e.start >= from)));
-  return listAnswer(
-    ctx,
-    spec,
-    rows.map((e) => eventJson(ctx, e, zone)),
-    query,
-  );
+  const items = [...ctx.box.calendars.values()].map((c) => {
+    const { '@odata.context': _, ...rest } = calendarJson(ctx, c);
+    return rest as Record<string, unknown>;
+  });
+  return listAnswer(ctx, spec, items, query);
 }
 
 export function mountCalendar(router: Router, route: Route) {
@@ -112,20 +159,7 @@ export function mountCalendar(router: Router, route: Route) {
     '/calendar',
     route('calendars.get', R, (ctx) => ({ status: 200, type: 'microsoft.graph.calendar', body: calendarJson(ctx, defaultCalendar(ctx.box)) })),
   );
-  router.get(
-    '/calendars',
-    route('calendars.list', R, (ctx) => ({
-      status: 200,
-      type: 'Collection(microsoft.graph.calendar)',
-      body: {
-        '@odata.context': `${ctx.baseUrl}/v1.0/$metadata#users('${ctx.owner.id}')/calendars`,
-        value: [...ctx.box.calendars.values()].map((c) => {
-          const { '@odata.context': _, ...rest } = calendarJson(ctx, c);
-          return rest;
-        }),
-      },
-    })),
-  );
+  router.get('/calendars', route('calendars.list', R, calendarList));
   router.get(
     '/calendars/:calendarId',
     route('calendars.get', R, (ctx) => {

@@ -4,7 +4,7 @@ import type { Person, World } from '../world';
 import { type GraphCtx, type Handler, mailboxOf } from './context';
 import { actionParam, checkActionBody } from './actions';
 import { GE, graphError } from './errors';
-import { type EventPatch, checkEventShape, readEventBody } from './event-input';
+import { type EventPatch, checkEventShape, readEventBody, sameExtendedId } from './event-input';
 import { type EventRec, defaultCalendar } from './mailbox';
 import { entity, etagOf, now, pickCalendar, pickEvent } from './calendar-common';
 
@@ -32,6 +32,8 @@ export function syncCopies(world: World, organizer: Person, e: EventRec) {
         transactionId: null,
         visibleAt: world.clock.now() + world.consistency.deliveryDelayMs,
         showAs: 'tentative',
+        // Extended properties are the organizer's mailbox's own (MAPI named properties): invitations do not carry them.
+        extendedProperties: [],
       };
       box.events.push(copy);
     }
@@ -59,9 +61,15 @@ export function create(ctx: GraphCtx): ReturnType<Handler> {
   const input = readEventBody(ctx.req.body, true);
   if ('code' in input) return input;
   // event resource, transactionId: "A custom identifier specified by a client app for the server to avoid
-  // redundant POST operations in case of client retries to create the same event" — the retry gets the first.
+  // redundant POST operations in case of client retries to create the same event" — a repeat of the same create
+  // answers 201 with the first event (reported: "201 is returned, but no new event is created"). The same id with
+  // another body is refused: 400 ErrorDuplicateTransactionId, "The TransactionId specified in the request has
+  // already been used to create a different event" (as clients report it). What "different" means is not
+  // documented; the sandbox takes the harsher reading and compares with the event as it is now, so a retry after
+  // the event was edited is refused too.
   if (input.transactionId) {
-    const prior = ctx.box.events.find((x) => x.transactionId === input.transactionId);
+    const prior = ctx.box.events.find((x) => x.transactionId === input.transactionId && x.isOrganizer);
+    if (prior && !sameCreate(prior, input)) return duplicateTransaction();
     if (prior) return entity(ctx, prior, 201);
   }
   const t = now(ctx);
@@ -96,12 +104,32 @@ export function create(ctx: GraphCtx): ReturnType<Handler> {
     isReminderOn: input.isReminderOn ?? true,
     reminderMinutes: input.reminderMinutes ?? 15,
     visibleAt: t + ctx.world.consistency.newEventDelayMs,
+    extendedProperties: input.extendedProperties ?? [],
   };
   const shape = checkEventShape(ctx.world, e);
   if (shape) return shape;
   ctx.box.events.push(e);
   syncCopies(ctx.world, ctx.owner, e);
   return entity(ctx, e, 201);
+}
+
+const duplicateTransaction = () =>
+  graphError(
+    400,
+    'ErrorDuplicateTransactionId',
+    "Your request can't be completed. The TransactionId specified in the request has already been used to create a different event.",
+  );
+
+/** Whether a repeated create asks for the event `prior` is: every property it writes has the value the event has. */
+function sameCreate(prior: EventRec, input: EventPatch): boolean {
+  const simple = ['subject', 'bodyHtml', 'bodyType', 'start', 'end', 'isAllDay', 'showAs', 'sensitivity', 'location', 'importance'] as const;
+  for (const key of simple) if (input[key] !== undefined && input[key] !== prior[key]) return false;
+  if (input.attendees) {
+    const want = input.attendees.map((a) => a.address.toLowerCase()).sort();
+    const have = prior.attendees.map((a) => a.address.toLowerCase()).sort();
+    if (want.join('\n') !== have.join('\n')) return false;
+  }
+  return true;
 }
 
 export function update(ctx: GraphCtx): ReturnType<Handler> {
@@ -112,11 +140,18 @@ export function update(ctx: GraphCtx): ReturnType<Handler> {
   if (ifMatch && ifMatch !== '*' && ifMatch !== etagOf(e)) return GE.conflict();
   const input = readEventBody(ctx.req.body, false);
   if ('code' in input) return input;
-  const { attendees, ...rest } = input as EventPatch;
+  const { attendees, extendedProperties, ...rest } = input as EventPatch;
   const next = { ...e, ...rest };
   const shape = checkEventShape(ctx.world, next);
   if (shape) return shape;
   Object.assign(e, rest, { changeKey: changeKey(ctx.world.random), modified: now(ctx) });
+  // An update's extended properties are added to (or replace by id) the ones the event has.
+  for (const p of extendedProperties ?? []) {
+    const list = (e.extendedProperties ??= []);
+    const at = list.findIndex((x) => sameExtendedId(x.id, p.id));
+    if (at >= 0) list[at] = p;
+    else list.push(p);
+  }
   if (attendees)
     e.attendees = attendees.map(
       (a) => e.attendees.find((x) => x.address.toLowerCase() === a.address.toLowerCase()) ?? { ...a, response: 'none', responseTime: null },
@@ -151,7 +186,12 @@ export function respond(kind: 'accepted' | 'declined' | 'tentativelyAccepted'): 
     const organizer = [...ctx.world.people.values()].find((p) => p.userPrincipalName.toLowerCase() === e.organizer.address.toLowerCase());
     const original = organizer ? mailboxOf(ctx.world, organizer).events.find((x) => x.iCalUId === e.iCalUId && x.isOrganizer) : undefined;
     const me = original?.attendees.find((a) => a.address.toLowerCase() === ctx.owner.userPrincipalName.toLowerCase());
-    if (me && actionParam(ctx.req.body, 'sendResponse') !== false) Object.assign(me, { response: kind, responseTime: t });
+    // The answer is tracked on the organizer's item, which changes it — and so its changeKey (event resource: "Every
+    // time the event is changed, ChangeKey changes as well"): a write prepared before the answer meets 412.
+    if (me && original && actionParam(ctx.req.body, 'sendResponse') !== false) {
+      Object.assign(me, { response: kind, responseTime: t });
+      Object.assign(original, { changeKey: changeKey(ctx.world.random), modified: t });
+    }
     if (kind === 'declined') ctx.box.events.splice(ctx.box.events.indexOf(e), 1);
     return { status: 202 };
   };

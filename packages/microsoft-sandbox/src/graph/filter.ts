@@ -78,7 +78,8 @@ export function parseFilter(input: string): Expr | GraphError {
       return { kind: 'fn', name: t.toLowerCase() as 'contains', target, value };
     }
     const left = operand();
-    if (left.kind === 'path' && left.path.endsWith('/any') && peek() === '(') {
+    // Lambda operators as Graph's own examples write them too: `singleValueExtendedProperties/Any(ep: …)`.
+    if (left.kind === 'path' && /\/any$/i.test(left.path) && peek() === '(') {
       take();
       let variable = take() ?? fail();
       if (variable.endsWith(':')) variable = variable.slice(0, -1);

@@ -91,6 +91,14 @@ export interface EventRec {
   isReminderOn: boolean;
   reminderMinutes: number;
   visibleAt: number;
+  /** Single-value extended properties the client set (MAPI named properties): only the mailbox's own copy keeps them. */
+  extendedProperties?: ExtendedProperty[];
+}
+
+/** A singleValueLegacyExtendedProperty: `id` as the client wrote it ("String {guid} Name x"), its value as a string. */
+export interface ExtendedProperty {
+  id: string;
+  value: string;
 }
 
 export interface Calendar {
@@ -99,6 +107,10 @@ export interface Calendar {
   isDefault: boolean;
   color: string;
   changeKey: string;
+  /** Another person's calendar shared with this mailbox: whether it may be written and re-shared, and whose it is (undefined: the mailbox's own). */
+  canEdit?: boolean;
+  canShare?: boolean;
+  owner?: Recipient;
 }
 
 export interface Folder {

@@ -1,0 +1,45 @@
+import type { CalendarPort } from '../../../src/core/calendar';
+import { createGraphCalendar } from '../../../src/providers/microsoft/calendar';
+import type { FactCache } from '../../../src/providers/microsoft/calendar-graph';
+import { createToolCache } from '../../../src/tools/tool-cache';
+import { GRAPH_SCOPES_ALL, type MicrosoftWorld } from '../../helpers/microsoft';
+
+/** The Outlook calendar adapter of one sandbox account, as a tool call would build it; attempts counted. */
+
+export interface OutlookCalendar {
+  port: CalendarPort;
+  cache: FactCache;
+  /** Graph requests made so far. */
+  attempts: () => number;
+  warnings: unknown[];
+}
+
+export function outlookCalendar(
+  world: MicrosoftWorld,
+  upn: string,
+  options: { cache?: FactCache; now?: () => number; deadlineMs?: number; accountEmail?: string | null } = {},
+): OutlookCalendar {
+  const cache = options.cache ?? createToolCache();
+  let attempts = 0;
+  const warnings: unknown[] = [];
+  const port = createGraphCalendar({
+    call: world.callFor(upn, GRAPH_SCOPES_ALL, () => attempts++),
+    graphUrl: world.graphUrl,
+    cache,
+    connection: { credentialId: `credential-${upn}`, accountEmail: options.accountEmail === undefined ? upn : options.accountEmail, scopes: GRAPH_SCOPES_ALL },
+    deadline: AbortSignal.timeout(options.deadlineMs ?? 25_000),
+    // Graph's clock is the sandbox's: a test that moves it moves the Hub's view of "now" with it.
+    now: options.now ?? (() => world.sandbox.world.clock.now()),
+    logger: { warn: (...args: unknown[]) => void warnings.push(args) },
+  });
+  return { port, cache, attempts: () => attempts, warnings };
+}
+
+/** The sandbox's events of one account whose subject is `subject` (what Outlook holds, not what the adapter says). */
+export function eventsTitled(world: MicrosoftWorld, upn: string, subject: string) {
+  const person = [...world.sandbox.world.people.values()].find((p) => p.userPrincipalName === upn)!;
+  return world.sandbox.world.mailboxes.get(person.id)!.events.filter((e) => e.subject === subject);
+}
+
+/** Graph requests the sandbox received for `operation` so far. */
+export const requestsFor = (world: MicrosoftWorld, operation: string) => world.sandbox.world.requestLog.filter((r) => r.operation === operation);
