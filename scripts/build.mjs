@@ -118,7 +118,7 @@ if (existsSync(join(root, 'console', 'tsconfig.json'))) {
   copyFileSync(join(root, 'console', 'favicon.svg'), join(root, 'dist', 'console', 'favicon.svg'));
 }
 // The API reference the Hub serves at /docs: Redocly's HTML rendering of openapi.yaml with its scripts inlined (no
-// CDN), so the page loads nothing from anywhere but the Hub (src/routes/api-docs.ts sets its CSP from the page).
+// CDN), so the page loads nothing from anywhere but the Hub (src/routes/operations/api-docs.ts sets its CSP from the page).
 if (existsSync(join(root, 'openapi.yaml')) && existsSync(join(root, 'node_modules', '.bin', 'redocly'))) {
   mkdirSync(join(root, 'dist', 'docs'), { recursive: true });
   const docs = spawnSync(
