@@ -4,7 +4,7 @@ import { parseEnv } from './parse-env';
 import type { ServerEnv } from './server';
 import { type EnvOf, integer, onOff, optionalString, url } from './variables';
 
-/** PostgreSQL when DATABASE_URL is set, embedded PGlite otherwise. */
+/** Where the Hub keeps its data: a PostgreSQL server, or embedded PGlite in a directory of its own. */
 export type DatabaseConfig = { kind: 'postgres'; url: string; poolMax: number; queryTimeoutMs: number } | { kind: 'pglite'; dataDir: string; thread: boolean };
 
 export interface DatabaseSettings {

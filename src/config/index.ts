@@ -29,7 +29,9 @@ import { webhooksSection } from './webhooks';
  *
  * Each section of the configuration is a file of its own here: its variables (each with the one sentence
  * docs/configuration.md shows), its type and how its variables become its part of `Config`. A new section is
- * one more file and one more line below; nothing in this folder imports anything of the Hub outside it.
+ * one more file, imported and named in the list below (its type joins `Config` by itself; its variables follow
+ * the listed ones on the configuration page unless variable-order.ts places them). Nothing in this folder
+ * imports anything of the Hub outside it: features take their settings' types from here.
  */
 
 /**
