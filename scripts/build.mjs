@@ -83,6 +83,14 @@ if (existsSync(msSandboxBuild)) {
   const msSandbox = spawnSync(process.execPath, [msSandboxBuild], { stdio: ['ignore', 2, 2] });
   if (msSandbox.status !== 0) process.exit(msSandbox.status ?? 1);
 }
+// A source moved or deleted leaves its compiled file behind, and Node loads a stale dist/src/x.js before the
+// dist/src/x/index.js a folder that replaced it compiles to: compiled files whose source is gone go first.
+for (const tree of ['src', 'bench']) {
+  for (const file of files(join(root, 'dist', tree))) {
+    const compiled = /^(.*)\.js(?:\.map)?$/.exec(relative(join(root, 'dist'), file));
+    if (compiled && !existsSync(join(root, `${compiled[1]}.ts`))) rmSync(file);
+  }
+}
 const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], {
   stdio: ['ignore', 2, 2],
 });
@@ -110,7 +118,7 @@ if (existsSync(join(root, 'console', 'tsconfig.json'))) {
   copyFileSync(join(root, 'console', 'favicon.svg'), join(root, 'dist', 'console', 'favicon.svg'));
 }
 // The API reference the Hub serves at /docs: Redocly's HTML rendering of openapi.yaml with its scripts inlined (no
-// CDN), so the page loads nothing from anywhere but the Hub (src/routes/api-docs.ts sets its CSP from the page).
+// CDN), so the page loads nothing from anywhere but the Hub (src/routes/operations/api-docs.ts sets its CSP from the page).
 if (existsSync(join(root, 'openapi.yaml')) && existsSync(join(root, 'node_modules', '.bin', 'redocly'))) {
   mkdirSync(join(root, 'dist', 'docs'), { recursive: true });
   const docs = spawnSync(

@@ -1,4 +1,4 @@
-// `npm run docs:config`: regenerates docs/configuration.md's tables from src/config.ts and the Google sandbox's
+// `npm run docs:config`: regenerates docs/configuration.md's tables from src/config/ and the Google sandbox's
 // packages/google-sandbox/src/config.ts (through the built code, which the npm script builds first when it is
 // stale). `--check` only reports whether the page is current.
 import { readFileSync, writeFileSync } from 'node:fs';

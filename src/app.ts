@@ -1,90 +1,65 @@
-import express, { type Express } from 'express';
+import type { Tracer } from '@opentelemetry/api';
+import type { Express } from 'express';
+import type { Redis } from 'ioredis';
 import { type Access, createAccess } from './access';
 import type { AccessEvents } from './access/access-events';
+import { type Audit, createAudit } from './audit/audit';
+import type { ConnectionEvent, OnConnectionEvent } from './audit/connection-events';
 import { adminJwtAuth, createAdminTokenVerifier } from './auth/admin-jwt';
 import { adminApiAuth } from './auth/admin-session-auth';
-import { mountConsole } from './routes/console/mount';
-import { createSessions } from './console/sessions';
-import { type ConsoleAssets, loadConsoleAssets } from './console/assets';
-import { createSignInLinks } from './console/sign-in-links';
-import { ERROR_CODES } from './errors';
-import { listCustomersRoute } from './routes/admin/list-customers';
-import { customerRoute } from './routes/admin/customer';
-import { createCustomerDirectory } from './store/customer-directory';
 import { serviceSecretAuth } from './auth/service-secret';
 import type { Config } from './config';
-import { errorHandler, notFound } from './http/error-handler';
-import { jsonBody } from './http/json-body';
-import { type Lifecycle, logAccess, requestContext } from './http/request-context';
-import { apiSecurityHeaders } from './http/security-headers';
+import { type ConsoleAssets, loadConsoleAssets } from './console/assets';
+import { createSessions } from './console/sessions';
+import { createSignInLinks } from './console/sign-in-links';
+import { ERROR_CODES } from './errors';
+import { hubExpress, withErrorAnswers } from './http/hub-express';
+import type { Lifecycle } from './http/request-context';
+import { createConnectCompletions } from './integrations/connect-completions';
+import { createConnectFlow } from './integrations/connect-flow';
+import { createConnectLinks } from './integrations/connect-links';
 import { type ConnectionResolver, createConnectionResolver } from './integrations/connections';
-import { tokenRefresherFor } from './integrations/token-refresh';
+import type { CredentialChange, CredentialEvents } from './integrations/credential-events';
+import { createDisconnect } from './integrations/disconnect';
+import { createGoogleClients } from './integrations/google-clients';
+import { createGoogleOAuth } from './integrations/google-oauth';
 import { grantPolicyFor } from './integrations/grant-health';
 import { createGrantReuse } from './integrations/grant-reuse';
-import { createConnectLinks } from './integrations/connect-links';
-import { createSetupUrlFor } from './integrations/setup-url';
-import { createConnectFlow } from './integrations/connect-flow';
-import type { CredentialChange, CredentialEvents } from './integrations/credential-events';
-import { createGoogleOAuth } from './integrations/google-oauth';
 import { createOAuthStates } from './integrations/oauth-states';
-import { createConnectCompletions } from './integrations/connect-completions';
-import { connectCallbackRoute } from './routes/connect/callback';
-import { connectStartRoute } from './routes/connect/start';
+import { createSetupUrlFor } from './integrations/setup-url';
+import { tokenRefresherFor } from './integrations/token-refresh';
 import type { Logger } from './logger';
-import { executeRoute } from './routes/execute';
-import { mcpJsonBody, mcpMethodNotAllowed, mcpOriginCheck, mcpRoute } from './routes/mcp';
-import type { RecordedExecuteDeps } from './tools/recorded-execute';
-import type { Redis } from 'ioredis';
-import { createGoogleClients } from './integrations/google-clients';
+import { type HubMetrics, createMetrics, noMetrics } from './observability/metrics';
+import { createTracing } from './observability/tracing';
 import { type IdempotencyGuard, createIdempotencyGuard } from './protection/idempotency';
 import { createPostgresIdempotencyStore } from './protection/idempotency-postgres';
 import { createRedisIdempotencyStore } from './protection/idempotency-redis';
 import { createRateLimiter } from './protection/rate-limit';
-import { createRedisHealth } from './store/redis-health';
-import { healthz, readyz } from './routes/health';
-import { createUpstream } from './upstream';
-import { integrationStatusRoute } from './routes/integration-status';
-import { createConnectLinkRoute } from './routes/admin/create-connect-link';
-import { deleteIntegrationRoute } from './routes/admin/delete-integration';
-import { listIntegrationsRoute } from './routes/admin/list-integrations';
-import { workingHoursRoute } from './routes/admin/working-hours';
-import { policyRoute } from './routes/admin/policy';
-import { createServiceKeyRoute } from './routes/admin/create-service-key';
-import { readServiceKeysRoute } from './routes/admin/read-service-keys';
-import { keyReceiptsRoute } from './routes/admin/key-receipts';
-import { revokeServiceKeyRoute } from './routes/admin/revoke-service-key';
-import { catalogRoute } from './routes/catalog';
-import { createDisconnect } from './integrations/disconnect';
-import { apiDocsRoute } from './routes/api-docs';
-import { openApiRoute } from './routes/openapi';
+import { mountAdminApi } from './routes/admin/mount';
+import { mountConnectFlow } from './routes/connect/mount';
+import { mountConsole } from './routes/console/mount';
+import { mountInternalApi } from './routes/internal/mount';
+import { createMetricsApp, mountMetrics, mountOperations } from './routes/operations/mount';
+import { countConnections } from './store/connection-counts';
 import { type CredentialStore, createCredentialStore } from './store/credential-store';
+import { createCustomerDirectory } from './store/customer-directory';
 import type { Db, Queryable } from './store/db';
-import { type KeyRotation, createKeyRotation } from './store/key-rotation';
 import { createHubSecrets } from './store/hub-secrets';
+import { type KeyRotation, createKeyRotation } from './store/key-rotation';
+import { createRedisHealth } from './store/redis-health';
 import { createTokenCipher } from './store/token-cipher';
-import { createEventIds, type EventIds } from './tools/calendar/event-id';
-import { buildCatalog } from './tools/catalog';
+import { webhookBacklog } from './store/webhook-backlog';
 import { BUILT_IN_TOOLS } from './tools';
+import { type EventIds, createEventIds } from './tools/calendar/event-id';
+import { buildCatalog } from './tools/catalog';
+import { type HtmlConverter, createHtmlConverter } from './tools/email/html-text';
+import type { RecordedExecuteDeps } from './tools/recorded-execute';
 import { type ToolRegistry, createToolRegistry } from './tools/registry';
 import { createToolCache } from './tools/tool-cache';
-import { type HtmlConverter, createHtmlConverter } from './tools/email/html-text';
 import type { AnyTool } from './tools/types';
-import type { Tracer } from '@opentelemetry/api';
-import { type HubMetrics, createMetrics, noMetrics } from './observability/metrics';
-import { createTracing } from './observability/tracing';
-import { metricsRoute } from './routes/metrics';
-import { countConnections } from './store/connection-counts';
-import { webhookBacklog } from './store/webhook-backlog';
-import { type Audit, createAudit } from './audit/audit';
-import type { ConnectionEvent, OnConnectionEvent } from './audit/connection-events';
+import { createUpstream } from './upstream';
 import { createEndpoints } from './webhooks/endpoints';
 import { type Webhooks, createWebhooks } from './webhooks/webhooks';
-import { listReceiptsRoute } from './routes/admin/list-receipts';
-import { overviewRoute } from './routes/admin/overview';
-import { getReceiptRoute } from './routes/admin/get-receipt';
-import { replayBundleRoute } from './routes/admin/replay-bundle';
-import { webhookEndpointRoute } from './routes/admin/webhook-endpoint';
-import { webhookDeliveriesRoute } from './routes/admin/webhook-deliveries';
 
 export interface AppDeps {
   config: Config;
@@ -220,17 +195,8 @@ export function createApp(deps: AppDeps): HubApp {
     logger,
     ...(deps.accessEvents ? { events: deps.accessEvents } : {}),
   });
-  const auth = serviceSecretAuth(config.serviceSecrets, access.keys);
   const eventIds = createEventIds(secrets, logger);
-
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false); // API answers are not cacheable (Cache-Control: no-store); hashing them is wasted work
-  app.set('trust proxy', config.trustProxy);
-
-  app.use(requestContext({ logger, lifecycle, securityHeaders: apiSecurityHeaders() }));
-
-  // Routes are flat (no nested routers): the execute call is the hot path and passes the fewest layers first.
+  const grants = grantPolicyFor(config.google);
   const execute: RecordedExecuteDeps = {
     tools,
     connections,
@@ -249,30 +215,7 @@ export function createApp(deps: AppDeps): HubApp {
     policyGuard: access.policyGuard,
     ...(deps.now ? { now: deps.now } : {}),
   };
-  app.post('/api/internal/tools/execute', auth, jsonBody, executeRoute(execute, config.rateLimit.refusalHoldMs));
-  app.get('/api/internal/tools', auth, catalogRoute({ catalog, tools, policies: access.policies, logger }));
-  app.get(
-    '/api/internal/integrations/status/:customer_id',
-    auth,
-    integrationStatusRoute({ store, tools, setupUrlFor, grants: grantPolicyFor(config.google), policies: access.policies, logger }),
-  );
-  app.use('/api/internal', auth); // unknown internal paths: authenticate first, so probing learns nothing
-
-  // The same tools over the Model Context Protocol: the origin checked first, then the same service secret; each
-  // tools/call runs through the very executeTool above. Registered after execute, so its hot path is unchanged.
-  app.post(
-    '/mcp',
-    mcpOriginCheck(config.mcp.allowedOrigins),
-    auth,
-    mcpJsonBody,
-    mcpRoute({ execute, catalog, policies: access.policies, logger, refusalHoldMs: config.rateLimit.refusalHoldMs }),
-  );
-  app.all('/mcp', mcpOriginCheck(config.mcp.allowedOrigins), mcpMethodNotAllowed);
-
-  // The admin API (Bearer JWT): connect links, and every connection of a customer, listed or disconnected.
-  // …or the admin console's session cookie (with its CSRF header): the console is one more client of this API.
   const sessions = createSessions(db, { idleS: config.console.idleTimeoutS, maxS: config.console.sessionMaxS });
-  const adminAuth = adminApiAuth(adminJwtAuth(config.admin), sessions, logger);
   const disconnect = createDisconnect({
     store,
     google,
@@ -280,63 +223,12 @@ export function createApp(deps: AppDeps): HubApp {
     onCredentialChanged: credentialChanged,
     onConnectionEvent,
   });
-  app.post(
-    '/api/admin/connect-links',
-    adminAuth,
-    jsonBody,
-    createConnectLinkRoute({ connectLinks, returnUrlPrefixes: config.connect.returnUrlPrefixes, logger }),
-  );
-  const directory = createCustomerDirectory(db);
-  app.get('/api/admin/customers', adminAuth, listCustomersRoute({ directory, store, tools, grants: grantPolicyFor(config.google), logger }));
-  app.get('/api/admin/customers/:customer_id', adminAuth, customerRoute({ directory, endpoints, policies: access.policyStore, logger }, 'get'));
-  app.put('/api/admin/customers/:customer_id', adminAuth, jsonBody, customerRoute({ directory, endpoints, policies: access.policyStore, logger }, 'put'));
-  app.get(
-    '/api/admin/customers/:customer_id/integrations',
-    adminAuth,
-    listIntegrationsRoute({ store, tools, setupUrlFor, grants: grantPolicyFor(config.google), logger }),
-  );
-  app.delete('/api/admin/customers/:customer_id/integrations/:integration', adminAuth, deleteIntegrationRoute({ disconnect, logger }));
-  const workingHours = { store, onCredentialChanged: credentialChanged, onConnectionEvent, logger };
-  app.put('/api/admin/customers/:customer_id/integrations/google_calendar/working-hours', adminAuth, jsonBody, workingHoursRoute(workingHours, 'set'));
-  app.delete('/api/admin/customers/:customer_id/integrations/google_calendar/working-hours', adminAuth, workingHoursRoute(workingHours, 'clear'));
-  // The audit trail and webhooks (src/audit, src/webhooks).
-  const auditDeps = { db, logger };
-  const catalogEntries = new Map(catalog.tools.map((t) => [`${t.name}@${t.version}`, t]));
-  app.get('/api/admin/customers/:customer_id/receipts', adminAuth, listReceiptsRoute(auditDeps));
-  app.get('/api/admin/overview', adminAuth, overviewRoute({ ...auditDeps, ...(deps.now ? { now: deps.now } : {}) }));
-  app.get('/api/admin/customers/:customer_id/receipts/:call_id', adminAuth, getReceiptRoute(auditDeps));
-  app.get(
-    '/api/admin/customers/:customer_id/conversations/:conversation_id/replay-bundle',
-    adminAuth,
-    replayBundleRoute({ ...auditDeps, catalogEntry: (name, version) => catalogEntries.get(`${name}@${version}`) }),
-  );
-  const webhookEndpoint = { endpoints, allowPrivate: config.webhooks.allowPrivate, secretOverlapS: config.webhooks.secretOverlapS, logger };
-  app.get('/api/admin/customers/:customer_id/webhook', adminAuth, webhookEndpointRoute(webhookEndpoint, 'get'));
-  app.put('/api/admin/customers/:customer_id/webhook', adminAuth, jsonBody, webhookEndpointRoute(webhookEndpoint, 'put'));
-  app.delete('/api/admin/customers/:customer_id/webhook', adminAuth, webhookEndpointRoute(webhookEndpoint, 'delete'));
-  app.post('/api/admin/customers/:customer_id/webhook/rotate-secret', adminAuth, webhookEndpointRoute(webhookEndpoint, 'rotate'));
-  app.get('/api/admin/customers/:customer_id/webhook-deliveries', adminAuth, webhookDeliveriesRoute(auditDeps));
-  const keyRoutes = { access, tools, logger };
-  app.post('/api/admin/service-keys', adminAuth, jsonBody, createServiceKeyRoute(keyRoutes));
-  app.get('/api/admin/service-keys', adminAuth, readServiceKeysRoute(keyRoutes));
-  app.get('/api/admin/service-keys/:id', adminAuth, readServiceKeysRoute(keyRoutes));
-  app.get('/api/admin/service-keys/:id/receipts', adminAuth, keyReceiptsRoute({ ...keyRoutes, db }));
-  app.delete('/api/admin/service-keys/:id', adminAuth, revokeServiceKeyRoute(keyRoutes));
-  const policies = { access, tools, logger };
-  for (const path of ['/api/admin/customers/:customer_id/policy', '/api/admin/customers/:customer_id/agents/:agent_id/policy']) {
-    app.get(path, adminAuth, policyRoute(policies, 'get'));
-    app.put(path, adminAuth, jsonBody, policyRoute(policies, 'put'));
-    app.delete(path, adminAuth, policyRoute(policies, 'delete'));
-  }
-  app.use('/api/admin', adminAuth); // unknown admin paths: authenticate first, as for /api/internal
-
-  // The browser side of connecting Google: a signed connect link in, Google's consent, the callback back.
   const connectFlow = createConnectFlow({
     links: connectLinks,
     states: createOAuthStates(db, cipher, { perLink: config.connect.maxAttemptsPerLink, perAddress: config.connect.maxAttemptsPerAddress }),
     completions: createConnectCompletions(db, { leaseMs: config.upstream.toolDeadlineMs + 10_000 }),
     oauth: createGoogleOAuth({ config, google, logger }),
-    reuse: createGrantReuse({ store, refresher, grants: grantPolicyFor(config.google), timeoutMs: config.upstream.toolDeadlineMs, logger }),
+    reuse: createGrantReuse({ store, refresher, grants, timeoutMs: config.upstream.toolDeadlineMs, logger }),
     store,
     tools,
     returnUrlPrefixes: config.connect.returnUrlPrefixes,
@@ -344,39 +236,47 @@ export function createApp(deps: AppDeps): HubApp {
     onConnectionEvent,
     logger,
   });
-  const secureCookies = config.publicUrl.startsWith('https:');
-  app.get('/integrations/google/connect', connectStartRoute({ flow: connectFlow, secureCookies }));
-  app.get('/integrations/google/callback', connectCallbackRoute({ flow: connectFlow, secureCookies }));
-
   const { key } = config.admin;
-  // Browsers ask every origin for /favicon.ico (the console's pages name their own icon; the connect pages do
-  // not): an empty answer, cached for a day, rather than a 404 in every browser console.
-  app.get('/favicon.ico', (_req, res) => {
-    res.writeHead(204, { 'Cache-Control': 'public, max-age=86400' }).end();
-    logAccess(res);
+  const verifyAdminJwt =
+    key === null ? null : createAdminTokenVerifier({ key, issuer: config.admin.issuer, audience: config.admin.audience, maxTtlS: config.admin.maxTtlS });
+  const secureCookies = config.publicUrl.startsWith('https:');
+
+  const app = hubExpress({ logger, lifecycle });
+  app.set('trust proxy', config.trustProxy);
+  const shared = { db, store, tools, catalog, setupUrlFor, grants, logger };
+  const { refusalHoldMs } = config.rateLimit;
+  const serviceAuth = serviceSecretAuth(config.serviceSecrets, access.keys);
+  mountInternalApi(app, { ...shared, auth: serviceAuth, execute, policies: access.policies, refusalHoldMs, mcpAllowedOrigins: config.mcp.allowedOrigins });
+  mountAdminApi(app, {
+    ...shared,
+    auth: adminApiAuth(adminJwtAuth(config.admin), sessions, logger),
+    access,
+    endpoints,
+    connectLinks,
+    disconnect,
+    directory: createCustomerDirectory(db),
+    webhooks: config.webhooks,
+    returnUrlPrefixes: config.connect.returnUrlPrefixes,
+    onCredentialChanged: credentialChanged,
+    onConnectionEvent,
+    ...(deps.now ? { now: deps.now } : {}),
   });
+  mountConnectFlow(app, { flow: connectFlow, secureCookies });
   mountConsole(app, {
     sessions,
     links: createSignInLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys }),
     assets: deps.consoleAssets === undefined ? loadConsoleAssets() : deps.consoleAssets,
     secure: secureCookies,
     origin: new URL(config.publicUrl).origin,
-    verifyAdminJwt:
-      key === null ? null : createAdminTokenVerifier({ key, issuer: config.admin.issuer, audience: config.admin.audience, maxTtlS: config.admin.maxTtlS }),
+    verifyAdminJwt,
     vocabulary: { tools: [...tools.names()].sort(), errorCodes: ERROR_CODES },
     logger,
   });
-
-  app.get('/healthz', healthz(lifecycle));
-  app.get('/readyz', readyz({ db, redis, lifecycle }));
-  app.get('/openapi.yaml', openApiRoute());
-  app.get(['/docs', '/docs/'], apiDocsRoute());
-  const scrape = metricsRoute(metrics, obs.metricsToken);
-  if (obs.metrics && obs.metricsPort === undefined) app.get('/metrics', scrape);
-
-  app.use(notFound);
-  app.use(errorHandler(logger));
-  const metricsApp = obs.metrics && obs.metricsPort !== undefined ? createMetricsApp(scrape, { logger, lifecycle }) : undefined;
+  mountOperations(app, { db, redis, lifecycle });
+  const scrape = { metrics, token: obs.metricsToken };
+  if (obs.metrics && obs.metricsPort === undefined) mountMetrics(app, scrape);
+  withErrorAnswers(app, logger);
+  const metricsApp = obs.metrics && obs.metricsPort !== undefined ? createMetricsApp({ ...scrape, logger, lifecycle }) : undefined;
   return {
     app,
     store,
@@ -393,16 +293,4 @@ export function createApp(deps: AppDeps): HubApp {
     access,
     ...(metricsApp ? { metricsApp } : {}),
   };
-}
-
-/** The metrics listener's app (HUB_METRICS_PORT): /metrics and nothing else, with the API's envelope for errors. */
-function createMetricsApp(scrape: ReturnType<typeof metricsRoute>, deps: { logger: Logger; lifecycle: Lifecycle }): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.use(requestContext({ ...deps, securityHeaders: apiSecurityHeaders() }));
-  app.get('/metrics', scrape);
-  app.use(notFound);
-  app.use(errorHandler(deps.logger));
-  return app;
 }

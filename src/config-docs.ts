@@ -3,8 +3,8 @@ import { DEMO_CONFIG_SCHEMA, HUB_CONFIG_SCHEMA } from './config';
 import { SANDBOX_ENV_SCHEMA } from '@hub/google-sandbox/config';
 
 /**
- * docs/configuration.md's tables, rendered from the schemas in src/config.ts and the Google sandbox's
- * packages/google-sandbox/src/config.ts: each variable's
+ * docs/configuration.md's tables, rendered from the schemas in src/config/ (each section's variables, in the
+ * page's order) and the Google sandbox's packages/google-sandbox/src/config.ts: each variable's
  * `.describe('…')` sentence and the default the schema itself yields for an unset variable (or a
  * `.meta({ defaultText })` where the default is derived from another variable). `npm run docs:config` writes
  * them between the markers; a test fails when the page differs.

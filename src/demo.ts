@@ -22,7 +22,7 @@ import { startDemoMicrosoftSandbox } from './demo-microsoft';
  * `npm run demo`: the Hub and the Google and Microsoft sandboxes on embedded defaults, ready for curl. Every
  * variable that is set is honoured; only missing secrets are generated, printed, and saved next to the embedded
  * database (a restarted demo must still decrypt the tokens it stored). The servers are reached at DEMO_HOST
- * (src/config.ts). Then it prints shell lines that work as pasted (src/demo-lines.ts).
+ * (src/config/demo.ts). Then it prints shell lines that work as pasted (src/demo-lines.ts).
  */
 
 function demoEnvironment(env: Record<string, string | undefined>, demo: DemoConfig) {

@@ -1,4 +1,5 @@
 import { type KeyObject, createSecretKey } from 'node:crypto';
+import type { AuditConfig } from '../config';
 import type { Logger } from '../logger';
 import type { Db, Queryable } from '../store/db';
 import type { HubSecrets } from '../store/hub-secrets';
@@ -7,22 +8,6 @@ import { type PayloadMode, createRedactor } from './redact';
 import { type ReceiptWriter, inlineReceiptWriter, receiptThreadEntry, threadedReceiptWriter } from './receipt-writer';
 import type { CallRecord } from './receipts';
 import { createRetention } from './retention';
-
-export interface AuditConfig {
-  /** HUB_AUDIT: off records nothing (receipts and connection events); the purge of older rows still runs. */
-  enabled: boolean;
-  payloads: PayloadMode;
-  retentionDays: number;
-  /** Rows held in memory while waiting for the database; beyond it new rows are dropped (counted). */
-  bufferMax: number;
-  flushIntervalMs: number;
-  /** How long queued rows wait out a database outage before they are dropped. */
-  retryForS: number;
-  /** How often the retention purge runs (each run deletes in small batches). */
-  purgeIntervalS: number;
-  /** HUB_AUDIT_THREAD: on PostgreSQL, receipts are redacted and written by a thread of their own (receipt-writer.ts). */
-  thread: boolean;
-}
 
 /**
  * The audit trail: a receipt per authenticated execute call, written by the batch writer off the request path

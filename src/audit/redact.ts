@@ -1,4 +1,5 @@
 import { createHmac, createSecretKey } from 'node:crypto';
+import type { PayloadMode } from '../config';
 import { redactUrl } from '../http/request-context';
 import { CONTENT_KEY, CREDENTIAL_KEY, MAX_KEYS, REMOVED, type Shaper, compactShaper } from './shape';
 
@@ -18,7 +19,7 @@ import { CONTENT_KEY, CREDENTIAL_KEY, MAX_KEYS, REMOVED, type Shaper, compactSha
  * once serialised (MAX_SHAPE_CHARS compact, MAX_PAYLOAD_CHARS full) is replaced by a marker — so no receipt is
  * larger than a fixed size whatever the caller sent.
  */
-export type PayloadMode = 'none' | 'redacted' | 'full';
+export type { PayloadMode };
 
 export { CONTENT_KEY, CREDENTIAL_KEY, REMOVED };
 const URL_LIKE = /^https?:\/\//i;

@@ -14,7 +14,7 @@ export class RequestState {
   errorCode: string | undefined = undefined;
   /** Child logger bound to this request's ids; made on first use only (requestLogger). */
   log: Logger | undefined = undefined;
-  /** The caller of a tool call, once readable (routes/execute.ts): ids, not secrets, for the access line. */
+  /** The caller of a tool call, once readable (src/routes/internal/execute.ts): ids, not secrets, for the access line. */
   customerId: string | undefined = undefined;
   agentId: string | undefined = undefined;
   userId: string | null | undefined = undefined;

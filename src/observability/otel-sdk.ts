@@ -4,7 +4,7 @@ import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 
 /**
  * The OpenTelemetry Node SDK, started only when the standard OTEL_* variables ask for a trace exporter
- * (config.ts decides: `tracing.sdk`). The SDK reads its exporter, endpoint, headers, sampler and resource from
+ * (src/config/observability.ts decides: `tracingSdk`). The SDK reads its exporter, endpoint, headers, sampler and resource from
  * those variables itself (https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/).
  *
  * Must run before `pg` and `ioredis` are first loaded: the instrumentations patch them as they are required,

@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import { SECRET_PREFIX, secretProblem } from '../config';
 
 /**
  * Webhook signatures as Standard Webhooks defines them (standardwebhooks.com), made by its reference library, so a
@@ -15,21 +16,11 @@ import { Webhook } from 'standardwebhooks';
 export const WEBHOOK_ID_HEADER = 'webhook-id';
 export const WEBHOOK_TIMESTAMP_HEADER = 'webhook-timestamp';
 export const WEBHOOK_SIGNATURE_HEADER = 'webhook-signature';
-export const SECRET_PREFIX = 'whsec_';
+export { SECRET_PREFIX, secretProblem };
 
 /** The signer for one secret; throws on a `whsec_` secret whose base64 does not decode. */
 export function webhookSigner(secret: string): Webhook {
   return secret.startsWith(SECRET_PREFIX) ? new Webhook(secret) : new Webhook(secret, { format: 'raw' });
-}
-
-/** Why a `whsec_` secret is unusable (null when it is fine, or not in that form). */
-export function secretProblem(secret: string): string | null {
-  if (!secret.startsWith(SECRET_PREFIX)) return null;
-  const encoded = secret.slice(SECRET_PREFIX.length);
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || encoded.length % 4 !== 0) return 'is not whsec_ followed by standard base64';
-  const bytes = Buffer.from(encoded, 'base64').length;
-  // The standard asks for keys of 24 to 64 bytes.
-  return bytes < 24 || bytes > 64 ? `encodes ${bytes} bytes; Standard Webhooks keys are 24 to 64` : null;
 }
 
 /** The three headers of one delivery attempt, signed with every live secret. */

@@ -1,26 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { ConnectionEvent } from '../audit/connection-events';
+import type { WebhookConfig } from '../config';
 import type { SetupUrlFor } from '../integrations/setup-url';
 import type { Logger } from '../logger';
 import { type Db, type Queryable, isDatabaseUnavailable } from '../store/db';
 import { postWebhook } from './deliver';
 import type { Endpoints } from './endpoints';
 import { signedHeaders } from './signature';
-
-export interface WebhookConfig {
-  /** The operator's receiver for every customer's events (HUB_WEBHOOK_URL); undefined = none. */
-  url: string | undefined;
-  /** HUB_WEBHOOK_SECRETS: every one signs (two during a rotation). */
-  secrets: string[];
-  /** HUB_WEBHOOK_ALLOW_PRIVATE: http and private/loopback targets allowed (tests, private networks). */
-  allowPrivate: boolean;
-  timeoutMs: number;
-  maxAttempts: number;
-  retryBaseMs: number;
-  pollIntervalMs: number;
-  /** How long a customer's previous secret keeps signing after a rotation. */
-  secretOverlapS: number;
-}
 
 export type WebhookEventType = 'connection.connected' | 'connection.insufficient_scopes' | 'connection.expired' | 'connection.disconnected';
 

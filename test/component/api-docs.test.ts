@@ -1,6 +1,6 @@
 import express from 'express';
 import request from 'supertest';
-import { apiDocsRoute, findApiReference } from '../../src/routes/api-docs';
+import { apiDocsRoute, findApiReference } from '../../src/routes/operations/api-docs';
 import { client } from '../helpers/http';
 import { type TestHub, buildTestHub } from '../helpers/hub';
 

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
-import { sendError, sendSuccess } from '../http/envelope';
-import { holdRefusal } from '../http/refusal-hold';
-import { type RecordedExecuteDeps, executeRecorded } from '../tools/recorded-execute';
+import { sendError, sendSuccess } from '../../http/envelope';
+import { holdRefusal } from '../../http/refusal-hold';
+import { type RecordedExecuteDeps, executeRecorded } from '../../tools/recorded-execute';
 
 /**
  * POST /api/internal/tools/execute/ — thin: the use case decides, this only speaks HTTP; the call is recorded

@@ -1,19 +1,19 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import type { Policies } from '../access/policy-cache';
-import { BODY_LIMIT_BYTES, MAX_JSON_DEPTH, inspectJson } from '../http/json-body';
-import { sendJson, sendText } from '../http/respond';
-import { logAccess } from '../http/request-context';
-import type { Logger } from '../logger';
-import type { Exchange, McpDeps } from '../mcp/answer';
-import { type BodyAnswer, answerBody } from '../mcp/batch';
-import { holdRefusal } from '../http/refusal-hold';
-import { identityOf } from '../mcp/identity';
-import { RPC, readMembers } from '../mcp/messages';
-import { type ProtocolServer, protocolServer } from '../mcp/protocol';
-import { createToolList } from '../mcp/tool-list';
-import type { CatalogEntry } from '../tools/catalog';
-import type { RecordedExecuteDeps } from '../tools/recorded-execute';
+import type { Policies } from '../../access/policy-cache';
+import { BODY_LIMIT_BYTES, MAX_JSON_DEPTH, inspectJson } from '../../http/json-body';
+import { sendJson, sendText } from '../../http/respond';
+import { logAccess } from '../../http/request-context';
+import type { Logger } from '../../logger';
+import type { Exchange, McpDeps } from '../../mcp/answer';
+import { type BodyAnswer, answerBody } from '../../mcp/batch';
+import { holdRefusal } from '../../http/refusal-hold';
+import { identityOf } from '../../mcp/identity';
+import { RPC, readMembers } from '../../mcp/messages';
+import { type ProtocolServer, protocolServer } from '../../mcp/protocol';
+import { createToolList } from '../../mcp/tool-list';
+import type { CatalogEntry } from '../../tools/catalog';
+import type { RecordedExecuteDeps } from '../../tools/recorded-execute';
 
 /** A JSON-RPC error outside any tool call (malformed message, wrong origin, wrong method): MCP's protocol errors. */
 function rpcError(res: Response, status: number, code: number, message: string, extraHeaders: readonly string[] = []): void {

@@ -1,14 +1,14 @@
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
-import type { Policies } from '../access/policy-cache';
-import { sendError } from '../http/envelope';
-import { requestLogger } from '../http/request-context';
-import { sendJson } from '../http/respond';
-import { toIssues, validationError } from '../http/validation';
-import type { Logger } from '../logger';
-import type { CatalogEntry } from '../tools/catalog';
-import { catalogPolicy, visibleTools } from '../tools/catalog-view';
-import type { ToolRegistry } from '../tools/registry';
+import type { Policies } from '../../access/policy-cache';
+import { sendError } from '../../http/envelope';
+import { requestLogger } from '../../http/request-context';
+import { sendJson } from '../../http/respond';
+import { toIssues, validationError } from '../../http/validation';
+import type { Logger } from '../../logger';
+import type { CatalogEntry } from '../../tools/catalog';
+import { catalogPolicy, visibleTools } from '../../tools/catalog-view';
+import type { ToolRegistry } from '../../tools/registry';
 
 const query = z.strictObject({ customer_id: z.guid('must be a UUID').optional(), agent_id: z.guid('must be a UUID').optional() });
 

@@ -1,8 +1,8 @@
 import type { RequestHandler } from 'express';
-import type { Lifecycle } from '../http/request-context';
-import { sendJson } from '../http/respond';
-import type { Db } from '../store/db';
-import { withTimeout } from '../store/db';
+import type { Lifecycle } from '../../http/request-context';
+import { sendJson } from '../../http/respond';
+import type { Db } from '../../store/db';
+import { withTimeout } from '../../store/db';
 
 /** What readiness needs of Redis: a PING, and the breaker's verdict (no PING into a Redis known to be stalled). */
 export interface RedisCheck {

@@ -3,8 +3,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { RequestHandler, Response } from 'express';
-import { plainPage, writeDocument } from '../console/html';
-import { logAccess } from '../http/request-context';
+import { plainPage, writeDocument } from '../../console/html';
+import { logAccess } from '../../http/request-context';
 
 /** dist/docs/api.html, written by `npm run build` from openapi.yaml: above src/routes (tests) and dist/src/routes. */
 export function findApiReference(from = __dirname): string | null {

@@ -1,8 +1,8 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { HubFailure, hubError } from '../errors';
-import { sendText } from '../http/respond';
-import type { HubMetrics } from '../observability/metrics';
+import { HubFailure, hubError } from '../../errors';
+import { sendText } from '../../http/respond';
+import type { HubMetrics } from '../../observability/metrics';
 
 const sha256 = (value: string) => hash('sha256', value, 'buffer');
 const BEARER = /^Bearer +([^\s]+) *$/i;

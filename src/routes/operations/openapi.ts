@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { RequestHandler } from 'express';
-import { sendText } from '../http/respond';
+import { sendText } from '../../http/respond';
 
 /** openapi.yaml sits at the project root, above both src/ (tests) and dist/src/ (production). */
 export function findOpenApiSpec(from = __dirname): string {
