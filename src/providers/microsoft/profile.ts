@@ -46,8 +46,10 @@ export async function readSignedInUser(graphUrl: string, accessToken: string, ti
       // 401/403: the token just issued does not read its own user (User.Read not granted): who connected is unknown.
       return { ok: false, failure: transient ? 'unavailable' : 'unverifiable', reason: `GET /me answered ${err.status}${err.code ? ` ${err.code}` : ''}` };
     }
-    if (err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError' || (err instanceof TypeError && err.message === 'fetch failed'))) {
-      return { ok: false, failure: 'unavailable', reason: `GET /me: ${err.name}` };
+    // fetch's own failures, by name (they come from Node's realm: see token-endpoint.ts).
+    const e = err as { name?: unknown; message?: unknown } | null;
+    if (e?.name === 'AbortError' || e?.name === 'TimeoutError' || (e?.name === 'TypeError' && e.message === 'fetch failed')) {
+      return { ok: false, failure: 'unavailable', reason: `GET /me: ${String(e.name)}` };
     }
     throw err;
   }

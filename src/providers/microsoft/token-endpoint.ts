@@ -60,14 +60,17 @@ function retryAfterMs(value: string | null): number | undefined {
 
 const ABORTS = new Set(['AbortError', 'TimeoutError']);
 
-/** fetch's failure: an abort (the caller's signal or the timeout), or the socket's error code. */
+/**
+ * fetch's failure: an abort (the caller's signal or the timeout), or `TypeError: fetch failed` with the socket's
+ * error as its cause. Judged by name, not `instanceof`: fetch's errors come from Node's own realm, which a test
+ * runner's sandboxed globals do not share.
+ */
 function transportFailure(err: unknown): TokenResponse {
-  const name = err instanceof Error ? err.name : undefined;
-  if (name !== undefined && ABORTS.has(name)) return { kind: 'timeout' };
-  if (err instanceof TypeError) {
-    const cause = (err as { cause?: { code?: unknown; name?: unknown } }).cause;
-    if (typeof cause?.name === 'string' && ABORTS.has(cause.name)) return { kind: 'timeout' };
-    const code = typeof cause?.code === 'string' && /^[A-Z_]{1,40}$/.test(cause.code) ? cause.code : undefined;
+  const e = err as { name?: unknown; message?: unknown; cause?: { code?: unknown; name?: unknown } } | null;
+  if (typeof e?.name === 'string' && ABORTS.has(e.name)) return { kind: 'timeout' };
+  if (e?.name === 'TypeError' && e.message === 'fetch failed') {
+    if (typeof e.cause?.name === 'string' && ABORTS.has(e.cause.name)) return { kind: 'timeout' };
+    const code = typeof e.cause?.code === 'string' && /^[A-Z_]{1,40}$/.test(e.cause.code) ? e.cause.code : undefined;
     return { kind: 'network', ...(code ? { code } : {}) };
   }
   throw err; // not a transport failure: a bug
