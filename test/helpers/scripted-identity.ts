@@ -114,7 +114,7 @@ export async function startScriptedIdentity(): Promise<ScriptedIdentity> {
     send(res, { status: 404, body: '{}' });
   };
   const server: Server = createServer((req, res) => {
-    const p = handle(req, res).catch(() => res.destroy());
+    const p = handle(req, res).catch(() => void res.destroy());
     pending.push(p);
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', () => done()));
