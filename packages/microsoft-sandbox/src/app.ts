@@ -5,6 +5,7 @@ import { type Outcome, accountSpecSchema, createPerson, createTenant, tenantSpec
 import { createFaultState } from './faults';
 import { GE, sendGraphError } from './graph/errors';
 import { graphRoutes } from './graph/routes';
+import { adminConsentRoutes } from './identity/admin-consent';
 import { authorizeRoutes } from './identity/authorize';
 import { discoveryRoutes } from './identity/discovery';
 import { type AppRegistration, type ConsentPolicy, type Lifetimes, type SigningKey, createIdentityState, createSigningKey } from './identity/state';
@@ -104,6 +105,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   app.use(requestLog(getWorld));
   app.use(discoveryRoutes(getWorld));
   app.use(authorizeRoutes(getWorld));
+  app.use(adminConsentRoutes(getWorld));
   app.use(tokenRoutes(getWorld));
   app.use(graphRoutes(getWorld, { checkResponses: options.checkResponses ?? false, ...(options.onError ? { onError: options.onError } : {}) }));
   app.use((_req, res) => {

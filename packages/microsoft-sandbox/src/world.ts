@@ -33,6 +33,8 @@ export interface Person {
   timeZone: string;
   workingHours: { daysOfWeek: string[]; startTime: string; endTime: string };
   disabled: boolean;
+  /** Holds an administrator role that may grant tenant-wide consent (Global or Cloud Application Administrator). */
+  admin: boolean;
   /** Tokens issued before this instant are dead: a password change or "revoke sessions" moves it (AADSTS50173). */
   tokensValidFrom: number;
   /** Why tokensValidFrom last moved, for the error's wording. */

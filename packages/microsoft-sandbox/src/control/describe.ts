@@ -13,6 +13,7 @@ export function describePerson(world: World, p: Person) {
     time_zone: p.timeZone,
     working_hours: p.workingHours,
     disabled: p.disabled,
+    admin: p.admin,
     tokens_valid_from: p.tokensValidFrom ? new Date(p.tokensValidFrom).toISOString() : null,
     events: box.events.length,
     messages: box.messages.length,

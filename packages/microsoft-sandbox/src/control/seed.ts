@@ -42,6 +42,8 @@ export const accountSpecSchema = z.strictObject({
   working_hours: z
     .strictObject({ days: z.array(z.enum(['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'])), start: time, end: time })
     .optional(),
+  /** An administrator who may grant consent for the whole tenant (the admin-consent endpoint). */
+  admin: z.boolean().optional(),
 });
 
 export function createPerson(world: World, spec: z.infer<typeof accountSpecSchema>): Outcome<Person> {
@@ -73,6 +75,7 @@ export function createPerson(world: World, spec: z.infer<typeof accountSpecSchem
       endTime: (spec.working_hours?.end ?? '17:00').padEnd(8, ':00'),
     },
     disabled: false,
+    admin: spec.admin ?? false,
     tokensValidFrom: 0,
     invalidatedBy: null,
   };

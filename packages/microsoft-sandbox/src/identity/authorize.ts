@@ -26,9 +26,9 @@ interface Pending {
   loginHint: string | undefined;
 }
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+export const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-function errorPage(res: Response, world: World, e: AadError) {
+export function errorPage(res: Response, world: World, e: AadError) {
   const body = aadBody(world, e, undefined);
   res
     .status(400)
@@ -38,7 +38,7 @@ function errorPage(res: Response, world: World, e: AadError) {
     );
 }
 
-function redirectWith(res: Response, p: { redirectUri: string; state: string | undefined }, params: Record<string, string>) {
+export function redirectWith(res: Response, p: { redirectUri: string; state: string | undefined }, params: Record<string, string>) {
   const url = new URL(p.redirectUri);
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
   if (p.state !== undefined) url.searchParams.set('state', p.state);
