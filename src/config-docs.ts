@@ -1,17 +1,19 @@
 import type { z } from 'zod';
 import { DEMO_CONFIG_SCHEMA, HUB_CONFIG_SCHEMA } from './config';
 import { SANDBOX_ENV_SCHEMA } from '@hub/google-sandbox/config';
+import { MS_SANDBOX_ENV_SCHEMA } from '@hub/microsoft-sandbox';
 
 /**
  * docs/configuration.md's tables, rendered from the schemas in src/config/ (each section's variables, in the
- * page's order) and the Google sandbox's packages/google-sandbox/src/config.ts: each variable's
+ * page's order) and the two sandboxes' own (packages/google-sandbox/src/config.ts,
+ * packages/microsoft-sandbox/src/config.ts): each variable's
  * `.describe('…')` sentence and the default the schema itself yields for an unset variable (or a
  * `.meta({ defaultText })` where the default is derived from another variable). `npm run docs:config` writes
  * them between the markers; a test fails when the page differs.
  */
 
 export const TABLES_START =
-  '<!-- config-tables:start — generated from src/config.ts and packages/google-sandbox/src/config.ts by `npm run docs:config`; edit the schema, not this table -->';
+  "<!-- config-tables:start — generated from src/config/ and the sandboxes' src/config.ts by `npm run docs:config`; edit the schema, not this table -->";
 export const TABLES_END = '<!-- config-tables:end -->';
 
 export interface DocumentedSchema {
@@ -25,6 +27,7 @@ export const CONFIG_PAGE = 'docs/configuration.md';
 export const CONFIG_SCHEMAS: readonly DocumentedSchema[] = [
   HUB_CONFIG_SCHEMA,
   { title: 'The Google sandbox (`packages/google-sandbox`: `npm run sandbox`, and beside the Hub in the demo)', schema: SANDBOX_ENV_SCHEMA },
+  { title: 'The Microsoft sandbox (`packages/microsoft-sandbox`: `npm run sandbox:microsoft`, and beside the Hub in the demo)', schema: MS_SANDBOX_ENV_SCHEMA },
   DEMO_CONFIG_SCHEMA,
 ];
 

@@ -8,6 +8,7 @@ import { databaseSection } from './database';
 import { googleSection } from './google';
 import { lifecycleSection } from './lifecycle';
 import { mcpSection } from './mcp';
+import { microsoftSection } from './microsoft';
 import { observabilitySection } from './observability';
 import { ConfigError, parseEnv } from './parse-env';
 import { processesSection } from './processes';
@@ -45,6 +46,7 @@ const SECTIONS = [
   databaseSection,
   redisSection,
   googleSection,
+  microsoftSection,
   observabilitySection,
   processesSection,
   protectionSection,
@@ -135,6 +137,7 @@ export { DEMO_CONFIG_SCHEMA, type DemoConfig, loadDemoConfig } from './demo';
 export { GOOGLE_ENDPOINTS, type GoogleConfig, type GoogleEndpoints } from './google';
 export { type LifecycleConfig } from './lifecycle';
 export { type McpConfig } from './mcp';
+export { MICROSOFT_AUTHORITY, MICROSOFT_GRAPH, type MicrosoftConfig } from './microsoft';
 export { type LogLevel, type ObservabilityConfig } from './observability';
 export { type IdempotencyConfig, type RateLimitConfig } from './protection';
 export { type EncryptionKey, parseEncryptionKeys } from './secrets';

@@ -1,11 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import type { ServerEnv } from './server';
+import { type EnvOf, integer, optionalString } from './variables';
 
 /**
  * The Microsoft section of the configuration: the Hub's app registration in Microsoft Entra ID, which tenants may
- * connect, and where the identity platform and Graph are. Read from an environment record handed in (never
- * `process.env`); every problem is reported at once, naming its variable and never echoing a secret.
+ * connect, and where the identity platform and Graph are. The secret also reads from `HUB_MICROSOFT_CLIENT_SECRET_FILE`
+ * (secret-files.ts), as every secret variable does.
  */
 
 export const MICROSOFT_AUTHORITY = 'https://login.microsoftonline.com';
@@ -15,26 +16,6 @@ export const MICROSOFT_GRAPH = 'https://graph.microsoft.com/v1.0';
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A verified domain of a tenant (contoso.onmicrosoft.com, contoso.com). */
 const DOMAIN = /^(?=.{4,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
-
-const optionalString = z
-  .string()
-  .transform((s) => s.trim())
-  .optional()
-  .transform((s) => (s === '' ? undefined : s));
-
-const integer = (def: number, min: number, max: number) =>
-  z
-    .string()
-    .optional()
-    .transform((s, ctx): number => {
-      if (s === undefined || s.trim() === '') return def;
-      const n = Number(s);
-      if (!Number.isInteger(n) || n < min || n > max) {
-        ctx.addIssue({ code: 'custom', message: `must be an integer between ${min} and ${max}` });
-        return z.NEVER;
-      }
-      return n;
-    });
 
 /** An http(s) URL without query, fragment or credentials; `origin`: nothing after the host either. Trailing slashes go. */
 const endpoint = (what: 'origin' | 'url') =>
@@ -73,7 +54,7 @@ const tenant = optionalString.transform((raw, ctx): string => {
 });
 
 /** Each variable with the sentence the configuration page lists it with. */
-export const microsoftEnvSchema = z.object({
+export const microsoftVariables = {
   HUB_MICROSOFT_CLIENT_ID: optionalString
     .pipe(z.string().regex(GUID, { message: 'must be the Application (client) ID, a GUID' }).optional())
     .describe(
@@ -100,9 +81,7 @@ export const microsoftEnvSchema = z.object({
   HUB_MICROSOFT_TIMEOUT_MS: integer(10_000, 50, 120_000).describe(
     'Timeout of one HTTP attempt to Microsoft (token endpoint, signing keys, Graph); also bounds a token refresh.',
   ),
-});
-
-export const MICROSOFT_CONFIG_SCHEMA = { title: 'Microsoft 365 (Outlook Calendar, Outlook Mail)', schema: microsoftEnvSchema } as const;
+};
 
 export interface MicrosoftConfig {
   /** Unset: Microsoft is not configured (connecting answers so); set together with the secret. */
@@ -121,24 +100,6 @@ export interface MicrosoftConfig {
   sandbox: boolean;
 }
 
-const SECRET = 'HUB_MICROSOFT_CLIENT_SECRET';
-
-/** HUB_MICROSOFT_CLIENT_SECRET, or the file HUB_MICROSOFT_CLIENT_SECRET_FILE names (a Docker or Kubernetes secret) — never both. */
-function withSecretFile(env: Record<string, string | undefined>): { env: Record<string, string | undefined>; problem?: string } {
-  const set = (v: string | undefined) => v !== undefined && v.trim() !== '';
-  const path = env[`${SECRET}_FILE`];
-  if (!set(path)) return { env };
-  if (set(env[SECRET])) return { env, problem: `${SECRET} and ${SECRET}_FILE are both set: set one of them, not both` };
-  try {
-    // The file's trailing newline (echo, most editors, `kubectl create secret --from-file`) is not part of the secret.
-    const value = readFileSync(path!.trim(), 'utf8').replace(/[\r\n]+$/, '');
-    if (value.trim() === '') return { env, problem: `${SECRET}_FILE: ${path!.trim()} is empty` };
-    return { env: { ...env, [SECRET]: value } };
-  } catch (err) {
-    return { env, problem: `${SECRET}_FILE: cannot read ${path!.trim()} (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})` };
-  }
-}
-
 const LOOPBACK_NAMES = new Set(['localhost', '[::1]']);
 const isLoopback = (url: string) => {
   const host = new URL(url).hostname.toLowerCase();
@@ -150,7 +111,7 @@ const isLoopback = (url: string) => {
  * the network unencrypted. Loopback stays allowed (a sandbox or a local proxy beside the Hub), as Entra itself
  * allows http only for localhost redirect URIs.
  */
-function insecureEndpoints(e: z.output<typeof microsoftEnvSchema>, redirectUri: string, production: boolean): string[] {
+function insecureEndpoints(e: MicrosoftEnv, redirectUri: string, production: boolean): string[] {
   if (!production) return [];
   const named: [string, string | undefined][] = [
     ['HUB_MICROSOFT_SANDBOX_URL', e.HUB_MICROSOFT_SANDBOX_URL],
@@ -163,53 +124,39 @@ function insecureEndpoints(e: z.output<typeof microsoftEnvSchema>, redirectUri: 
     .map(([name]) => `${name}: must use https with NODE_ENV=production (http is allowed for loopback addresses only)`);
 }
 
-export type MicrosoftConfigResult = { ok: true; config: MicrosoftConfig } | { ok: false; problems: string[] };
+export type MicrosoftEnv = EnvOf<typeof microsoftVariables>;
 
-/**
- * The Microsoft section from an environment record. `HUB_PUBLIC_URL` (for the default redirect URI) and `NODE_ENV`
- * are the Hub's own variables, checked where they are defined; here they are only read.
- */
-export function readMicrosoftConfig(env: Record<string, string | undefined>): MicrosoftConfigResult {
-  const files = withSecretFile(env);
-  const parsed = microsoftEnvSchema.safeParse(files.env);
-  const problems = files.problem ? [files.problem] : [];
-  if (!parsed.success) {
-    for (const i of parsed.error.issues) {
-      const name = i.path.join('.');
-      if (!(files.problem && name === SECRET)) problems.push(`${name || '(environment)'}: ${i.message}`);
-    }
-    return { ok: false, problems };
-  }
-  const e = parsed.data;
-  if (Boolean(e.HUB_MICROSOFT_CLIENT_ID) !== Boolean(e.HUB_MICROSOFT_CLIENT_SECRET) && !files.problem) {
-    problems.push(
+/** The redirect URI: the explicit one, else the public URL's callback path. */
+const redirectUriOf = (e: MicrosoftEnv & Pick<ServerEnv, 'HUB_PUBLIC_URL'>) =>
+  e.HUB_MICROSOFT_REDIRECT_URI ?? `${e.HUB_PUBLIC_URL.replace(/\/+$/, '')}/integrations/microsoft/callback`;
+
+/** Refusals that involve several variables: the client id and secret only together, and no plain http to Microsoft in production. */
+function problems(e: MicrosoftEnv & Pick<ServerEnv, 'HUB_PUBLIC_URL' | 'NODE_ENV'>): string[] {
+  const found: string[] = [];
+  if (Boolean(e.HUB_MICROSOFT_CLIENT_ID) !== Boolean(e.HUB_MICROSOFT_CLIENT_SECRET)) {
+    found.push(
       `${e.HUB_MICROSOFT_CLIENT_ID ? 'HUB_MICROSOFT_CLIENT_SECRET' : 'HUB_MICROSOFT_CLIENT_ID'}: set HUB_MICROSOFT_CLIENT_ID and HUB_MICROSOFT_CLIENT_SECRET together, or neither`,
     );
   }
-  const publicUrl = env.HUB_PUBLIC_URL?.trim().replace(/\/+$/, '');
-  const redirectUri = e.HUB_MICROSOFT_REDIRECT_URI ?? (publicUrl ? `${publicUrl}/integrations/microsoft/callback` : undefined);
-  if (redirectUri === undefined) problems.push('HUB_MICROSOFT_REDIRECT_URI: required when HUB_PUBLIC_URL is not set');
-  else problems.push(...insecureEndpoints(e, redirectUri, env.NODE_ENV?.trim() === 'production'));
-  if (problems.length > 0 || redirectUri === undefined) return { ok: false, problems };
-  const sandbox = e.HUB_MICROSOFT_SANDBOX_URL;
-  return {
-    ok: true,
-    config: {
-      clientId: e.HUB_MICROSOFT_CLIENT_ID?.toLowerCase(),
-      clientSecret: e.HUB_MICROSOFT_CLIENT_SECRET,
-      tenant: e.HUB_MICROSOFT_TENANT,
-      authorityUrl: e.HUB_MICROSOFT_AUTHORITY_URL ?? sandbox ?? MICROSOFT_AUTHORITY,
-      graphUrl: e.HUB_MICROSOFT_GRAPH_URL ?? (sandbox ? `${sandbox}/v1.0` : MICROSOFT_GRAPH),
-      redirectUri,
-      timeoutMs: e.HUB_MICROSOFT_TIMEOUT_MS,
-      sandbox: sandbox !== undefined,
-    },
-  };
+  return [...found, ...insecureEndpoints(e, redirectUriOf(e), e.NODE_ENV === 'production')];
 }
 
-/** For callers that stop on a bad configuration: the section, or an Error listing every problem. */
-export function loadMicrosoftConfig(env: Record<string, string | undefined>): MicrosoftConfig {
-  const read = readMicrosoftConfig(env);
-  if (read.ok) return read.config;
-  throw new Error(`Invalid configuration:\n${read.problems.map((p) => `  - ${p}`).join('\n')}`);
-}
+export const microsoftSection = {
+  variables: microsoftVariables,
+  problems,
+  load: (e: MicrosoftEnv & Pick<ServerEnv, 'HUB_PUBLIC_URL'>): { microsoft: MicrosoftConfig } => {
+    const sandbox = e.HUB_MICROSOFT_SANDBOX_URL;
+    return {
+      microsoft: {
+        clientId: e.HUB_MICROSOFT_CLIENT_ID?.toLowerCase(),
+        clientSecret: e.HUB_MICROSOFT_CLIENT_SECRET,
+        tenant: e.HUB_MICROSOFT_TENANT,
+        authorityUrl: e.HUB_MICROSOFT_AUTHORITY_URL ?? sandbox ?? MICROSOFT_AUTHORITY,
+        graphUrl: e.HUB_MICROSOFT_GRAPH_URL ?? (sandbox ? `${sandbox}/v1.0` : MICROSOFT_GRAPH),
+        redirectUri: redirectUriOf(e),
+        timeoutMs: e.HUB_MICROSOFT_TIMEOUT_MS,
+        sandbox: sandbox !== undefined,
+      },
+    };
+  },
+};

@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { MS_SANDBOX_DEFAULT_APP } from '@hub/microsoft-sandbox';
-import { type MicrosoftConfig, loadMicrosoftConfig } from '../../src/config/microsoft';
+import type { MicrosoftConfig } from '../../src/config';
 import type { ConnectGrant } from '../../src/core/provider';
 import { type MicrosoftOAuth, createMicrosoftOAuth } from '../../src/providers/microsoft/oauth';
 import { OUTLOOK_CALENDAR } from '../../src/providers/microsoft/catalog';
+import { testConfig } from './env';
 import { type CapturedLogs, captureLogs } from './logs';
 import type { MicrosoftWorld } from './microsoft';
 
@@ -17,14 +18,14 @@ export const HUB_PUBLIC_URL = 'http://127.0.0.1:9';
 export const REDIRECT_URI = `${HUB_PUBLIC_URL}/integrations/microsoft/callback`;
 
 export function sandboxConfig(world: MicrosoftWorld, env: Record<string, string> = {}): MicrosoftConfig {
-  return loadMicrosoftConfig({
+  return testConfig({
     HUB_PUBLIC_URL,
     HUB_MICROSOFT_SANDBOX_URL: world.running.url,
     HUB_MICROSOFT_CLIENT_ID: MS_SANDBOX_DEFAULT_APP.clientId,
     HUB_MICROSOFT_CLIENT_SECRET: MS_SANDBOX_DEFAULT_APP.clientSecret,
     HUB_MICROSOFT_TIMEOUT_MS: '5000',
     ...env,
-  });
+  }).microsoft;
 }
 
 export function hubOAuth(config: MicrosoftConfig, logs: CapturedLogs = captureLogs('debug')): { oauth: MicrosoftOAuth; logs: CapturedLogs } {
