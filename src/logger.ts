@@ -32,7 +32,7 @@ const REDACT_PATHS = [
 ];
 
 // Quick pre-check so the common line (no sensitive words at all) costs one regex test.
-const SUSPICIOUS = /token|secret|passw|authoriz|cookie|bearer|ya29\.|1\/\/|verifier|hub_sk_/i;
+const SUSPICIOUS = /token|secret|passw|authoriz|cookie|bearer|ya29\.|1\/\/|verifier|hub_sk_|eyJ|\b[01]\.A/i;
 /** A JSON field whose name contains one of these has its whole value replaced. */
 const SENSITIVE_KEY_WORDS = ['token', 'secret', 'passw', 'authoriz', 'cookie', 'verifier'];
 // Each pattern is linear: a fixed word, then one character class that the next token cannot extend.
@@ -41,6 +41,8 @@ const TOKEN_SHAPES = [
   /\bya29\.[A-Za-z0-9._-]+/g, // Google access tokens
   /\b1\/\/[A-Za-z0-9._-]{10,}/g, // Google refresh tokens
   /\bhub_sk_[A-Za-z0-9_-]+/g, // the Hub's own service keys (src/access)
+  /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, // JWTs: Microsoft access and id tokens, the admin API's tokens
+  /\b[01]\.A[A-Za-z0-9._*-]{20,}/g, // Microsoft refresh tokens (opaque, a version marker first)
 ];
 
 const QUOTE = 0x22;

@@ -49,6 +49,7 @@ export const secretLiterals = (config: Config) => [
   ...config.serviceSecrets,
   ...config.encryptionKeys.map((k) => k.key.toString('base64')),
   ...(config.google.clientSecret ? [config.google.clientSecret] : []),
+  ...(config.microsoft.clientSecret ? [config.microsoft.clientSecret] : []),
   ...(config.admin.key?.algorithm === 'HS256' ? [config.admin.key.secret] : []),
   ...(config.observability.metricsToken ? [config.observability.metricsToken] : []),
   ...config.webhooks.secrets,

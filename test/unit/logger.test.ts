@@ -31,6 +31,15 @@ describe('log line scrubbing', () => {
     expect(JSON.parse(out).msg).toBe('sent Authorization: Bearer [Redacted] and ServiceSecret [Redacted], refresh [Redacted], key [Redacted]');
   });
 
+  it('when a message embeds a Microsoft token, then JWT-shaped and refresh-token-shaped values are cut', () => {
+    const jwt = 'eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.eyJhdWQiOiIwMDAwMDAwMyJ9.c2lnbmF0dXJlLXBhcnQ';
+    const refresh = `1.A${'Qm9vZ2llV29vZ2ll'.repeat(6)}.AgAB*x`;
+    const out = scrubLine(JSON.stringify({ msg: `graph said ${jwt} then ${refresh} end; version 1.2 stays` }));
+    expect(out).not.toContain('eyJ0eXAi');
+    expect(out).not.toContain('Qm9vZ2ll');
+    expect(JSON.parse(out).msg).toBe('graph said [Redacted] then [Redacted] end; version 1.2 stays');
+  });
+
   it('when a configured secret appears anywhere, then the literal is removed', () => {
     const out = scrubLine('{"msg":"x super-long-configured-secret y"}', ['super-long-configured-secret']);
     expect(out).toBe('{"msg":"x [Redacted] y"}');
