@@ -216,8 +216,13 @@ export function addMessage(
       isInline: false,
       lastModified: at,
     })),
+    headers: [],
+    internetHeaders: null,
+    extended: [],
     visibleAt: 0,
   };
+  // Mail that arrived shows its transport headers; the copies in Sent Items and Drafts have none (mailbox.ts).
+  if (folder.wellKnown !== 'sentitems' && folder.wellKnown !== 'drafts') m.internetHeaders = [{ name: 'Message-ID', value: m.internetMessageId }];
   box.messages.push(m);
   return { ok: true, value: m };
 }
