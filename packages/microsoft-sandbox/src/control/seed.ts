@@ -159,6 +159,8 @@ export const messageSpecSchema = z.strictObject({
   from: address,
   to: z.array(address).min(1),
   cc: z.array(address).optional(),
+  /** Bcc recipients: known only on the sender's own copy (a copy in Sent Items). */
+  bcc: z.array(address).optional(),
   subject: z.string(),
   html: z.string().optional(),
   text: z.string().optional(),
@@ -199,7 +201,7 @@ export function addMessage(
     sender: rcpt(spec.from),
     to: spec.to.map(rcpt),
     cc: (spec.cc ?? []).map(rcpt),
-    bcc: [],
+    bcc: (spec.bcc ?? []).map(rcpt),
     replyTo: [],
     isRead: spec.is_read ?? false,
     isDraft: false,
