@@ -6,7 +6,7 @@ import { bodyOf, folderId, ownAddress, toSummary } from './mail-read';
 import { type GraphMessage, SUMMARY_FIELDS, messageListSchema } from './mail-schemas';
 import type { Cond, WellKnownFolder } from './search-operators';
 import { continuationOf, decodePageToken, encodePageToken } from './search-page-token';
-import { type CondExpr, type SearchPlan, SearchRefusal, needsOwnAddress, planSearch } from './search-plan';
+import { type CondExpr, type SearchPlan, SearchRefusal, filterOf, needsOwnAddress, planSearch } from './search-plan';
 
 /**
  * email_search on Outlook: the Gmail query planned (search-plan.ts), one list request built by the Hub, the
@@ -27,16 +27,6 @@ const ORDER_ANCHOR = 'receivedDateTime ge 1900-01-01T00:00:00Z';
 const queryError = (message: string) => validationError(message, [{ path: 'inputs.query', message }]);
 const tokenError = (problem: string) =>
   validationError('The page_token is not one this search issued for this query', [{ path: 'inputs.page_token', message: problem }]);
-
-function literal(c: Cond): string {
-  if (typeof c.value === 'boolean') return String(c.value);
-  return c.path === 'receivedDateTime' ? c.value : odataString(c.value);
-}
-
-function filterOf(e: CondExpr): string {
-  if (e.kind === 'cond') return `${e.cond.path} ${e.cond.op} ${literal(e.cond)}`;
-  return e.items.map((i) => (i.kind === 'cond' ? filterOf(i) : `(${filterOf(i)})`)).join(` ${e.kind} `);
-}
 
 function holds(c: Cond, m: GraphMessage): boolean {
   let have: unknown;

@@ -113,6 +113,17 @@ function kqlOf(e: Expr): string {
 const positive = (e: Expr): boolean =>
   e.kind === 'leaf' ? true : e.kind === 'not' ? false : e.kind === 'and' ? e.items.some(positive) : e.items.every(positive);
 
+function literal(c: Cond): string {
+  if (typeof c.value === 'boolean') return String(c.value);
+  return c.path === 'receivedDateTime' ? c.value : `'${c.value.replace(/'/g, "''")}'`;
+}
+
+/** Conditions as OData `$filter` text (string literals with quotes doubled; dates and booleans bare). */
+export function filterOf(e: CondExpr): string {
+  if (e.kind === 'cond') return `${e.cond.path} ${e.cond.op} ${literal(e.cond)}`;
+  return e.items.map((i) => (i.kind === 'cond' ? filterOf(i) : `(${filterOf(i)})`)).join(` ${e.kind} `);
+}
+
 /** Matches every message: lets a query of exclusions only (`-from:x`) be a valid KQL query. */
 export const KQL_ANCHOR = 'received>=1900-01-01T00:00:00Z';
 

@@ -114,7 +114,11 @@ export function parseQuery(query: string): QueryNode {
         at++;
         if (!left || at >= tokens.length || tokens[at]!.t === close || tokens[at]!.t === 'OR') throw new QuerySyntaxError('OR needs a term on each side');
         const right = unary(field);
-        items.push({ kind: 'or', items: left.kind === 'or' ? [...left.items, right] : [left, right] });
+        // OR is associative: a chain grows one list (in place, so a long chain costs linear time).
+        if (left.kind === 'or') {
+          left.items.push(right);
+          items.push(left);
+        } else items.push({ kind: 'or', items: [left, right] });
         continue;
       }
       items.push(unary(field));
