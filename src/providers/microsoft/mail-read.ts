@@ -1,7 +1,7 @@
 import type { AttachmentInfo, MessageBody, MessageDetail, MessageSummary, ReplyTarget, ThreadMessage } from '../../core/mail';
 import { type Result, fail, ok } from '../../errors';
 import { connectionFactKey } from '../../tools/tool-cache';
-import { GRAPH_ID, type MailContext, isoUtc, messagePath, notFound, notFoundAs, odataString, unexpectedAnswer } from './mail-context';
+import { GRAPH_ID, type MailContext, hasAnyScope, isoUtc, messagePath, notFound, notFoundAs, odataString, unexpectedAnswer } from './mail-context';
 import { type GraphMessage, attachmentListSchema, folderSchema, messageListSchema, messageSchema, noContent, userSchema } from './mail-schemas';
 import type { WellKnownFolder } from './search-operators';
 
@@ -149,7 +149,8 @@ export async function thread(ctx: MailContext, conversationId: string): Promise<
   let path: string = '/me/messages';
   let query: Record<string, string> | undefined = {
     $filter: `conversationId eq ${odataString(conversationId)}`,
-    $select: 'id,from,bodyPreview,receivedDateTime,isDraft,parentFolderId',
+    // Mail.ReadBasic reads no preview ("except body, previewBody, …"): with it, snippets are empty.
+    $select: `id,from,receivedDateTime,isDraft,parentFolderId${hasAnyScope(ctx.connection.scopes, ['mail.read', 'mail.readwrite']) ? ',bodyPreview' : ''}`,
     $top: '100',
   };
   for (let page = 0; page < MAX_THREAD_PAGES; page++) {

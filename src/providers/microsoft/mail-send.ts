@@ -85,8 +85,12 @@ async function createDraft(
     : await ctx.graph({ operation: 'messages.create', idempotent: false }, { method: 'POST', path: '/me/messages', body: message }, messageSchema);
   if (!made.ok) {
     if (reply && made.error.code === 'RESOURCE_NOT_FOUND') return fail(notFoundAs(made.error, 'message', reply.messageId));
-    // Nothing was sent: at most a draft exists, which findSent finds and send() then reuses.
-    return fail(uncertain(made.error) ? withOutcome(made.error, 'not_sent', 'draft_not_sent') : made.error);
+    // Writing a draft sends nothing: at most a draft exists, which findSent finds and send() then sends. Said
+    // plainly (outcome not_sent, Graph's status left out of the details), so the tool does not ask Sent Items
+    // about a message that cannot have gone out.
+    if (!uncertain(made.error)) return made;
+    const { upstream_status: _status, ...details } = made.error.details ?? {};
+    return fail({ ...made.error, details: { ...details, outcome: 'not_sent', verification: 'draft_not_written' } });
   }
   return ok({ id: made.value.id, conversationId: made.value.conversationId ?? '' });
 }

@@ -162,6 +162,19 @@ describe('a send Graph does not confirm', () => {
     expect(await received('Dropped before')).toHaveLength(1);
   });
 
+  it('when writing the draft fails after Graph wrote it, then not_sent (nothing can have gone out), and a retry that looks first sends that draft', async () => {
+    await w.control('POST', '/faults', { operation: 'messages.create', preset: 'gatewayTimeout', apply_first: true, times: 1 });
+    const m = marker();
+    const first = await adapter().send(mailTo('Draft 504'), m, null);
+    expect(first.ok ? 'ok' : first.error.details).toEqual({ reason: 'UnknownError', outcome: 'not_sent', verification: 'draft_not_written' });
+    const retry = adapter();
+    expect(await retry.findSent([m], hubNow, 50)).toEqual({ ok: true, value: { kind: 'absent' } });
+    expect((await retry.send(mailTo('Draft 504'), m, null)).ok).toBe(true);
+    await arrive();
+    expect(await withMarker(DEMO.ana, m)).toEqual([expect.objectContaining({ isDraft: false })]);
+    expect(await received('Draft 504')).toHaveLength(1);
+  });
+
   it('when the Hub died between the draft and the send, then the retry sends the draft it left — never a second one', async () => {
     const m = marker();
     const left = await graph(DEMO.ana, '/me/messages', {
