@@ -2,6 +2,7 @@ import { headerAddresses } from '../../src/tools/email/addresses';
 import { charsetOf } from '../../src/tools/email/body';
 import { snippetText } from '../../src/tools/email/map';
 import { baseSubject, messageIds } from '../../src/tools/email/threading';
+import { planSearch } from '../../src/providers/microsoft/search-plan';
 
 /**
  * Every pattern applied to what a mail sender or an agent controls must cost time linear in its input. Each
@@ -30,6 +31,10 @@ const cases: [string, () => unknown][] = [
   ['charset parameter noise', () => charsetOf({ headers: [{ name: 'Content-Type', value: `text/html${'; charset'.repeat(20_000)}${' '.repeat(50_000)}` }] })],
   ['message ids: < without >', () => messageIds('<a'.repeat(100_000))],
   ['address header: a long list of junk', () => headerAddresses('"a, <b@c'.repeat(20_000))],
+  // A search query is at most 2,048 characters; these are the shapes that cost most within that.
+  ['Outlook search: a chain of ORs', () => planSearch(`${'a OR '.repeat(409)}a`, { now: 0, ownAddress: null })],
+  ['Outlook search: subject groups of many words', () => planSearch(`subject:(${'w '.repeat(1000)})`, { now: 0, ownAddress: null })],
+  ['Outlook search: a value of quotes and backslashes', () => planSearch(`"${'\\*'.repeat(680)}x"`, { now: 0, ownAddress: null })],
 ];
 
 describe('linear-time text handling', () => {

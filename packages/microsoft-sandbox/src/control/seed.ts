@@ -190,6 +190,8 @@ export const messageSpecSchema = z.strictObject({
   from: address,
   to: z.array(address).min(1),
   cc: z.array(address).optional(),
+  /** Bcc recipients: known only on the sender's own copy (a copy in Sent Items). */
+  bcc: z.array(address).optional(),
   subject: z.string(),
   html: z.string().optional(),
   text: z.string().optional(),
@@ -230,7 +232,7 @@ export function addMessage(
     sender: rcpt(spec.from),
     to: spec.to.map(rcpt),
     cc: (spec.cc ?? []).map(rcpt),
-    bcc: [],
+    bcc: (spec.bcc ?? []).map(rcpt),
     replyTo: [],
     isRead: spec.is_read ?? false,
     isDraft: false,
@@ -247,8 +249,13 @@ export function addMessage(
       isInline: false,
       lastModified: at,
     })),
+    headers: [],
+    internetHeaders: null,
+    extended: [],
     visibleAt: 0,
   };
+  // Mail that arrived shows its transport headers; the copies in Sent Items and Drafts have none (mailbox.ts).
+  if (folder.wellKnown !== 'sentitems' && folder.wellKnown !== 'drafts') m.internetHeaders = [{ name: 'Message-ID', value: m.internetMessageId }];
   box.messages.push(m);
   return { ok: true, value: m };
 }

@@ -158,8 +158,16 @@ function read(item: unknown, path: string, scope: Record<string, unknown>): unkn
 const asComparable = (v: unknown) =>
   typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(v) ? Date.parse(v.endsWith('Z') || /[+-]\d{2}:\d{2}$/.test(v) ? v : `${v}Z`) : v;
 
+/**
+ * An extended property's id names its property case-sensitively: "Filtering the string name (Name) in the id of
+ * an extended property is case-sensitive. Filtering the value property of an extended property is
+ * case-insensitive" (singlevaluelegacyextendedproperty-get). Every other string comparison ignores case.
+ */
+const EXACT = '\u0000exact';
+
 export function evaluate(e: Expr, item: unknown, scope: Record<string, unknown> = {}): boolean {
   const val = (o: Operand) => (o.kind === 'lit' ? o.value : read(item, o.path, scope));
+  const exact = (o: Operand) => o.kind === 'path' && o.path === scope[EXACT];
   switch (e.kind) {
     case 'and':
       return evaluate(e.left, item, scope) && evaluate(e.right, item, scope);
@@ -176,12 +184,15 @@ export function evaluate(e: Expr, item: unknown, scope: Record<string, unknown> 
     }
     case 'any': {
       const list = read(item, e.collection, scope);
-      return Array.isArray(list) && list.some((x) => evaluate(e.body, item, { ...scope, [e.variable]: x }));
+      const extended = /(^|\/)singleValueExtendedProperties$/i.test(e.collection);
+      return (
+        Array.isArray(list) && list.some((x) => evaluate(e.body, item, { ...scope, [e.variable]: x, ...(extended ? { [EXACT]: `${e.variable}/id` } : {}) }))
+      );
     }
     case 'cmp': {
       let l = asComparable(val(e.left));
       let r = asComparable(val(e.right));
-      if (typeof l === 'string' && typeof r === 'string') [l, r] = [l.toLowerCase(), r.toLowerCase()];
+      if (typeof l === 'string' && typeof r === 'string' && !exact(e.left) && !exact(e.right)) [l, r] = [l.toLowerCase(), r.toLowerCase()];
       switch (e.op) {
         case 'eq':
           return l === r;

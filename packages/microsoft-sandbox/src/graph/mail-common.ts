@@ -16,7 +16,7 @@ export const json = (ctx: GraphCtx, m: MessageRec) => messageJson(ctx, m, folder
 export function pickMessage(ctx: GraphCtx): MessageRec | GraphError {
   const id = String(ctx.req.params.messageId);
   if (!wellFormedItemId(id)) return GE.malformedId();
-  return findMessage(ctx.box, id) ?? GE.notFound();
+  return findMessage(ctx.box, id, ctx.world.clock.now()) ?? GE.notFound();
 }
 
 export function pickFolder(ctx: GraphCtx): Folder | GraphError | undefined {

@@ -16,7 +16,7 @@ import { entity, pickFolder, pickMessage } from './mail-common';
 export function createDraft(ctx: GraphCtx): ReturnType<Handler> {
   const folder = pickFolder(ctx) ?? wellKnownFolder(ctx.box, 'drafts');
   if ('code' in folder) return folder;
-  const input = readMessageBody(ctx.world, ctx.req.body ?? {}, true);
+  const input = readMessageBody(ctx.world, ctx.req.body ?? {}, true, true);
   if ('code' in input) return input;
   const m = draft(ctx, input);
   m.folder = folder.id;
@@ -51,6 +51,9 @@ export function draft(ctx: GraphCtx, input: ReturnType<typeof readMessageBody> &
     categories: [],
     flag: 'notFlagged',
     attachments: [],
+    headers: [],
+    internetHeaders: null,
+    extended: [],
     visibleAt: t,
     ...(input as object),
   } as MessageRec;
@@ -64,7 +67,9 @@ export function update(ctx: GraphCtx): ReturnType<Handler> {
   if (ifMatch && ifMatch !== '*' && ifMatch !== `W/"${m.changeKey}"`) return GE.conflict();
   const input = readMessageBody(ctx.world, ctx.req.body, m.isDraft);
   if ('code' in input) return input;
-  Object.assign(m, input, { changeKey: newMessageIds(ctx.world).changeKey, modified: ctx.world.clock.now() });
+  // Extended properties given in a PATCH are added to (or replace, by id) those the item has.
+  const extended = input.extended ? [...m.extended.filter((p) => !input.extended!.some((q) => q.id === p.id)), ...input.extended] : m.extended;
+  Object.assign(m, input, { extended, changeKey: newMessageIds(ctx.world).changeKey, modified: ctx.world.clock.now() });
   return entity(ctx, m);
 }
 
@@ -99,8 +104,12 @@ export function createReply(all: boolean): Handler {
     if ('code' in m) return m;
     const message = actionParam(ctx.req.body, 'message');
     const comment = actionParam(ctx.req.body, 'comment');
-    const extra = message === undefined ? {} : readMessageBody(ctx.world, message, true);
+    const extra = message === undefined ? {} : readMessageBody(ctx.world, message, true, true);
     if ('code' in extra) return extra;
+    // message-createreply: "Specify either a comment or the body property of the message parameter. Specifying
+    // both will return an HTTP 400 Bad Request error."
+    if (typeof comment === 'string' && extra.bodyHtml !== undefined)
+      return GE.badRequest('Specify either a comment or the body property of the message parameter, not both.');
     const meAddr = ctx.owner.userPrincipalName.toLowerCase();
     const to = m.replyTo.length ? m.replyTo : m.from ? [m.from] : [];
     const cc = all ? [...m.to, ...m.cc].filter((r) => r.address.toLowerCase() !== meAddr) : [];
@@ -130,7 +139,7 @@ export function sendMail(ctx: GraphCtx): ReturnType<Handler> {
   if (params) return params;
   const message = actionParam(ctx.req.body, 'message');
   if (typeof message !== 'object' || message === null) return GE.badRequest("The parameter 'message' is missing.");
-  const input = readMessageBody(ctx.world, message, true);
+  const input = readMessageBody(ctx.world, message, true, true);
   if ('code' in input) return input;
   const m = draft(ctx, input);
   return submit(ctx.world, ctx.owner, m, actionParam(ctx.req.body, 'saveToSentItems') !== false) ?? { status: 202 };

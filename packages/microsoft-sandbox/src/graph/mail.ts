@@ -2,8 +2,10 @@ import type { Router } from 'express';
 import { NEEDS } from '../identity/scopes';
 import { type GraphCtx, type Handler } from './context';
 import { GE } from './errors';
-import { checkFilterOrder, checkSearchCombination, parseSearch, SEARCH_RESULT_LIMIT, searchMatches } from './mail-query';
-import { type Folder } from './mailbox';
+import { parseKql } from './kql';
+import { kqlMatches } from './kql-match';
+import { checkFilterOrder, checkSearchCombination, SEARCH_RESULT_LIMIT } from './mail-query';
+import { type Folder, type MessageRec } from './mailbox';
 import { type ListSpec, listAnswer, nextLink, parseQuery, project, queryParam } from './odata';
 import { attachmentJson, htmlToText } from './serialize';
 import { type Route, entity, json, pickFolder, pickMessage } from './mail-common';
@@ -26,6 +28,7 @@ function list(ctx: GraphCtx): ReturnType<Handler> {
     maxTop: 1000,
     contextPath: `users('${ctx.owner.id}')/${folder ? `mailFolders('${folder.id}')/messages` : 'messages'}`,
     defaultOrder: (a, b) => String(b.receivedDateTime).localeCompare(String(a.receivedDateTime)),
+    hidden: [EXTENDED],
   };
   const query = parseQuery(ctx, spec);
   if ('code' in query) return query;
@@ -38,13 +41,15 @@ function list(ctx: GraphCtx): ReturnType<Handler> {
     return listAnswer(
       ctx,
       spec,
-      visible.map((m) => json(ctx, m)),
+      // Extended properties are not part of the message's JSON, but $filter can test them.
+      visible.map((m) => ({ ...json(ctx, m), [EXTENDED]: m.extended.map((p) => ({ ...p })) })),
       query,
     );
-  const groups = parseSearch(search);
+  const kql = parseKql(search);
+  if ('code' in kql) return kql;
   const hits = visible
     .filter((m) =>
-      searchMatches(groups, {
+      kqlMatches(kql, {
         from: m.from ? `${m.from.name} ${m.from.address}` : '',
         to: m.to.map((r) => `${r.name} ${r.address}`).join(' '),
         cc: m.cc.map((r) => `${r.name} ${r.address}`).join(' '),
@@ -56,19 +61,16 @@ function list(ctx: GraphCtx): ReturnType<Handler> {
         importance: m.importance,
         received: m.received,
         sent: m.sent ?? m.received,
+        size: sizeOf(m),
       }),
     )
     .sort((a, b) => (b.sent ?? b.received) - (a.sent ?? a.received))
     .slice(0, SEARCH_RESULT_LIMIT);
-  // Search pages carry an opaque $skiptoken, not $skip.
+  // Search pages carry an opaque $skiptoken, not $skip; one the sandbox did not issue is refused, never read as 0.
   const token = queryParam(ctx, '$skiptoken');
-  const offset = token
-    ? Number(
-        Buffer.from(token, 'base64url')
-          .toString('utf8')
-          .replace(/^offset:/, ''),
-      ) || 0
-    : 0;
+  const issued = token === undefined ? 'offset:0' : Buffer.from(token, 'base64url').toString('utf8');
+  if (!/^offset:\d{1,7}$/.test(issued)) return GE.badRequest('The $skiptoken is not valid.');
+  const offset = Number(issued.slice('offset:'.length));
   const page = hits.slice(offset, offset + query.top);
   const more = offset + query.top < hits.length;
   return {
@@ -82,15 +84,35 @@ function list(ctx: GraphCtx): ReturnType<Handler> {
   };
 }
 
+const EXTENDED = 'singleValueExtendedProperties';
+
+/** A message's size in the store: what `size:` compares (headers, body and attachments; an estimate of Exchange's). */
+const sizeOf = (m: MessageRec) => 1024 + Buffer.byteLength(m.subject) + Buffer.byteLength(m.bodyHtml) + m.attachments.reduce((n, a) => n + a.bytes.length, 0);
+
+/** `$select` on attachments: the chosen properties, the id and the derived type (never the bytes unless chosen). */
+function selectAttachment(json: Record<string, unknown>, select: string[] | undefined) {
+  if (!select) return json;
+  const out: Record<string, unknown> = { '@odata.type': json['@odata.type'], id: json.id };
+  for (const s of select) if (s in json) out[s] = json[s];
+  return out;
+}
+
 function attachments(ctx: GraphCtx): ReturnType<Handler> {
   const m = pickMessage(ctx);
   if ('code' in m) return m;
+  const select = queryParam(ctx, '$select')
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const known = new Set(['id', 'name', 'contentType', 'size', 'isInline', 'lastModifiedDateTime', 'contentBytes', 'contentId', 'contentLocation']);
+  const unknown = select?.find((s) => !known.has(s));
+  if (unknown) return GE.badProperty(unknown, 'attachment');
   return {
     status: 200,
     type: 'Collection(microsoft.graph.attachment)',
     body: {
       '@odata.context': `${ctx.baseUrl}/v1.0/$metadata#users('${ctx.owner.id}')/messages('${m.restId}')/attachments`,
-      value: m.attachments.map((a) => attachmentJson(a, true)),
+      value: m.attachments.map((a) => selectAttachment(attachmentJson(a, true), select)),
     },
   };
 }

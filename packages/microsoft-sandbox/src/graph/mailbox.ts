@@ -46,8 +46,28 @@ export interface MessageRec {
   categories: string[];
   flag: 'notFlagged' | 'flagged' | 'complete';
   attachments: Attachment[];
+  /** Custom `x-` internet headers given when the message was created (they travel with it when it is sent). */
+  headers: InternetHeader[];
+  /**
+   * What `$select=internetMessageHeaders` shows: a received copy's transport headers. Null on drafts and on the
+   * copy in Sent Items — "internet headers just do not exist on the copy in Sent Items" (Microsoft's answer in
+   * microsoftgraph/microsoft-graph-docs#2716, again #12726; microsoftgraph/msgraph-sdk-dotnet#3025).
+   */
+  internetHeaders: InternetHeader[] | null;
+  /** Single-value extended properties (MAPI): kept by the item wherever it moves, never sent to recipients. */
+  extended: ExtendedProperty[];
   /** Not yet visible where a client looks (eventual consistency) before this instant. */
   visibleAt: number;
+}
+
+export interface InternetHeader {
+  name: string;
+  value: string;
+}
+
+export interface ExtendedProperty {
+  id: string;
+  value: string;
 }
 
 export interface Attendee {
@@ -160,8 +180,14 @@ export const wellKnownFolder = (box: Mailbox, name: (typeof WELL_KNOWN)[number][
 
 export const defaultCalendar = (box: Mailbox) => [...box.calendars.values()].find((c) => c.isDefault)!;
 
-export function findMessage(box: Mailbox, id: string): MessageRec | undefined {
-  return box.messages.find((m) => m.restId === id || m.immutableId === id);
+/**
+ * The message an id names, once it can be seen: a message on its way to Sent Items (or to a recipient) is not
+ * there yet — "Getting the message in Sent Items may not succeed immediately after sending the message. The copy
+ * of the message is not created until the message successfully sends" (learn.microsoft.com/graph/
+ * outlook-immutable-id, "Immutable ID with sending mail").
+ */
+export function findMessage(box: Mailbox, id: string, now: number): MessageRec | undefined {
+  return box.messages.find((m) => (m.restId === id || m.immutableId === id) && m.visibleAt <= now);
 }
 
 export function findEvent(box: Mailbox, id: string): EventRec | undefined {

@@ -2,12 +2,20 @@ import { loadGraphSchema, propertyType } from '../csdl/schema';
 import type { World } from '../world';
 import { GE, type GraphError, graphError } from './errors';
 import { readRecipient } from './event-input';
-import type { Attachment, MessageRec, Recipient } from './mailbox';
+import type { Attachment, ExtendedProperty, InternetHeader, MessageRec, Recipient } from './mailbox';
 
 /**
  * A message body for create (user-post-messages), update (message-update) and sendMail: properties must exist
  * on microsoft.graph.message in the CSDL. On a sent or received message only isRead, categories, flag and
  * importance may change (message-update: "The following properties can be updated only in a draft").
+ *
+ * Custom internet headers: "Add custom headers only when creating a message, and name them starting with
+ * 'x-'" (message resource); another name is 400 InvalidInternetMessageHeader "The internet message header name
+ * '…' should start with 'x-' or 'X-'." (reported verbatim by several Graph clients), and more than five custom
+ * headers are refused as InvalidInternetMessageHeaderCollection (reported from live tests). Single-value extended
+ * properties (singlevaluelegacyextendedproperty-post-singlevalueextendedproperties) can be set on create or by
+ * PATCH; their id is `{type} {proptag}`, `{type} {guid} Name {name}` or `{type} {guid} Id {id}`
+ * (extended-properties-overview).
  */
 
 const READ_ONLY = new Set([
@@ -34,8 +42,58 @@ const DRAFT_ONLY = new Set(['subject', 'body', 'toRecipients', 'ccRecipients', '
 export const MAX_INLINE_ATTACHMENT_BYTES = 3 * 1024 * 1024;
 
 export type MessagePatch = Partial<
-  Pick<MessageRec, 'subject' | 'bodyHtml' | 'bodyType' | 'to' | 'cc' | 'bcc' | 'replyTo' | 'isRead' | 'importance' | 'categories' | 'flag' | 'attachments'>
+  Pick<
+    MessageRec,
+    | 'subject'
+    | 'bodyHtml'
+    | 'bodyType'
+    | 'to'
+    | 'cc'
+    | 'bcc'
+    | 'replyTo'
+    | 'isRead'
+    | 'importance'
+    | 'categories'
+    | 'flag'
+    | 'attachments'
+    | 'headers'
+    | 'extended'
+  >
 >;
+
+export const MAX_CUSTOM_HEADERS = 5;
+const PROPERTY_TYPES = 'Binary|Boolean|CLSID|Currency|Double|Float|Integer|Long|Object|Short|String|SystemTime';
+const GUID = '\\{?[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\\}?';
+const EXTENDED_ID = new RegExp(`^(?:${PROPERTY_TYPES}) (?:0x[0-9A-Fa-f]{1,4}|${GUID} (?:Name [^\\s].{0,254}|Id 0x[0-9A-Fa-f]{1,8}))$`, 's');
+
+function internetHeaders(v: unknown): InternetHeader[] | GraphError {
+  if (!Array.isArray(v)) return GE.badRequest('internetMessageHeaders must be an array.');
+  if (v.length > MAX_CUSTOM_HEADERS)
+    return graphError(
+      400,
+      'InvalidInternetMessageHeaderCollection',
+      `Maximum number of headers in one message should be less than or equal to ${MAX_CUSTOM_HEADERS}.`,
+    );
+  const out: InternetHeader[] = [];
+  for (const h of v) {
+    if (!isObj(h) || typeof h.name !== 'string' || typeof h.value !== 'string') return GE.badRequest('An internet message header needs a name and a value.');
+    if (!/^x-/i.test(h.name))
+      return graphError(400, 'InvalidInternetMessageHeader', `The internet message header name '${h.name}' should start with 'x-' or 'X-'.`);
+    out.push({ name: h.name, value: h.value });
+  }
+  return out;
+}
+
+function extendedProperties(v: unknown): ExtendedProperty[] | GraphError {
+  if (!Array.isArray(v)) return GE.badRequest('singleValueExtendedProperties must be an array.');
+  const out: ExtendedProperty[] = [];
+  for (const p of v) {
+    if (!isObj(p) || typeof p.id !== 'string' || typeof p.value !== 'string') return GE.badRequest('An extended property needs an id and a string value.');
+    if (!EXTENDED_ID.test(p.id)) return GE.badRequest(`The extended property id '${p.id}' is not valid.`);
+    out.push({ id: p.id, value: p.value });
+  }
+  return out;
+}
 
 const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
@@ -67,7 +125,8 @@ export function readAttachment(world: World, v: unknown): Attachment | GraphErro
   };
 }
 
-export function readMessageBody(world: World, body: unknown, isDraft: boolean): MessagePatch | GraphError {
+/** `creating`: the body makes a new message (create, createReply, sendMail), the only time headers may be given. */
+export function readMessageBody(world: World, body: unknown, isDraft: boolean, creating = false): MessagePatch | GraphError {
   if (!isObj(body)) return GE.badRequest('Empty Payload. JSON content expected.');
   const schema = loadGraphSchema();
   const out: MessagePatch = {};
@@ -117,6 +176,19 @@ export function readMessageBody(world: World, body: unknown, isDraft: boolean): 
         if (!['notFlagged', 'flagged', 'complete'].includes(status))
           return GE.badRequest(`Cannot convert the literal '${status}' to the expected type 'microsoft.graph.followupFlagStatus'.`);
         out.flag = status as MessageRec['flag'];
+        break;
+      }
+      case 'internetMessageHeaders': {
+        if (!creating) return GE.badRequest('Custom internet message headers can be added only when the message is created.');
+        const list = internetHeaders(v);
+        if ('code' in list) return list;
+        out.headers = list;
+        break;
+      }
+      case 'singleValueExtendedProperties': {
+        const list = extendedProperties(v);
+        if ('code' in list) return list;
+        out.extended = list;
         break;
       }
       case 'attachments': {

@@ -19,6 +19,8 @@ export interface ListSpec {
   /** The order without $orderby. */
   defaultOrder?: (a: Record<string, unknown>, b: Record<string, unknown>) => number;
   contextPath: string;
+  /** Properties items carry only so `$filter` can see them (extended properties), removed from the answer. */
+  hidden?: readonly string[];
 }
 
 export interface ParsedQuery {
@@ -123,7 +125,8 @@ export function compareBy(orderby: ParsedQuery['orderby']) {
 export function project(item: Record<string, unknown>, select: string[] | undefined) {
   if (!select) return item;
   const out: Record<string, unknown> = { '@odata.etag': item['@odata.etag'], id: item.id };
-  for (const s of select) out[s] = item[s];
+  // A property the item does not have is left out, as Graph leaves it out (internetMessageHeaders in Sent Items).
+  for (const s of select) if (item[s] !== undefined) out[s] = item[s];
   return out;
 }
 
@@ -136,18 +139,30 @@ export function nextLink(ctx: GraphCtx, param: '$skip' | '$skiptoken', value: st
   return url.toString();
 }
 
-/** Filters, orders, pages and projects already-serialised items. */
+function withoutHidden(item: Record<string, unknown>, hidden: readonly string[] | undefined) {
+  if (!hidden?.length) return item;
+  const copy = { ...item };
+  for (const h of hidden) delete copy[h];
+  return copy;
+}
+
+/**
+ * Filters, orders, pages and projects already-serialised items. `$count=true` adds `@odata.count`, the number of
+ * all matching items (query-parameters, "count parameter": "/me/messages?$top=2&$count=true").
+ */
 export function listAnswer(ctx: GraphCtx, spec: ListSpec, items: Record<string, unknown>[], query: ParsedQuery): Answer {
   let rows = query.filter ? items.filter((i) => evaluate(query.filter!, i)) : items;
   rows = query.orderby.length ? [...rows].sort(compareBy(query.orderby)) : spec.defaultOrder ? [...rows].sort(spec.defaultOrder) : rows;
   const page = rows.slice(query.skip, query.skip + query.top);
   const more = query.skip + query.top < rows.length;
+  const count = String(q(ctx, '$count')).toLowerCase() === 'true';
   return {
     status: 200,
     type: `Collection(microsoft.graph.${spec.entity})`,
     body: {
       '@odata.context': `${ctx.baseUrl}/v1.0/$metadata#${spec.contextPath}${query.select ? `(${query.select.join(',')})` : ''}`,
-      value: page.map((i) => project(i, query.select)),
+      ...(count ? { '@odata.count': rows.length } : {}),
+      value: page.map((i) => project(withoutHidden(i, spec.hidden), query.select)),
       ...(more ? { '@odata.nextLink': nextLink(ctx, '$skip', String(query.skip + query.top)) } : {}),
     },
   };

@@ -76,7 +76,11 @@ export function submit(world: World, sender: Person, m: MessageRec, saveToSentIt
       folder: wellKnownFolder(inbox, 'inbox').id,
       bcc: m.bcc.filter((b) => b.address.toLowerCase() === person.userPrincipalName.toLowerCase()),
       isRead: false,
+      isDraft: false,
       attachments: m.attachments.map((a) => ({ ...a })),
+      // What crosses the wire: the custom headers, not the sender's MAPI properties.
+      internetHeaders: [...m.headers, { name: 'Message-ID', value: m.internetMessageId }],
+      extended: [],
       visibleAt: now + world.consistency.deliveryDelayMs + delay,
     });
   }

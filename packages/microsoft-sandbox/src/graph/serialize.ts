@@ -48,6 +48,12 @@ const allDay = (ms: number, ownZone: string, label: string) => ({ dateTime: form
 
 const itemId = (ctx: GraphCtx, rest: string, immutable: string) => (ctx.immutableIds ? immutable : rest);
 
+/** Whether `$select` names a property (internetMessageHeaders is "Returned only on applying a $select query option"). */
+const selected = (ctx: GraphCtx, property: string) =>
+  String(ctx.req.query.$select ?? ctx.req.query.select ?? '')
+    .split(',')
+    .some((s) => s.trim().toLowerCase() === property.toLowerCase());
+
 export function messageJson(ctx: GraphCtx, m: MessageRec, folderId: string): Record<string, unknown> {
   return {
     '@odata.etag': `W/"${m.changeKey}"`,
@@ -80,6 +86,7 @@ export function messageJson(ctx: GraphCtx, m: MessageRec, folderId: string): Rec
     bccRecipients: m.bcc.map(recipient),
     replyTo: m.replyTo.map(recipient),
     flag: { flagStatus: m.flag },
+    ...(m.internetHeaders && selected(ctx, 'internetMessageHeaders') ? { internetMessageHeaders: m.internetHeaders.map((h) => ({ ...h })) } : {}),
   };
 }
 
