@@ -78,6 +78,5 @@ module.exports = {
     // Packages, the workspace's own included (the sandboxes, the client), are used, not read: each has its own boundaries.
     doNotFollow: { path: ['node_modules', '^packages/'] },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
-    reporterOptions: { text: { highlightFocused: true } },
   },
 };
