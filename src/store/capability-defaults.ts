@@ -1,7 +1,7 @@
 import type { Queryable } from './db';
 
 /**
- * Which provider answers a capability for a customer that connected both Google and Microsoft for it (issue 33):
+ * Which provider answers a capability for a customer that connected both Google and Microsoft for it:
  * the first one connected (`claim`), changeable through the admin API (`set`), forgotten when that provider's
  * connection goes (`clear` with `onlyIf`). With one provider connected that one answers whatever is stored here;
  * an agent may still pin a provider per call. The store names capabilities and providers in its own words (the

@@ -1,5 +1,5 @@
 /**
- * Microsoft 365 beside Google (issue 33):
+ * Microsoft 365 beside Google:
  * - the integration ids `outlook_calendar` and `outlook_mail` join Google's in the two CHECKs that list them
  *   (integration_credentials from 0001, oauth_states from 0003; the other tables holding an integration id —
  *   connect_completions, audit_connection_events — never listed them). The constraints carry PostgreSQL's default
