@@ -115,6 +115,15 @@ test('when Graph answers 503 with Retry-After, then the Graph client’s own ret
   await expect(ana.api('/me').middlewareOptions(noRetry()).get()).rejects.toMatchObject({ statusCode: 504 });
 });
 
+test('when the gateway times out (504), then no Retry-After comes with it, as Graph documents none', async () => {
+  await h.control('POST', '/faults', { operation: 'user.get', preset: 'gatewayTimeout', times: 1 });
+  const res = await get('/me');
+  expect(res.status).toBe(504);
+  expect(res.headers.get('retry-after')).toBeNull();
+  await h.control('POST', '/faults', { operation: 'user.get', preset: 'serviceUnavailable', times: 1 });
+  expect((await get('/me')).headers.get('retry-after')).toBe('10');
+});
+
 test('when sendMail fails after it applied, then the client sees 504 but the mail went out — a blind retry sends it twice', async () => {
   await h.control('PUT', '/consistency', { delivery_delay_ms: 0, sent_items_delay_ms: 0 });
   await h.control('POST', '/faults', { operation: 'mail.send', preset: 'gatewayTimeout', apply_first: true, times: 1 });
