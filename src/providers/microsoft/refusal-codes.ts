@@ -1,4 +1,5 @@
 import type { RefusalCause } from '../../core/provider';
+import { type HubError, hubError } from '../../errors';
 
 /**
  * Every AADSTS number a refresh_token grant can meet that ends the grant for good, one row each: the number, its
@@ -121,3 +122,13 @@ export const REFUSAL_OUTCOMES: Readonly<Record<RefusalCause, RefusalOutcome>> = 
     says: 'lacks the consent the Hub needs (it was withdrawn); it must be connected again, and if the organisation requires it, an administrator must approve the Hub first',
   },
 };
+
+/**
+ * The error a tool call gets once `cause` ended the grant of the integration named `displayName` ("Outlook Mail"):
+ * the code and `details.reason` above. The integrations layer adds `integration` and `setup_url` (and, for
+ * INTEGRATION_PERMISSION_DENIED, the scopes required and granted) as it does for Google's.
+ */
+export function refusalError(cause: RefusalCause, displayName: string): HubError {
+  const outcome = REFUSAL_OUTCOMES[cause];
+  return hubError(outcome.code, `${displayName} access ${outcome.says}`, { details: { reason: outcome.reason } });
+}

@@ -1,5 +1,5 @@
 import { type AadError, exchangeFailureOf, isTransient, refusalCauseOf } from '../../../src/providers/microsoft/aadsts';
-import { REFUSAL_OUTCOMES, REFUSAL_ROWS } from '../../../src/providers/microsoft/refusal-codes';
+import { REFUSAL_OUTCOMES, REFUSAL_ROWS, refusalError } from '../../../src/providers/microsoft/refusal-codes';
 
 /**
  * Each AADSTS number a refresh can meet that ends the grant: the cause the Hub records and the error a tool call
@@ -96,4 +96,19 @@ test('when an outcome needs an administrator, then it says so; a person alone ca
     .sort();
   expect(byActor).toEqual(['admin_policy_enforced', 'user_disabled']);
   for (const o of Object.values(REFUSAL_OUTCOMES)) expect(o.says).toMatch(/connected again/);
+});
+
+test("when a refusal becomes a tool call's error, then it has the code, the reason and words naming the integration; never retryable", () => {
+  expect(refusalError('consent_required', 'Outlook Mail')).toEqual({
+    code: 'INTEGRATION_PERMISSION_DENIED',
+    message: expect.stringMatching(/^Outlook Mail access lacks the consent/),
+    retryable: false,
+    details: { reason: 'consent_required' },
+  });
+  expect(refusalError('inactive', 'Outlook Calendar')).toMatchObject({
+    code: 'INTEGRATION_EXPIRED',
+    message: 'Outlook Calendar access has ended: Microsoft ends access unused for 90 days; it must be connected again',
+    retryable: false,
+    details: { reason: 'inactive' },
+  });
 });
