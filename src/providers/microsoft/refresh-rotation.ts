@@ -80,7 +80,8 @@ export type RotationResult =
 
 /**
  * One per credential and process: refreshes the credential once per `seen` version, across replicas (the lock) and
- * within the process (callers meanwhile share one flight).
+ * within the process (callers meanwhile share one flight, which runs under the first caller's signal — token-refresh.ts
+ * instead bounds a shared flight by the tool deadline and lets each caller stop waiting on its own signal).
  */
 export function createRotatingRefresh(deps: RotationDeps): (seen: HeldGrant, signal: AbortSignal) => Promise<RotationResult> {
   let inflight: Promise<RotationResult> | undefined;
