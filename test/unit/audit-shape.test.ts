@@ -126,7 +126,7 @@ describe('the whole receipt', () => {
     let deep: unknown = 'secret-value-deep';
     for (let i = 0; i < 5_000; i++) deep = [deep];
     const message = Array.from({ length: 1_000 }, (_, i) => `"secret-value-${i}"`).join(' ');
-    const error = { code: 'UPSTREAM_ERROR' as const, retryable: true, message, details: { deep, long } };
+    const error = { code: 'EXTERNAL_API_ERROR' as const, retryable: true, message, details: { deep, long } };
     const execution: Execution = { ok: false, tool: 'calendar_get_availability', requestId: 'r-hostile', apiCalls: 100, error };
     const facts = receiptFacts(
       {
