@@ -7,12 +7,13 @@ import type { IdempotencyStore, Lease, StoredOutcome } from './idempotency-store
  * - `outage`: complete() failed (a Redis or database outage mid-call). Stored again with capped exponential
  *   backoff until it lands (complete() also re-creates a record the store lost meanwhile).
  * - `deferred`: a write Google itself deduplicates, run without a lease (idempotency.ts), recorded after its
- *   answer went out. Gathered for `gatherMs` (DEFERRED_GATHER_MS), then every deferred outcome waiting is stored
- *   in one recordMany() — one round trip, one commit — and, if the store is down, retried like the others. A
- *   commit is most of a record's cost: ~1.2 ms of CPU on the embedded PGlite for one row, ~75 us a row for 20
- *   (bench/realcall.ts, calendar_create_event), so stored one by one as they came, the records of a busy embedded
- *   Hub cost more than the rest of its work on the call. Meanwhile a retry on this replica is answered from here,
- *   one on another replica meets Google's own duplicate check.
+ *   answer went out. Gathered for `gatherMs` (DEFERRED_GATHER_MS) or until a batch is full, then every deferred
+ *   outcome waiting is stored in one recordMany() — one round trip, one commit — and, if the store is down,
+ *   retried like the others. A commit is most of a record's cost: ~1.2 ms of CPU on the embedded PGlite for one
+ *   row, ~75 us a row for 20 (bench/realcall.ts, calendar_create_event at 20 concurrent: 20 ms of gathering
+ *   still left ~0.23 ms a call on PGlite's thread), so stored as they came, the records of a busy embedded Hub
+ *   cost more than the rest of its work on the call. Meanwhile a retry on this replica is answered from here,
+ *   one on another replica (or after a crash) meets Google's own duplicate check.
  * Bounded: at most `maxEntries`, each for at most the record ttl. A graceful stop drains them (server.ts: tried
  * until the store takes them or the drain time runs out); a process that exits with entries still pending loses
  * them, logged with their count — a retry then takes the key over and is told to verify first (an outage entry),
@@ -38,7 +39,7 @@ export interface PendingOutcomes {
 /** At most this many deferred outcomes per recordMany(). */
 const BATCH = 256;
 /** How long deferred outcomes gather before they are stored together (see above). */
-export const DEFERRED_GATHER_MS = 20;
+export const DEFERRED_GATHER_MS = 100;
 
 export function createPendingOutcomes(
   store: IdempotencyStore,
@@ -62,11 +63,12 @@ export function createPendingOutcomes(
   /** A new entry: within gatherMs when the store is answering (a deferred record), else after the first retry delay. */
   const soon = (kind: PendingOutcome['kind']) => {
     if (failing) return schedule();
-    if (kind === 'deferred' && timer && waitMs > gatherMs) {
+    // A full batch waits no longer; nor does a deferred record behind an outage retry's longer delay.
+    if (kind === 'deferred' && timer && (waitMs > gatherMs || entries.size >= BATCH)) {
       clearTimeout(timer);
       timer = undefined;
     }
-    waitMs = kind === 'deferred' ? gatherMs : firstRetryMs;
+    waitMs = kind === 'deferred' ? (entries.size >= BATCH ? 0 : gatherMs) : firstRetryMs;
     schedule();
   };
 
