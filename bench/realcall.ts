@@ -33,8 +33,9 @@ import { type HubThread, SANDBOX_MAIN, cpuMsOf, machineCpuMs, startProcess, stop
  *    the path costs on this machine before any proxy does any work.
  * 2. Concurrency BENCH_CONCURRENCY (default 20): BENCH_ROUNDS (default 3) interleaved rounds of BENCH_ROUND_CALLS
  *    (default 600) calls per way; throughput hub/direct (median of per-round ratios) and CPU per call — the Hub
- *    process(es) from /proc (every thread), the direct client from process.cpuUsage() — and the machine's: the
- *    share of its cores that was busy and its CPU per call (/proc/stat: client, sandbox, Hub and stores together).
+ *    process(es) from /proc (every thread, read once the round's receipts and records are written; split by thread:
+ *    the request thread, PGlite's, the receipt thread's, the rest), the direct client from process.cpuUsage() —
+ *    and the machine's: the share of its cores that was busy and its CPU per call (/proc/stat: client, sandbox, Hub and stores together).
  *    The agent posting to the Hub is node:http with a keep-alive agent (bench/agent-client.ts;
  *    BENCH_AGENT_CLIENT=fetch for Node's fetch), its CPU per call printed beside.
  * 3. With DATABASE_URL (a schema of the run's own is made and dropped) and REDIS_URL: the Hub on PostgreSQL + Redis as one process and as HUB_PROCESSES=2
