@@ -2,7 +2,7 @@ import type { Capability, ProviderId } from './capabilities';
 import type { IntegrationSpec } from './provider';
 
 /**
- * Which connected provider answers a capability for one call (issue 33: a customer or end user may connect Google,
+ * Which connected provider answers a capability for one call (a customer or end user may connect Google,
  * Microsoft or both per capability). Pure and vendor-neutral: the caller hands in what the call can see and gets a
  * connection back, or the refusal it must turn into INTEGRATION_NOT_CONNECTED. The precedence, first rule first:
  *
