@@ -2,6 +2,7 @@ import { api } from '../api.js';
 import { badge, failure, h, INTEGRATIONS, integrationLabel, loading, ready, replace, when } from '../dom.js';
 import { connectLinkForm } from './connect-link.js';
 import { customerNameForm } from './customer-name.js';
+import { providerDefaultsSection } from './provider-defaults.js';
 import { type CustomerProfile, webhooksSection } from './webhooks.js';
 import { workingHoursForm } from './working-hours.js';
 
@@ -27,7 +28,8 @@ const health = (c: Connection) => (c.status === 'expired' || c.grant.health === 
 
 /**
  * Customer: every connection (customer-wide and per end user) with what an admin needs to judge it, and the
- * actions: a connect link, disconnect (confirmed, naming what stops working), working hours.
+ * actions: a connect link, disconnect (confirmed, naming what stops working), working hours, the default provider
+ * per capability.
  */
 export async function customerPage(main: HTMLElement, customerId: string, isAdmin: boolean): Promise<void> {
   document.title = `Customer ${customerId} · Hub console`;
@@ -60,6 +62,7 @@ export async function customerPage(main: HTMLElement, customerId: string, isAdmi
   replace(main, back, title, sections, status, connections);
 
   let actions: HTMLElement[] | null = null; // the forms appear once the customer's connections could be read
+  let defaults: ReturnType<typeof providerDefaultsSection> | null = null;
   const reload = async (announce?: string) => {
     const res = await api<{ integrations: Connection[] }>('GET', `/api/admin/customers/${encodeURIComponent(customerId)}/integrations`);
     if (!res.ok) {
@@ -76,9 +79,15 @@ export async function customerPage(main: HTMLElement, customerId: string, isAdmi
     if (actions === null) {
       const about = await profile;
       if (about.ok) named(about.data.display_name);
-      actions = [...(about.ok ? [customerNameForm(customerId, about.data, named)] : []), connectLinkForm(customerId), webhooksSection(customerId, profile)];
+      defaults = providerDefaultsSection(customerId);
+      actions = [
+        ...(about.ok ? [customerNameForm(customerId, about.data, named)] : []),
+        defaults.element,
+        connectLinkForm(customerId),
+        webhooksSection(customerId, profile),
+      ];
       main.append(...actions);
-    }
+    } else await defaults?.refresh(); // a connection changed: what each capability resolves to may have too
     const list = res.data.integrations;
     const missing = INTEGRATIONS.filter((i) => !list.some((c) => c.integration === i.id && c.user_id === null));
     replace(

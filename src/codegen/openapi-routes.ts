@@ -1,4 +1,5 @@
 import { policyRulesSchema } from '../access/policy-rules';
+import { capabilityDefaultBody } from '../routes/admin/capability-defaults';
 import { connectLinkBody } from '../routes/admin/create-connect-link';
 import { serviceKeyBody } from '../routes/admin/create-service-key';
 import { jsonSchema } from '../tools/catalog';
@@ -11,6 +12,7 @@ export function routeSchemas(): Record<string, Record<string, unknown>> {
   return {
     ConnectLinkRequest: jsonSchema(connectLinkBody, 'input'),
     ServiceKeyRequest: jsonSchema(serviceKeyBody, 'input'),
+    CapabilityDefaultRequest: jsonSchema(capabilityDefaultBody, 'input'),
     PolicyRules: {
       ...jsonSchema(policyRulesSchema, 'input'),
       description:

@@ -14,9 +14,9 @@ import { services } from '../helpers/env';
 /**
  * The admin console in a real Chromium against `npm run demo` (the Hub and the Google sandbox, on PostgreSQL and
  * Redis when configured): signing in by the link the demo prints, the demo customer's connections, a connect link
- * carried through the sandbox's consent page, disconnecting, working hours the next tool call uses, and a
- * customer-scoped session kept to its customer by the API. Every page is checked with axe and timed; screenshots
- * go to test-results/console/ (git-ignored).
+ * carried through the sandbox's consent page, disconnecting, working hours the next tool call uses, the default
+ * provider per capability, and a customer-scoped session kept to its customer by the API. Every page is checked
+ * with axe and timed; screenshots go to test-results/console/ (git-ignored).
  */
 
 const run = chromiumAvailable() ? describe : describe.skip;
@@ -214,6 +214,27 @@ run('admin console in Chromium', () => {
     await screenshot(page, '03-customer-phone');
     expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true); // no sideways scrolling
     await page.setViewportSize({ width: 1280, height: 900 });
+  }, 60_000);
+
+  test('when an admin chooses a default provider for the calendar and then clears it, then the page and the API follow', async () => {
+    await page.goto(`${hubUrl}/admin/customers/${DEMO_CUSTOMER_ID}`);
+    await pageReady(page);
+    const calendar = page.getByRole('region', { name: 'Default providers' }).getByRole('form', { name: 'Calendar default provider' });
+    await calendar.getByText('No default chosen').waitFor();
+    expect(await calendar.textContent()).toContain('Calls now reach Google');
+    await calendar.getByLabel('Default provider').selectOption('microsoft');
+    await calendar.getByRole('button', { name: 'Save default' }).click();
+    await page.getByText('Calendar default saved.').waitFor({ state: 'attached' });
+    expect(await calendar.textContent()).toMatch(/Default: Microsoft.*Calls now reach Google, the only one connected/s);
+    const stored = (await (await adminApi('GET', `/api/admin/customers/${DEMO_CUSTOMER_ID}/defaults`)).json()) as {
+      capabilities: { default_provider: string | null }[];
+    };
+    expect(stored.capabilities[0]!.default_provider).toBe('microsoft');
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, '03-default-providers');
+    await calendar.getByRole('button', { name: 'Use the first connected' }).click();
+    await page.getByText('Calendar: back to the first connected.').waitFor({ state: 'attached' });
+    await calendar.getByText('No default chosen').waitFor();
   }, 60_000);
 
   test("when an admin makes a connect link and a person follows it through Google's consent, then the new connection shows up", async () => {

@@ -199,6 +199,35 @@ export type WorkingHoursResponse = {
   working_hours_source: "admin" | "default";
 };
 
+export type CapabilityDefaultsResponse = {
+  customer_id: string;
+  capabilities: CapabilityDefault[];
+};
+
+export type CapabilityDefault = {
+  capability: "calendar" | "mail";
+  /** The provider marked default; null = none recorded (the first connected answers). */
+  default_provider: "google" | "microsoft" | null;
+  default_updated_at: string | null;
+  /** The providers connected customer-wide for the capability (connected, not expired). */
+  connected_providers: Array<"google" | "microsoft">;
+  /** What a call without an end user reaches now; null when nothing usable is connected customer-wide. */
+  resolves_to: {
+    provider: "google" | "microsoft";
+    integration: string;
+    /** Which rule decided (docs/provider-choice.md). */
+    reason: "only_connected" | "default" | "first_connected";
+  } | null;
+};
+
+export type CapabilityDefaultResponse = CapabilityDefault & {
+  customer_id: string;
+};
+
+export type CapabilityDefaultRequest = {
+  provider: "google" | "microsoft";
+};
+
 /** One execute call's envelope. `input`, `output` and `error` follow `payload_mode`: `none` (null), `redacted` (the compact shape: keys, numbers and booleans; each string as `string(N) #H` — its length and a 64-bit keyed hash, equal values share H — and message subjects, bodies, snippets, titles and descriptions as `string(N)` only; an array as `{"$array": N, "$each": shape}` with the hashes of its ids, calendars and addresses in `$ids`/`$hashes`) or `full`. Values under credential-like keys are `‹removed›` in every mode. A call refused before its tool ran (out of scope, rate limited, an unreadable body, an unknown tool) keeps no payload (`payload_mode: none`) and of its error only the code, the Hub's message and the reason. */
 export type Receipt = {
   /** Deterministic over tool@version, normalised inputs and request_id. */
@@ -385,6 +414,20 @@ export type CustomersResponse = {
   /** Pass as `after` for the next page; null on the last page. */
   next_after: string | null;
 };
+
+/** DELETE /api/admin/customers/{customer_id}/defaults/{capability}: Back to "the first connected" for one capability. */
+export interface ClearCapabilityDefaultOperation {
+  params: {
+    customer_id: string;
+    capability: "calendar" | "mail";
+  };
+  query: Record<string, never>;
+  body: undefined;
+  /** The answer per success status. */
+  answers: {
+    200: CapabilityDefaultResponse;
+  };
+}
 
 /** DELETE /api/admin/customers/{customer_id}/integrations/google_calendar/working-hours: Back to the default working hours (09:00-17:00, Monday to Friday). */
 export interface ClearWorkingHoursOperation {
@@ -636,6 +679,19 @@ export interface GetWebhookEndpointOperation {
   };
 }
 
+/** GET /api/admin/customers/{customer_id}/defaults: Which provider answers each capability (calendar, mail) for the customer. */
+export interface ListCapabilityDefaultsOperation {
+  params: {
+    customer_id: string;
+  };
+  query: Record<string, never>;
+  body: undefined;
+  /** The answer per success status. */
+  answers: {
+    200: CapabilityDefaultsResponse;
+  };
+}
+
 /** GET /api/admin/customers/{customer_id}/integrations: Every connection of a customer, customer-wide and per end user. */
 export interface ListCustomerIntegrationsOperation {
   params: {
@@ -805,6 +861,20 @@ export interface RotateWebhookSecretOperation {
   };
 }
 
+/** PUT /api/admin/customers/{customer_id}/defaults/{capability}: Mark a provider default for one capability. */
+export interface SetCapabilityDefaultOperation {
+  params: {
+    customer_id: string;
+    capability: "calendar" | "mail";
+  };
+  query: Record<string, never>;
+  body: CapabilityDefaultRequest;
+  /** The answer per success status. */
+  answers: {
+    200: CapabilityDefaultResponse;
+  };
+}
+
 /** PUT /api/admin/customers/{customer_id}: Name a customer (or, with null, remove its name). */
 export interface SetCustomerNameOperation {
   params: {
@@ -854,6 +924,7 @@ export interface SetWorkingHoursOperation {
 
 /** Every admin operation, by operationId. */
 export interface AdminOperations {
+  clearCapabilityDefault: ClearCapabilityDefaultOperation;
   clearWorkingHours: ClearWorkingHoursOperation;
   createConnectLink: CreateConnectLinkOperation;
   createServiceKey: CreateServiceKeyOperation;
@@ -869,6 +940,7 @@ export interface AdminOperations {
   getReplayBundle: GetReplayBundleOperation;
   getServiceKey: GetServiceKeyOperation;
   getWebhookEndpoint: GetWebhookEndpointOperation;
+  listCapabilityDefaults: ListCapabilityDefaultsOperation;
   listCustomerIntegrations: ListCustomerIntegrationsOperation;
   listCustomers: ListCustomersOperation;
   listReceipts: ListReceiptsOperation;
@@ -879,6 +951,7 @@ export interface AdminOperations {
   putCustomerPolicy: PutCustomerPolicyOperation;
   revokeServiceKey: RevokeServiceKeyOperation;
   rotateWebhookSecret: RotateWebhookSecretOperation;
+  setCapabilityDefault: SetCapabilityDefaultOperation;
   setCustomerName: SetCustomerNameOperation;
   setWebhookEndpoint: SetWebhookEndpointOperation;
   setWorkingHours: SetWorkingHoursOperation;
@@ -886,6 +959,7 @@ export interface AdminOperations {
 
 /** How each admin operation is sent: what the client builds its requests from. */
 export const ADMIN_OPERATIONS = {
+  clearCapabilityDefault: { method: 'DELETE', path: '/api/admin/customers/{customer_id}/defaults/{capability}', pathParams: ["customer_id","capability"], query: [], ifMatch: false, body: false },
   clearWorkingHours: { method: 'DELETE', path: '/api/admin/customers/{customer_id}/integrations/google_calendar/working-hours', pathParams: ["customer_id"], query: ["user_id"], ifMatch: false, body: false },
   createConnectLink: { method: 'POST', path: '/api/admin/connect-links', pathParams: [], query: [], ifMatch: false, body: true },
   createServiceKey: { method: 'POST', path: '/api/admin/service-keys', pathParams: [], query: [], ifMatch: false, body: true },
@@ -901,6 +975,7 @@ export const ADMIN_OPERATIONS = {
   getReplayBundle: { method: 'GET', path: '/api/admin/customers/{customer_id}/conversations/{conversation_id}/replay-bundle', pathParams: ["customer_id","conversation_id"], query: [], ifMatch: false, body: false },
   getServiceKey: { method: 'GET', path: '/api/admin/service-keys/{id}', pathParams: ["id"], query: [], ifMatch: false, body: false },
   getWebhookEndpoint: { method: 'GET', path: '/api/admin/customers/{customer_id}/webhook', pathParams: ["customer_id"], query: [], ifMatch: false, body: false },
+  listCapabilityDefaults: { method: 'GET', path: '/api/admin/customers/{customer_id}/defaults', pathParams: ["customer_id"], query: [], ifMatch: false, body: false },
   listCustomerIntegrations: { method: 'GET', path: '/api/admin/customers/{customer_id}/integrations', pathParams: ["customer_id"], query: [], ifMatch: false, body: false },
   listCustomers: { method: 'GET', path: '/api/admin/customers', pathParams: [], query: ["limit","after","q"], ifMatch: false, body: false },
   listReceipts: { method: 'GET', path: '/api/admin/customers/{customer_id}/receipts', pathParams: ["customer_id"], query: ["agent_id","user_id","conversation_id","tool","outcome","from","to","limit","cursor"], ifMatch: false, body: false },
@@ -911,6 +986,7 @@ export const ADMIN_OPERATIONS = {
   putCustomerPolicy: { method: 'PUT', path: '/api/admin/customers/{customer_id}/policy', pathParams: ["customer_id"], query: [], ifMatch: true, body: true },
   revokeServiceKey: { method: 'DELETE', path: '/api/admin/service-keys/{id}', pathParams: ["id"], query: [], ifMatch: false, body: false },
   rotateWebhookSecret: { method: 'POST', path: '/api/admin/customers/{customer_id}/webhook/rotate-secret', pathParams: ["customer_id"], query: [], ifMatch: false, body: false },
+  setCapabilityDefault: { method: 'PUT', path: '/api/admin/customers/{customer_id}/defaults/{capability}', pathParams: ["customer_id","capability"], query: [], ifMatch: false, body: true },
   setCustomerName: { method: 'PUT', path: '/api/admin/customers/{customer_id}', pathParams: ["customer_id"], query: [], ifMatch: false, body: true },
   setWebhookEndpoint: { method: 'PUT', path: '/api/admin/customers/{customer_id}/webhook', pathParams: ["customer_id"], query: [], ifMatch: false, body: true },
   setWorkingHours: { method: 'PUT', path: '/api/admin/customers/{customer_id}/integrations/google_calendar/working-hours', pathParams: ["customer_id"], query: ["user_id"], ifMatch: false, body: true },

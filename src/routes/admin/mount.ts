@@ -9,12 +9,14 @@ import type { Disconnect } from '../../integrations/disconnect';
 import type { GrantPolicy } from '../../integrations/grant-health';
 import type { SetupUrlFor } from '../../integrations/setup-url';
 import type { Logger } from '../../logger';
+import { createCapabilityDefaults } from '../../store/capability-defaults';
 import type { CredentialStore } from '../../store/credential-store';
 import type { CustomerDirectory } from '../../store/customer-directory';
 import type { Db } from '../../store/db';
 import type { CatalogEntry } from '../../tools/catalog';
 import type { ToolRegistry } from '../../tools/registry';
 import type { Endpoints } from '../../webhooks/endpoints';
+import { capabilityDefaultsRoute } from './capability-defaults';
 import { createConnectLinkRoute } from './create-connect-link';
 import { createServiceKeyRoute } from './create-service-key';
 import { customerRoute } from './customer';
@@ -58,7 +60,7 @@ export interface AdminApiDeps {
 
 /**
  * The admin API: connect links, customers and every connection of theirs (listed, disconnected, their working
- * hours), the audit trail, webhooks, service keys and policies. The admin console is one more client of it.
+ * hours), which provider answers each capability, the audit trail, webhooks, service keys and policies. The admin console is one more client of it.
  */
 export function mountAdminApi(app: Express, deps: AdminApiDeps): void {
   const { auth, db, store, directory, endpoints, access, tools, setupUrlFor, grants, logger } = deps;
@@ -78,6 +80,10 @@ export function mountAdminApi(app: Express, deps: AdminApiDeps): void {
   const workingHours = { store, onCredentialChanged: deps.onCredentialChanged, onConnectionEvent: deps.onConnectionEvent, logger };
   app.put('/api/admin/customers/:customer_id/integrations/google_calendar/working-hours', auth, jsonBody, workingHoursRoute(workingHours, 'set'));
   app.delete('/api/admin/customers/:customer_id/integrations/google_calendar/working-hours', auth, workingHoursRoute(workingHours, 'clear'));
+  const defaults = { defaults: createCapabilityDefaults(db), store, logger };
+  app.get('/api/admin/customers/:customer_id/defaults', auth, capabilityDefaultsRoute(defaults, 'list'));
+  app.put('/api/admin/customers/:customer_id/defaults/:capability', auth, jsonBody, capabilityDefaultsRoute(defaults, 'set'));
+  app.delete('/api/admin/customers/:customer_id/defaults/:capability', auth, capabilityDefaultsRoute(defaults, 'clear'));
 
   // The audit trail and webhooks (src/audit, src/webhooks).
   const trail = { db, logger };
