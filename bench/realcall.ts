@@ -45,7 +45,7 @@ import { type HubThread, SANDBOX_MAIN, cpuMsOf, machineCpuMs, startProcess, stop
  *    idle share of the cores while one process served.
  *
  * Per tool it also prints the bytes of one receipt as the admin API shows it (input and output apart): what each
- * call adds to the audit trail.
+ * call adds to the audit trail (BENCH_PRINT_RECEIPT=1 prints the receipt itself).
  *
  * BENCH_BASELINE_DIST (the dist/ directory of another build) adds that Hub, interleaved, for before/after figures.
  * BENCH_HUB_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) is passed to the Hub processes as NODE_OPTIONS.
@@ -60,8 +60,11 @@ const CONCURRENCY = Number(env.BENCH_CONCURRENCY ?? 20);
 const ROUNDS = Number(env.BENCH_ROUNDS ?? 3);
 const ROUND_CALLS = Number(env.BENCH_ROUND_CALLS ?? 600);
 const GAP_MS = Number(env.BENCH_GAP_MS ?? 3);
-/** After a Hub's round, before its CPU is read: longer than HUB_AUDIT_FLUSH_MS (250) and the idempotency records' gathering. */
-const SETTLE_MS = 400;
+/**
+ * After a Hub's round, before its CPU is read: longer than the receipts' hand-off to their thread (100 ms) plus
+ * HUB_AUDIT_FLUSH_MS (250), and the idempotency records' gathering.
+ */
+const SETTLE_MS = 500;
 const TOOLS = (env.BENCH_TOOLS ?? 'calendar_get_availability,calendar_create_event,email_search').split(',').filter(Boolean);
 const CLIENT = { clientId: 'realcall.apps.googleusercontent.com', clientSecret: 'GOCSPX-realcall-secret' };
 const EMAIL = 'ana@acme.example';
@@ -86,6 +89,7 @@ async function receiptBytes(hub: { url: string; customerId: string }, tool: stri
     const r = body.receipts?.[0];
     if (r) {
       const size = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
+      if (env.BENCH_PRINT_RECEIPT === '1') console.log(JSON.stringify(r));
       return `${size(r)} bytes (input ${size(r.input)}, output ${size(r.output)}; payloads ${r.payload_mode})`;
     }
     await new Promise((resolve) => setTimeout(resolve, 250)); // written after the answer: wait for the flush
