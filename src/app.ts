@@ -12,7 +12,7 @@ import type { Config } from './config';
 import { type ConsoleAssets, loadConsoleAssets } from './console/assets';
 import { createSessions } from './console/sessions';
 import { createSignInLinks } from './console/sign-in-links';
-import { ERROR_CODES } from './errors';
+import { ERROR_CODES } from './core/errors';
 import { hubExpress, withErrorAnswers } from './http/hub-express';
 import type { Lifecycle } from './http/request-context';
 import { createConnectCompletions } from './integrations/connect-completions';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ErrorCode } from './errors';
+import type { ErrorCode } from './core/errors';
 import { INTEGRATION_IDS } from './integrations/integrations';
 
 /**

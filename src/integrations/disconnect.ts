@@ -1,4 +1,4 @@
-import { type HubError, type Result, fail, hubError, ok } from '../errors';
+import { type HubError, type Result, fail, hubError, ok } from '../core/errors';
 import type { Logger } from '../logger';
 import type { CredentialStore } from '../store/credential-store';
 import { DecryptionError } from '../store/token-cipher';

@@ -1,5 +1,5 @@
 import type { Config } from '../config';
-import { type HubError, hubError } from '../errors';
+import { type HubError, hubError } from '../core/errors';
 import type { CredentialRecord } from '../store/credential-rows';
 import { INTEGRATIONS, type IntegrationId } from './integrations';
 

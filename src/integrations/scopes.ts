@@ -1,4 +1,4 @@
-import { type HubError, hubError } from '../errors';
+import { type HubError, hubError } from '../core/errors';
 import { INTEGRATIONS, type IntegrationId, shortScope } from './integrations';
 import { SCOPE_IMPLICATIONS } from './scope-implications.generated';
 

@@ -1,7 +1,7 @@
 import { GaxiosError, request } from 'gaxios';
 import { z } from 'zod';
 import type { Config } from '../config';
-import { type HubError, hubError } from '../errors';
+import { type HubError, hubError } from '../core/errors';
 import { classifyGoogleError } from '../upstream';
 import type { RefusalCause } from './grant-health';
 

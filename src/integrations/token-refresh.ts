@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { Config, TokenLifecycleConfig } from '../config';
-import { type HubError, type Result, fail, hubError, ok } from '../errors';
+import { type HubError, type Result, fail, hubError, ok } from '../core/errors';
 import type { Logger } from '../logger';
 import type { CredentialRecord, CredentialStore } from '../store/credential-store';
 import { storeUnavailable } from './connections';

@@ -2,7 +2,7 @@ import { keyAllowsTool, scopeRefusal } from '../access/key-scope';
 import type { Policies } from '../access/policy-cache';
 import { type EffectivePolicy, mayRun } from '../access/policy-rules';
 import type { ServicePrincipal } from '../access/service-keys';
-import { type Result, fail, ok } from '../errors';
+import { type Result, fail, ok } from '../core/errors';
 import { storeUnavailable } from '../integrations/connections';
 import type { Logger } from '../logger';
 import type { CatalogEntry } from './catalog';

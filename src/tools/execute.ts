@@ -2,8 +2,8 @@ import { type OnGoogleAttempt, noteTokenRefresh, observeAttempt } from '../audit
 import { scopeRefusal } from '../access/key-scope';
 import type { PolicyGuard } from '../access/policy-guard';
 import { type ServicePrincipal, principalName } from '../access/service-keys';
-import { type HubError, type Result, fail, hubError } from '../errors';
-import { PARSE_OPTIONS, invalidInputs, toIssues, validationError } from '../http/validation';
+import { type HubError, type Result, fail, hubError } from '../core/errors';
+import { PARSE_OPTIONS, invalidInputs, toIssues, validationError } from '../core/validation';
 import type { ConnectionResolver } from '../integrations/connections';
 import { shortScope } from '../integrations/integrations';
 import type { GoogleClients } from '../integrations/google-clients';

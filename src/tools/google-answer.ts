@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { type HubError, type Result, hubError, ok } from '../errors';
+import { type HubError, type Result, hubError, ok } from '../core/errors';
 import type { Logger } from '../logger';
 
 /**

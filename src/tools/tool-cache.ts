@@ -1,4 +1,4 @@
-import type { Result } from '../errors';
+import type { Result } from '../core/errors';
 import type { Connection } from './types';
 
 /**

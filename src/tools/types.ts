@@ -1,6 +1,6 @@
 import type { OAuth2Client } from 'google-auth-library';
 import type { z } from 'zod';
-import type { Result } from '../errors';
+import type { Result } from '../core/errors';
 import type { GoogleClients } from '../integrations/google-clients';
 import type { IntegrationId } from '../integrations/integrations';
 import type { Logger } from '../logger';

@@ -1,5 +1,5 @@
 import type { UpstreamConfig } from '../config';
-import { type HubError, hubError } from '../errors';
+import { type HubError, hubError } from '../core/errors';
 import type { Logger } from '../logger';
 import { type Cooldown, createCooldowns } from '../protection/cooldowns';
 import { createMailboxGate } from '../protection/mailbox-gate';

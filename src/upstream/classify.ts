@@ -1,6 +1,6 @@
 import { TaskCancelledError } from 'cockatiel';
 import { GaxiosError } from 'gaxios';
-import { type HubError, hubError } from '../errors';
+import { type HubError, hubError } from '../core/errors';
 
 /**
  * The one mapping from whatever a googleapis call threw to the Hub's vocabulary: which HubError it becomes,

@@ -1,6 +1,6 @@
 import { type IBackoff, type IBackoffFactory, type IRetryBackoffContext, TimeoutStrategy, handleWhen, retry, timeout } from 'cockatiel';
 import type { UpstreamConfig } from '../config';
-import { type HubError, type Result, fail, hubError, ok } from '../errors';
+import { type HubError, type Result, fail, hubError, ok } from '../core/errors';
 import { INTEGRATION_IDS, type IntegrationId } from '../integrations/integrations';
 import type { Logger } from '../logger';
 import type { SharedRedis } from '../protection/rate-limit';

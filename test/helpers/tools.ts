@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fail, hubError, ok } from '../../src/errors';
+import { fail, hubError, ok } from '../../src/core/errors';
 import { googleScope } from '../../src/integrations/integrations';
 import { defineTool } from '../../src/tools/types';
 

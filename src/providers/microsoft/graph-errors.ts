@@ -1,5 +1,5 @@
 import { TaskCancelledError } from 'cockatiel';
-import { hubError } from '../../errors';
+import { hubError } from '../../core/errors';
 import { type ClassifiedFailure, type ClassifyOptions, DeadlineExceededError, NEVER_SENT_CODES, RefusedLocally, errorCode } from '../../upstream/classify';
 import { GraphError } from './graph-request';
 

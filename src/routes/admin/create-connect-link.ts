@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { mayActOn, principalOf } from '../../auth/admin-access';
 import { sendError } from '../../http/envelope';
 import { sendJson } from '../../http/respond';
-import { toIssues, validationError } from '../../http/validation';
+import { toIssues, validationError } from '../../core/validation';
 import type { ConnectLinks } from '../../integrations/connect-links';
 import { INTEGRATION_IDS } from '../../integrations/integrations';
 import { isAllowedReturnUrl } from '../../integrations/return-urls';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { type Result, fail, hubError, ok } from '../../errors';
+import { type Result, fail, hubError, ok } from '../../core/errors';
 import { googleScope } from '../../integrations/integrations';
 import { type ToolContext, defineTool } from '../types';
 import { checkTimes, toGoogleEventBody } from './event-input';

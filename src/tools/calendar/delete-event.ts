@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fail, ok } from '../../errors';
+import { fail, ok } from '../../core/errors';
 import { googleScope } from '../../integrations/integrations';
 import { defineTool } from '../types';
 import { calendarIdInput, eventIdInput, sendNotificationsInput, sendUpdatesOf } from './inputs';

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { type Result, fail, ok } from '../../errors';
+import { type Result, fail, ok } from '../../core/errors';
 import { storeUnavailable } from '../../integrations/connections';
 import type { Logger } from '../../logger';
 import type { HubSecrets } from '../../store/hub-secrets';

@@ -1,4 +1,4 @@
-import type { ValidationIssue } from '../../http/validation';
+import type { ValidationIssue } from '../../core/validation';
 import { offsetDateTimeMs } from './time';
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { fail, hubError, ok } from '../../errors';
-import { type ValidationIssue, invalidInputs } from '../../http/validation';
+import { fail, hubError, ok } from '../../core/errors';
+import { type ValidationIssue, invalidInputs } from '../../core/validation';
 import { googleScope } from '../../integrations/integrations';
 import { DEFAULT_WORKING_HOURS, minutesOf } from '../../integrations/working-hours';
 import { defineTool } from '../types';

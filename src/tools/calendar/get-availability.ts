@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { fail, ok } from '../../errors';
-import { type ValidationIssue, invalidInputs } from '../../http/validation';
+import { fail, ok } from '../../core/errors';
+import { type ValidationIssue, invalidInputs } from '../../core/validation';
 import { googleScope } from '../../integrations/integrations';
 import { DEFAULT_WORKING_HOURS, WEEKDAYS } from '../../integrations/working-hours';
 import { defineTool } from '../types';

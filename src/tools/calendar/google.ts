@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Result, fail, ok } from '../../errors';
+import { type Result, fail, ok } from '../../core/errors';
 import { connectionFactKey } from '../tool-cache';
 import type { ToolContext } from '../types';
 import { parseGoogle, unexpectedAnswer } from '../google-answer';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Result, ok } from '../../errors';
+import { type Result, ok } from '../../core/errors';
 import { googleScope } from '../../integrations/integrations';
 import { parseGoogle } from '../google-answer';
 import { defineTool } from '../types';

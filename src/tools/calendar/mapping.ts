@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Result, ok } from '../../errors';
+import { type Result, ok } from '../../core/errors';
 import { unexpectedAnswer } from '../google-answer';
 import { offsetDateTimeMs } from './time';
 

@@ -1,4 +1,4 @@
-import { type HubError, hubError } from '../../errors';
+import { type HubError, hubError } from '../../core/errors';
 
 /**
  * Google's 404 for an event, said in the caller's terms (which event, on which calendar), keeping Google's details.

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { type HubError, type Result, fail, hubError, ok } from '../../errors';
-import { invalidInputs } from '../../http/validation';
+import { type HubError, type Result, fail, hubError, ok } from '../../core/errors';
+import { invalidInputs } from '../../core/validation';
 import { googleScope } from '../../integrations/integrations';
 import { type ToolContext, defineTool } from '../types';
 import { type GoogleEventBody, checkTimes, toGoogleEventBody } from './event-input';

@@ -1,6 +1,6 @@
 import type { gmail_v1 } from '@googleapis/gmail';
 import type { z } from 'zod';
-import { type HubError, type Result, hubError, ok } from '../../errors';
+import { type HubError, type Result, hubError, ok } from '../../core/errors';
 import { missingScopesError } from '../../integrations/scopes';
 import { parseGoogle } from '../google-answer';
 import { connectionFactKey } from '../tool-cache';

@@ -1,4 +1,4 @@
-import { type Result, ok } from '../../errors';
+import { type Result, ok } from '../../core/errors';
 import type { ToolContext } from '../types';
 import { bodySource, charsetOf, decodeCharset, partText, truncate } from './body';
 import { attachmentBodySchema, type GmailMessage } from './gmail-schemas';

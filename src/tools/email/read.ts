@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Result, fail, ok } from '../../errors';
+import { type Result, fail, ok } from '../../core/errors';
 import { googleScope } from '../../integrations/integrations';
 import { defineTool } from '../types';
 import { callGmail, checkExtraScopes, notFoundAs } from './gmail';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { type HubError, type Result, fail, ok } from '../../errors';
-import { validationError } from '../../http/validation';
+import { type HubError, type Result, fail, ok } from '../../core/errors';
+import { validationError } from '../../core/validation';
 import { googleScope } from '../../integrations/integrations';
 import { defineTool } from '../types';
 import { searchInputFields, searchPage, searchSummary } from './search';

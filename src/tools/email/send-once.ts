@@ -1,5 +1,5 @@
 import type { gmail_v1 } from '@googleapis/gmail';
-import { type HubError, type Result, fail, hubError, ok } from '../../errors';
+import { type HubError, type Result, fail, hubError, ok } from '../../core/errors';
 import type { ToolContext } from '../types';
 import { callGmail } from './gmail';
 import { messageRefSchema } from './gmail-schemas';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { type Result, fail, ok } from '../../errors';
-import { validationError } from '../../http/validation';
+import { type Result, fail, ok } from '../../core/errors';
+import { validationError } from '../../core/validation';
 import { googleScope } from '../../integrations/integrations';
 import { type ToolContext, defineTool } from '../types';
 import { type Mailbox, parseRecipient } from './addresses';

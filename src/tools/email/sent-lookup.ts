@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { type Result, ok } from '../../errors';
+import { type Result, ok } from '../../core/errors';
 import { googleScope } from '../../integrations/integrations';
 import { grants } from '../../integrations/scopes';
 import { fingerprintOf } from '../../protection/idempotency-store';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { type HubError, hubError } from '../errors';
+import { type HubError, hubError } from './errors';
 
 export interface ValidationIssue {
   path: string;
