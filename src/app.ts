@@ -57,7 +57,7 @@ import type { RecordedExecuteDeps } from './tools/recorded-execute';
 import { type ToolRegistry, createToolRegistry } from './tools/registry';
 import { createToolCache } from './tools/tool-cache';
 import type { AnyTool } from './tools/types';
-import { createUpstream } from './upstream';
+import { createUpstream } from './providers/google/resilience';
 import { createEndpoints } from './webhooks/endpoints';
 import { type Webhooks, createWebhooks } from './webhooks/webhooks';
 

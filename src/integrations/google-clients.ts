@@ -4,7 +4,7 @@ import { OAuth2Client } from 'google-auth-library';
 import { calendar_v3 } from '@googleapis/calendar';
 import { gmail_v1 } from '@googleapis/gmail';
 import type { Config } from '../config';
-import { createGoogleHttp } from '../upstream/google-http';
+import { createGoogleHttp } from '../providers/google/http';
 
 /**
  * The only way the Hub reaches Google: clients built from configuration. With the defaults they talk to Google;

@@ -2,7 +2,7 @@ import { GaxiosError, request } from 'gaxios';
 import { z } from 'zod';
 import type { Config } from '../config';
 import { type HubError, hubError } from '../core/errors';
-import { classifyGoogleError } from '../upstream';
+import { classifyGoogleError } from '../providers/google/errors';
 import type { RefusalCause } from './grant-health';
 
 /**

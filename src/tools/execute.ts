@@ -10,7 +10,7 @@ import type { GoogleClients } from '../integrations/google-clients';
 import type { Logger } from '../logger';
 import type { IdempotencyGuard, WriteAttempt } from '../protection/idempotency';
 import type { RateLimiter } from '../protection/rate-limit';
-import { type Upstream, deadlineSignal } from '../upstream';
+import { type Upstream, deadlineSignal } from '../resilience';
 import { executeRequestSchema, readChargeKey, readableRequestId, readableToolName, readableUserId } from './execute-request';
 import type { VersionInfo } from './deprecation';
 import type { Resolution, ToolRegistry } from './registry';

@@ -6,7 +6,7 @@ import type { IntegrationId } from '../integrations/integrations';
 import type { Logger } from '../logger';
 import type { EarlierAttempt } from '../protection/idempotency-store';
 import type { WorkingHours } from '../integrations/working-hours';
-import type { UpstreamOp } from '../upstream';
+import type { UpstreamOp } from '../resilience';
 import type { EventIds } from './calendar/event-id';
 import type { HtmlToText } from './email/html-text';
 import type { ToolCache } from './tool-cache';
@@ -98,7 +98,7 @@ export interface ToolContext {
   /**
    * Runs one Google call (`fn` must pass `signal` and `retry: false` to googleapis) within the deadline, with
    * per-attempt timeouts, retries where `op` says repeating is safe, the connection's own circuit breaker and
-   * the Google-wide one (src/upstream/breakers.ts), and the account's quota cool-downs.
+   * the Google-wide one (src/resilience/breakers.ts), and the account's quota cool-downs.
    * `auth` carries the connection's current access token (refreshed first when about to expire); tools never
    * handle tokens. When Google answers 401 although the token looked valid, the token is refreshed once and
    * `fn` runs once more. Each attempt counts as an api call; failures come back as HubError values

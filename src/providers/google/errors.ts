@@ -1,6 +1,15 @@
 import { TaskCancelledError } from 'cockatiel';
 import { GaxiosError } from 'gaxios';
-import { type HubError, hubError } from '../core/errors';
+import { hubError } from '../../core/errors';
+import {
+  type ClassifiedFailure,
+  type ClassifyOptions,
+  DeadlineExceededError,
+  NEVER_SENT_CODES,
+  RefusedLocally,
+  errorCode,
+  retryAfterSeconds,
+} from '../../resilience/failures';
 
 /**
  * The one mapping from whatever a googleapis call threw to the Hub's vocabulary: which HubError it becomes,
@@ -12,77 +21,6 @@ import { type HubError, hubError } from '../core/errors';
  * scrubbed and truncated.
  */
 
-export type FailureKind =
-  | 'rate_limited'
-  | 'quota_exceeded'
-  | 'refused_locally'
-  | 'token_rejected'
-  | 'permission_denied'
-  | 'not_found'
-  | 'conflict'
-  | 'client_error'
-  | 'server_error'
-  | 'network'
-  | 'timeout'
-  | 'circuit_open';
-
-/**
- * When the same request may be sent again:
- * - `never`: repeating cannot help (4xx other than rate limits and 408, an open circuit);
- * - `if_idempotent`: it may help, but the first request may have reached Google (it answered, or bytes left);
- * - `always`: the request provably never left this process (connection refused, DNS failure).
- */
-export type RetryWhen = 'never' | 'if_idempotent' | 'always';
-
-export interface ClassifiedFailure {
-  kind: FailureKind;
-  error: HubError;
-  retryWhen: RetryWhen;
-  /** Evidence that the upstream is unhealthy (5xx, network, timeout): counts toward opening the circuit. */
-  upstreamFailure: boolean;
-  /** HTTP status Google answered with, when it answered. */
-  status?: number;
-  /** Google's reason (`errors[0].reason`, else the ErrorInfo reason, else the canonical status). */
-  reason?: string;
-  /** The wait Google asked for (Retry-After, or "Retry after <time>" in its message), in milliseconds. */
-  retryAfterMs?: number;
-  /** Gmail's daily sending limit ("… (Mail sending)"): it stops sends, not reads. */
-  sendingLimit?: boolean;
-}
-
-export interface ClassifyOptions {
-  /** Discovery method id, for messages. */
-  operation?: string;
-  /** For Retry-After dates (ms since the epoch). */
-  now?: number;
-  /** RATE_LIMITED without Retry-After: the backoff the Hub would have waited before the next attempt. */
-  fallbackRetryAfterMs?: number;
-  /** RATE_LIMITED for Calendar's quotaExceeded: how long the account stays read-only for the Hub. */
-  quotaCooldownMs?: number;
-  integration?: string;
-}
-
-/** Raised by the upstream layer when the tool call's deadline has passed before an attempt could start. */
-export class DeadlineExceededError extends Error {
-  constructor() {
-    super('the tool call deadline passed');
-    this.name = 'DeadlineExceededError';
-  }
-}
-
-/**
- * Raised inside an attempt when the Hub itself refuses to call Google (the mailbox's unit budget is spent, a
- * cool-down is running): carries the answer, and says that no request left.
- */
-export class RefusedLocally extends Error {
-  constructor(readonly error: HubError) {
-    super(error.message);
-    this.name = 'RefusedLocally';
-  }
-}
-
-/** Connection-phase failures: the request was never written, so even a non-idempotent call may be repeated. */
-export const NEVER_SENT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 const ABORT_CODES: ReadonlySet<string> = new Set(['AbortError', 'TimeoutError', 'ABORT_ERR']);
 export const RATE_LIMIT_REASONS: ReadonlySet<string> = new Set(['rateLimitExceeded', 'userRateLimitExceeded']);
 const SCOPE_REASONS: ReadonlySet<string> = new Set(['insufficientPermissions', 'ACCESS_TOKEN_SCOPE_INSUFFICIENT']);
@@ -101,43 +39,6 @@ const MAX_MESSAGE_RETRY_MS = 24 * 3600_000;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-
-/** A header from gaxios' response headers: a fetch `Headers` (gaxios 7+) or a plain record (older, or tests). */
-function header(headers: unknown, name: string): string | undefined {
-  if (!headers || typeof headers !== 'object') return undefined;
-  const get = (headers as { get?: unknown }).get;
-  if (typeof get === 'function') {
-    const v: unknown = get.call(headers, name);
-    return typeof v === 'string' ? v : undefined;
-  }
-  for (const [k, v] of Object.entries(headers as Record<string, unknown>)) {
-    if (k.toLowerCase() !== name) continue;
-    if (typeof v === 'string') return v;
-    if (Array.isArray(v) && typeof v[0] === 'string') return v[0];
-  }
-  return undefined;
-}
-
-// RFC 9110 §5.6.7: IMF-fixdate, and the obsolete RFC 850 and asctime forms.
-const HTTP_DATE = [
-  /^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/,
-  /^[A-Za-z]{6,9}, \d{2}-[A-Za-z]{3}-\d{2} \d{2}:\d{2}:\d{2} GMT$/,
-  /^[A-Za-z]{3} [A-Za-z]{3} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/,
-];
-
-/**
- * Seconds to wait from a Retry-After header (delay-seconds or an HTTP date, relative to `now` in ms since the
- * epoch); a date in the past is 0. Undefined when absent or not one of the two forms.
- */
-export function retryAfterSeconds(headers: unknown, now: number): number | undefined {
-  const raw = header(headers, 'retry-after')?.trim();
-  if (!raw) return undefined;
-  if (/^\d{1,10}$/.test(raw)) return Number(raw);
-  if (!HTTP_DATE.some((re) => re.test(raw))) return undefined;
-  const at = Date.parse(raw);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, Math.ceil((at - now) / 1000));
-}
 
 // Gmail's rate-limit bodies name the moment the limit lifts in `error.message`, e.g. "User-rate limit exceeded.
 // Retry after 2026-09-11T20:00:00.000Z" (sending limits: "… (Mail sending)"), with no Retry-After header.
@@ -200,22 +101,6 @@ function googleErrorBody(data: unknown): GoogleErrorBody {
   const reason = itemReasons[0] ?? infoReasons[0] ?? status;
   const message = str(error.message);
   return { reasons: [...itemReasons, ...infoReasons, ...(status ? [status] : [])], ...(reason ? { reason } : {}), ...(message ? { message } : {}) };
-}
-
-/** A string `code` anywhere on the error or its cause chain (gaxios copies it; undici nests it one level deeper). */
-export function errorCode(err: unknown): string | undefined {
-  let current: unknown = err;
-  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && code !== '') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-/** Whether the layer may send the request again, given the operation's idempotency. */
-export function mayRetry(failure: Pick<ClassifiedFailure, 'retryWhen'>, idempotent: boolean): boolean {
-  return failure.retryWhen === 'always' || (failure.retryWhen === 'if_idempotent' && idempotent);
 }
 
 const atLeastOneSecond = (ms: number | undefined): number | undefined => (ms === undefined ? undefined : Math.max(1, Math.ceil(ms / 1000)));

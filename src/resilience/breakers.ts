@@ -6,13 +6,13 @@ import type { Logger } from '../logger';
  *
  * - **per connection**: `failures` calls in a row of one connection failed (5xx, network, timeout) → that
  *   connection's calls fail fast for `halfOpenMs`, then one test call decides. A message that always answers 500,
- *   a mailbox Google cannot serve: only its owner notices.
- * - **per integration** (Google-wide): the failure rate over a sliding window, opened only when the window holds
+ *   a mailbox the vendor cannot serve: only its owner notices.
+ * - **per integration** (vendor-wide): the failure rate over a sliding window, opened only when the window holds
  *   at least `minCalls` calls, at least `failureRate` of them failed, and the failures came from at least
  *   `minConnections` distinct connections — a real outage, not one tenant's bad luck.
  *
  * A call counts once, whatever its retries did: its final outcome is what is recorded. Calls that never reached
- * Google (refused locally, deadline passed while waiting) record nothing. Per process, like the Hub's other
+ * the vendor (refused locally, deadline passed while waiting) record nothing. Per process, like the Hub's other
  * in-memory protections; memory is bounded (closed connection circuits are forgotten, at most MAX_TRACKED kept).
  */
 
@@ -158,7 +158,7 @@ export function createBreakers(settings: BreakerSettings, logger: Logger, now: (
     if (totals.calls >= settings.minCalls && totals.failures >= totals.calls * settings.failureRate && totals.connections >= settings.minConnections) {
       logger.warn(
         { integration: ticket.integration, calls: totals.calls, failures: totals.failures, window_s: windowS },
-        'Google-wide failure rate: opening the integration circuit',
+        'integration-wide failure rate: opening the integration circuit',
       );
       open(circuit, fields);
     }

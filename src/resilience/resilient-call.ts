@@ -1,35 +1,37 @@
 import { type IBackoff, type IBackoffFactory, type IRetryBackoffContext, TimeoutStrategy, handleWhen, retry, timeout } from 'cockatiel';
 import type { UpstreamConfig } from '../config';
 import { type HubError, type Result, fail, hubError, ok } from '../core/errors';
-import { INTEGRATION_IDS, type IntegrationId } from '../integrations/integrations';
 import type { Logger } from '../logger';
 import type { SharedRedis } from '../protection/rate-limit';
 import { type AccountGuard, type Tenant, createAccountGuard } from './account-guard';
 import { rateLimitWaitMs, retryWaitMs } from './backoff';
 import { type CallOutcome, type CircuitScope, type CircuitStateName, createBreakers } from './breakers';
-import { type ClassifiedFailure, DeadlineExceededError, classifyGoogleError, mayRetry } from './classify';
+import { type ClassifiedFailure, DeadlineExceededError, mayRetry } from './failures';
+import type { VendorProfile } from './vendor-profile';
 import { type HubMetrics, noMetrics, statusClass } from '../observability/metrics';
 import { type Tracing, tracingOff } from '../observability/tracing';
 
 /**
- * Every call the Hub makes to Google goes through here:
+ * Every call the Hub makes to a vendor goes through here, whatever the vendor (its profile says how its failures
+ * read and what its limits are — vendor-profile.ts):
  *
  *   circuits (the connection's, then the integration's; a call counts once, whatever its retries did)
  *     └ retry (idempotent ops, or requests that never left; full-jitter backoff ∨ Retry-After, ≥ 1 s after a
  *       rate limit; within the deadline)
- *         └ the account's guard (cool-down, Gmail unit budget, per-mailbox in-flight slot)
+ *         └ the account's guard (cool-down, the account's budget, per-mailbox in-flight slot)
  *             └ per-attempt timeout (aggressive: the attempt's signal aborts the HTTP request)
- *                 └ fn(signal) — one googleapis call with `{ signal, retry: false }`
+ *                 └ fn(signal) — one request to the vendor, which must not retry by itself
  *
- * Failures come back as HubError values (classify.ts); anything that is not a Google/transport failure is a bug
- * in `fn` and is re-thrown.
+ * Failures come back as HubError values (the vendor's classifier); anything that is not a vendor/transport
+ * failure is a bug in `fn` and is re-thrown.
  */
 
 export interface UpstreamOp {
-  integration: IntegrationId;
-  /** Discovery method id, e.g. 'calendar.events.insert' — for logs and errors. */
+  /** The integration the call is for; a vendor profile given to createResilience guards it. */
+  integration: string;
+  /** The vendor's operation name, e.g. 'calendar.events.insert' — for logs and errors. */
   operation: string;
-  /** Safe to repeat: reads, deletes, patches, inserts with a client-supplied id. Gmail send is NOT. */
+  /** Safe to repeat: reads, deletes, patches, creates the vendor de-duplicates. A mail send is NOT. */
   idempotent: boolean;
 }
 
@@ -39,16 +41,16 @@ export interface CallOptions {
   /** Called once per HTTP attempt actually made (metadata.api_calls). */
   onAttempt?: () => void;
   /**
-   * The connection and Google account the call is made for: its own circuit, cool-downs, and (Gmail) the
-   * mailbox's unit budget and in-flight cap. Without it the call shares one anonymous circuit and is not guarded.
+   * The connection and account the call is made for: its own circuit, cool-downs, and the account's budget and
+   * in-flight cap where its vendor has them. Without it the call shares one anonymous circuit and is not guarded.
    */
   tenant?: Tenant;
 }
 
 export interface Upstream {
   /**
-   * Runs `fn` (one googleapis call; it must pass `signal` through as the request's `signal` and set
-   * `retry: false`) under timeout/retry/breaker; maps failures to HubError values.
+   * Runs `fn` (one request to the vendor; it must pass `signal` through as the request's `signal` and not retry
+   * by itself) under timeout/retry/breaker; maps failures to HubError values.
    */
   call<T>(op: UpstreamOp, fn: (signal: AbortSignal) => Promise<T>, options: CallOptions): Promise<Result<T>>;
   /** The integration-wide circuits' states, for readiness/metrics: 'closed' | 'open' | 'half_open'. */
@@ -59,7 +61,7 @@ export interface Upstream {
 
 export interface UpstreamDeps {
   clock?: Clock;
-  /** Shares the Gmail unit budget across replicas (through the Redis breaker); null = this replica only. */
+  /** Shares the accounts' budgets across replicas (through the Redis breaker); null = this replica only. */
   redis?: SharedRedis | null;
   /** Counts each attempt (operation, status class, duration) and each retry. */
   metrics?: HubMetrics;
@@ -98,27 +100,34 @@ function budgetSignal(ms: number): { signal: AbortSignal; dispose(): void } {
 const systemClock: Clock = { now: () => Date.now() };
 const ANONYMOUS = '(none)';
 
-function circuitOpen(op: UpstreamOp, scope: CircuitScope, openForMs: number): HubError {
+function circuitOpen(vendor: string, op: UpstreamOp, scope: CircuitScope, openForMs: number): HubError {
   const whose = scope === 'connection' ? 'this connection' : 'every connection';
-  return hubError('EXTERNAL_API_ERROR', `Google is failing for ${whose}; ${op.operation} was not attempted while the circuit is open`, {
+  return hubError('EXTERNAL_API_ERROR', `${vendor} is failing for ${whose}; ${op.operation} was not attempted while the circuit is open`, {
     retryable: true,
     retryAfterS: Math.max(1, Math.ceil(openForMs / 1000)),
     details: { reason: 'circuit_open', scope, integration: op.integration },
   });
 }
 
-/** What one answer (or its absence) says about Google: 5xx, network errors and timeouts against it; any other answer for it. */
+/** What one answer (or its absence) says about the vendor: 5xx, network errors and timeouts against it; any other answer for it. */
 const outcomeOf = (failure: ClassifiedFailure | undefined): CallOutcome => (failure?.upstreamFailure ? 'failure' : 'success');
 
-export function createUpstream(config: UpstreamConfig, logger: Logger, deps: UpstreamDeps = {}): Upstream {
+export function createResilience(config: UpstreamConfig, vendors: readonly VendorProfile[], logger: Logger, deps: UpstreamDeps = {}): Upstream {
   const clock = deps.clock ?? systemClock;
-  // No abort on return: once an attempt has returned, googleapis has read the whole answer and nothing listens to
+  // No abort on return: once an attempt has returned, the vendor's client has read the whole answer and nothing listens to
   // its signal any more — aborting it only cost a DOMException per call (the timeout and the deadline still abort).
   const attemptTimeout = timeout(config.attemptTimeoutMs, { strategy: TimeoutStrategy.Aggressive, abortOnReturn: false });
   const breakers = createBreakers({ ...config.globalBreaker, failures: config.breakerFailures, halfOpenMs: config.breakerHalfOpenMs }, logger, () =>
     clock.now(),
   );
-  const guard: AccountGuard = createAccountGuard(config, deps.redis ?? null, logger, () => clock.now());
+  const guard: AccountGuard = createAccountGuard(
+    vendors,
+    { replicas: config.replicas, redisTimeoutMs: config.redisTimeoutMs },
+    deps.redis ?? null,
+    logger,
+    () => clock.now(),
+  );
+  const byIntegration = new Map(vendors.flatMap((vendor) => vendor.integrations.map((id) => [id, vendor] as const)));
   const metrics = deps.metrics ?? noMetrics;
   const tracing = deps.tracing ?? tracingOff;
 
@@ -130,15 +139,17 @@ export function createUpstream(config: UpstreamConfig, logger: Logger, deps: Ups
   ): Promise<Result<T>> => {
     const { start, deadline, deadlineAt } = at;
     const tenant = options.tenant;
+    const vendor = byIntegration.get(op.integration);
+    if (!vendor) throw new Error(`no vendor profile guards the integration ${op.integration}`);
     const admission = breakers.admit(op.integration, tenant?.connectionId ?? ANONYMOUS);
-    if (!admission.ok) return fail(circuitOpen(op, admission.scope, admission.openForMs));
+    if (!admission.ok) return fail(circuitOpen(vendor.name, op, admission.scope, admission.openForMs));
 
     const classify = (err: unknown, fallbackRetryAfterMs?: number): ClassifiedFailure | undefined =>
-      classifyGoogleError(err, {
+      vendor.classify(err, {
         operation: op.operation,
         integration: op.integration,
         now: clock.now(),
-        quotaCooldownMs: config.calendarQuotaCooldownMs,
+        quotaCooldownMs: vendor.quotaCooldownMs,
         ...(fallbackRetryAfterMs !== undefined ? { fallbackRetryAfterMs } : {}),
       });
 
@@ -249,7 +260,7 @@ export function createUpstream(config: UpstreamConfig, logger: Logger, deps: Ups
       if (!failure) throw err;
       const error = failure.error;
       if (!op.idempotent && attempts > 0 && (failure.kind === 'network' || failure.kind === 'timeout') && failure.retryWhen !== 'always') {
-        // The request may have reached Google (an email may be on its way): repeating it could do it twice.
+        // The request may have reached the vendor (an email may be on its way): repeating it could do it twice.
         // Not retryable, so the idempotency record keeps this answer and a same-request_id retry replays it.
         error.details = { ...error.details, outcome: 'unknown' };
         error.retryable = false;
@@ -266,7 +277,7 @@ export function createUpstream(config: UpstreamConfig, logger: Logger, deps: Ups
   return {
     circuits() {
       const out: Record<string, CircuitStateName> = {};
-      for (const id of INTEGRATION_IDS) out[id] = breakers.state(id);
+      for (const vendor of vendors) for (const id of vendor.integrations) out[id] = breakers.state(id);
       return out;
     },
     connectionCircuit: (integration, connectionId) => breakers.connectionState(integration, connectionId),

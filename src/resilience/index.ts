@@ -1,4 +1,4 @@
-export { type AccountGuard, type Tenant, createAccountGuard } from './account-guard';
+export { type AccountGuard, type GuardSettings, type Tenant, createAccountGuard } from './account-guard';
 export { type BackoffSettings, RATE_LIMIT_MIN_WAIT_MS, backoffCeilingMs, jitteredBackoffMs, rateLimitWaitMs, retryWaitMs } from './backoff';
 export { type Breakers, type CallOutcome, type CircuitScope, type CircuitStateName, createBreakers } from './breakers';
 export {
@@ -7,15 +7,11 @@ export {
   DeadlineExceededError,
   type FailureKind,
   NEVER_SENT_CODES,
-  RATE_LIMIT_REASONS,
   RefusedLocally,
   type RetryWhen,
-  classifyGoogleError,
   errorCode,
-  isUpstreamFailure,
   mayRetry,
-  retryAfterFromMessage,
   retryAfterSeconds,
-  safeGoogleMessage,
-} from './classify';
-export { type CallOptions, type Clock, type Upstream, type UpstreamDeps, type UpstreamOp, createUpstream, deadlineSignal } from './upstream';
+} from './failures';
+export { type CallOptions, type Clock, type Upstream, type UpstreamDeps, type UpstreamOp, createResilience, deadlineSignal } from './resilient-call';
+export type { AccountBudget, AccountLimits, VendorProfile } from './vendor-profile';

@@ -2,7 +2,7 @@ import { type IExponentialBackoffOptions, fullJitterGenerator, noJitterGenerator
 
 /**
  * Capped exponential backoff with full jitter (cockatiel's generators): before retry number `retryIndex`
- * (0 for the first retry) the wait is uniform in [0, min(cap, base·2^retryIndex)). Google's Retry-After, when
+ * (0 for the first retry) the wait is uniform in [0, min(cap, base·2^retryIndex)). The vendor's Retry-After, when
  * longer, wins: the wait is max(jittered backoff, Retry-After).
  */
 
@@ -28,7 +28,7 @@ export function jitteredBackoffMs(retryIndex: number, settings: BackoffSettings)
   return fullJitterGenerator(retryIndex, generatorOptions(settings))[0];
 }
 
-/** The wait before retry `retryIndex`: the jittered backoff, or Google's Retry-After when that is longer. */
+/** The wait before retry `retryIndex`: the jittered backoff, or the vendor's Retry-After when that is longer. */
 export function retryWaitMs(retryIndex: number, retryAfterMs: number | undefined, settings: BackoffSettings): number {
   return Math.max(jitteredBackoffMs(retryIndex, settings), retryAfterMs ?? 0);
 }
@@ -41,7 +41,7 @@ export function retryWaitMs(retryIndex: number, retryAfterMs: number | undefined
  */
 export const RATE_LIMIT_MIN_WAIT_MS = 1000;
 
-/** The wait before retrying a rate-limited request: at least a second plus the jittered backoff, or Google's own wait. */
+/** The wait before retrying a rate-limited request: at least a second plus the jittered backoff, or the vendor's own wait. */
 export function rateLimitWaitMs(retryIndex: number, retryAfterMs: number | undefined, settings: BackoffSettings): number {
   return Math.max(RATE_LIMIT_MIN_WAIT_MS + jitteredBackoffMs(retryIndex, settings), retryAfterMs ?? 0);
 }
