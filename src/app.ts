@@ -58,6 +58,7 @@ import { type ToolRegistry, createToolRegistry } from './tools/registry';
 import { createToolCache } from './tools/tool-cache';
 import type { AnyTool } from './tools/types';
 import { createUpstream } from './providers/google/resilience';
+import { createProviderPorts } from './providers';
 import { createEndpoints } from './webhooks/endpoints';
 import { type Webhooks, createWebhooks } from './webhooks/webhooks';
 
@@ -204,6 +205,7 @@ export function createApp(deps: AppDeps): HubApp {
     rateLimiter,
     idempotency,
     google,
+    ports: createProviderPorts({ google }),
     upstream,
     deadlineMs: config.upstream.toolDeadlineMs,
     settings: { ...config.tools, eventIds },

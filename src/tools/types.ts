@@ -1,5 +1,8 @@
 import type { OAuth2Client } from 'google-auth-library';
 import type { z } from 'zod';
+import type { CalendarPort } from '../core/calendar';
+import type { FactCache } from '../core/fact-cache';
+import type { VendorCall } from '../core/vendor-call';
 import type { Result } from '../core/errors';
 import type { GoogleClients } from '../integrations/google-clients';
 import type { IntegrationId } from '../integrations/integrations';
@@ -88,6 +91,12 @@ export interface ToolContext {
   settings: ToolSettings;
   /** Per-process memo for slow-changing facts (a mailbox's address, a calendar's zone); key by credential id. */
   cache: ToolCache;
+  /**
+   * The calendar port of the connection's provider (src/core/calendar.ts), for tools of the calendar capability:
+   * every request through the connection's token, deadline, retries, breakers and budgets. Reading it without a
+   * connection is a bug (the tool declares no integration, or needsConnection said no).
+   */
+  readonly calendar: CalendarPort;
   /** googleapis / OAuth clients configured for Google or the sandbox. */
   google: GoogleClients;
   /**
@@ -105,6 +114,21 @@ export interface ToolContext {
    * (RATE_LIMITED scope upstream, INTEGRATION_EXPIRED/INTEGRATION_PERMISSION_DENIED with setup_url…).
    */
   callGoogle<T>(op: UpstreamOp, fn: (signal: AbortSignal, auth: OAuth2Client) => Promise<T>): Promise<Result<T>>;
+}
+
+/** What a port adapter is built from for one tool call (the connection's VendorCall, the shared facts cache, the deadline). */
+export interface PortEnv {
+  call: VendorCall;
+  cache: FactCache;
+  connection: Pick<Connection, 'credentialId' | 'accountEmail' | 'scopes'>;
+  deadline: AbortSignal;
+  /** Read only when an answer does not fit (a tool call's logger is made on first use). */
+  readonly logger: Pick<Logger, 'warn'>;
+}
+
+/** Each provider's port adapters, by the connection's integration (src/providers/index.ts). */
+export interface ProviderPorts {
+  calendar(integration: IntegrationId, env: PortEnv): CalendarPort;
 }
 
 export interface ToolSettings {

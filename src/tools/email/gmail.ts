@@ -2,7 +2,7 @@ import type { gmail_v1 } from '@googleapis/gmail';
 import type { z } from 'zod';
 import { type HubError, type Result, hubError, ok } from '../../core/errors';
 import { missingScopesError } from '../../integrations/scopes';
-import { parseGoogle } from '../google-answer';
+import { parseGoogle } from '../../providers/google/answers';
 import { connectionFactKey } from '../tool-cache';
 import type { ToolContext } from '../types';
 import { profileSchema } from './gmail-schemas';

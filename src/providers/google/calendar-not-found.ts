@@ -2,7 +2,7 @@ import { type HubError, hubError } from '../../core/errors';
 
 /**
  * Google's 404 for an event, said in the caller's terms (which event, on which calendar), keeping Google's details.
- * For an event this Hub created moments ago (settle.ts) it says so, and a retry may succeed.
+ * For an event this Hub created moments ago (read-after-create.ts) it says so, and a retry may succeed.
  */
 export const eventNotFound = (error: HubError, eventId: string, calendarId: string): HubError =>
   error.details?.recently_created === true

@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type HubError, type Result, fail, hubError, ok } from '../../core/errors';
-import { connectionFactKey } from '../tool-cache';
-import type { ToolContext } from '../types';
+import { type GoogleCalendarDeps, factKey } from './calendar-client';
 
 /**
  * Reads that follow the Hub's own create. Google is eventually consistent: its errors guide answers a 404 with
@@ -20,20 +19,20 @@ const RECENT_CREATE_MS = 60_000;
 /** Waits before each repeat: at most ~3.75 s in all, and never past the deadline. */
 const WAITS_MS = [250, 500, 1000, 2000];
 
-const createdKey = (ctx: ToolContext, calendarId: string, eventId: string) =>
-  connectionFactKey(ctx.connection!, `calendar:created\u0000${calendarId.trim().toLowerCase()}\u0000${eventId}`);
+const createdKey = (deps: GoogleCalendarDeps, calendarId: string, eventId: string) =>
+  factKey(deps, `calendar:created\u0000${calendarId.trim().toLowerCase()}\u0000${eventId}`);
 
 /** Notes that this call created `eventId` (so calls right after it tolerate Google's lag). */
-export async function rememberCreated(ctx: ToolContext, calendarId: string, eventId: string): Promise<void> {
-  await ctx.cache.memo(createdKey(ctx, calendarId, eventId), RECENT_CREATE_MS, async () => ok(true));
+export async function rememberCreated(deps: GoogleCalendarDeps, calendarId: string, eventId: string): Promise<void> {
+  await deps.cache.memo(createdKey(deps, calendarId, eventId), RECENT_CREATE_MS, async () => ok(true));
 }
 
 const NOT_REMEMBERED = hubError('RESOURCE_NOT_FOUND', 'not a recent create');
 
 /** Whether this replica created `eventId` within the last minute. */
-export async function createdRecently(ctx: ToolContext, calendarId: string, eventId: string): Promise<boolean> {
+export async function createdRecently(deps: GoogleCalendarDeps, calendarId: string, eventId: string): Promise<boolean> {
   // The cache keeps only successes: a failing loader answers "absent" and leaves nothing behind.
-  return (await ctx.cache.memo(createdKey(ctx, calendarId, eventId), RECENT_CREATE_MS, async () => fail(NOT_REMEMBERED))).ok;
+  return (await deps.cache.memo(createdKey(deps, calendarId, eventId), RECENT_CREATE_MS, async () => fail(NOT_REMEMBERED))).ok;
 }
 
 const isPlain404 = (error: HubError) => error.code === 'RESOURCE_NOT_FOUND' && error.details?.upstream_status === 404;
@@ -43,13 +42,13 @@ const isPlain404 = (error: HubError) => error.code === 'RESOURCE_NOT_FOUND' && e
  * fails otherwise, the waits run out or the deadline passes. A 404 that outlasts them is marked
  * `recently_created` (retryable: the event exists, Google has not shown it yet).
  */
-export async function settle<T>(ctx: ToolContext, tolerate: boolean, attempt: () => Promise<Result<T>>): Promise<Result<T>> {
+export async function untilVisible<T>(deps: GoogleCalendarDeps, tolerate: boolean, attempt: () => Promise<Result<T>>): Promise<Result<T>> {
   let answer = await attempt();
   if (!tolerate) return answer;
   for (const wait of WAITS_MS) {
     if (answer.ok || !isPlain404(answer.error)) return answer;
     try {
-      await sleep(wait, undefined, { signal: ctx.deadline });
+      await sleep(wait, undefined, { signal: deps.deadline });
     } catch {
       break; // the deadline passed while waiting
     }

@@ -1,4 +1,4 @@
-import type { GoogleAttendee } from './mapping';
+import type { GoogleAttendee } from './calendar-answers';
 
 /**
  * The guest list to send when an agent names who should be invited. Google's events.patch replaces the whole

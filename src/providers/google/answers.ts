@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { type HubError, type Result, hubError, ok } from '../core/errors';
-import type { Logger } from '../logger';
+import { type HubError, type Result, hubError, ok } from '../../core/errors';
+import type { Logger } from '../../logger';
 
 /**
  * What Google answered with a 2xx, checked against the shape a tool relies on before it is read. An answer that

@@ -1,0 +1,17 @@
+import type { IntegrationId } from '../integrations/integrations';
+import type { GoogleClients } from '../integrations/google-clients';
+import type { ProviderPorts } from '../tools/types';
+import { createGoogleCalendar } from './google/calendar';
+
+/**
+ * The provider registry: which adapter serves a connection's integration. The composition root (src/app.ts)
+ * hands it to the use case; tools only ever see the ports (src/core), never a provider.
+ */
+export function createProviderPorts(deps: { google: GoogleClients }): ProviderPorts {
+  return {
+    calendar(integration: IntegrationId, env) {
+      if (integration === 'google_calendar') return createGoogleCalendar({ ...env, clients: deps.google });
+      throw new Error(`no calendar adapter serves the integration ${integration}`);
+    },
+  };
+}
