@@ -2,6 +2,7 @@ import type { IntegrationId } from '../integrations/integrations';
 import type { GoogleClients } from '../integrations/google-clients';
 import type { ProviderPorts } from '../tools/types';
 import { createGoogleCalendar } from './google/calendar';
+import { createGmail } from './google/gmail';
 
 /**
  * The provider registry: which adapter serves a connection's integration. The composition root (src/app.ts)
@@ -12,6 +13,10 @@ export function createProviderPorts(deps: { google: GoogleClients }): ProviderPo
     calendar(integration: IntegrationId, env) {
       if (integration === 'google_calendar') return createGoogleCalendar({ ...env, clients: deps.google });
       throw new Error(`no calendar adapter serves the integration ${integration}`);
+    },
+    mail(integration: IntegrationId, env) {
+      if (integration === 'google_gmail') return createGmail({ ...env, clients: deps.google });
+      throw new Error(`no mail adapter serves the integration ${integration}`);
     },
   };
 }

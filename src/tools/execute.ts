@@ -17,8 +17,9 @@ import type { Resolution, ToolRegistry } from './registry';
 import type { ToolCache } from './tool-cache';
 import { chargeLimits } from './charge';
 import type { HtmlConverter, HtmlToText } from './email/html-text';
-import type { Connection, ProviderPorts, ToolContext, ToolSettings } from './types';
+import type { Connection, PortEnv, ProviderPorts, ToolContext, ToolSettings } from './types';
 import type { CalendarPort } from '../core/calendar';
+import type { MailPort } from '../core/mail';
 import type { VendorCall } from '../core/vendor-call';
 import type { HubMetrics } from '../observability/metrics';
 import { type Tracing, spanOutcome } from '../observability/tracing';
@@ -248,6 +249,7 @@ export async function executeTool(
   let deadline: AbortSignal | undefined; // a timer only for tools that look at it (those calling Google)
   let htmlToText: HtmlToText | undefined; // made on first use: most calls convert no HTML
   let calendar: CalendarPort | undefined; // made on first use, for tools of the calendar capability
+  let mail: MailPort | undefined; // made on first use, for tools of the mail capability
   /**
    * Runs one vendor request with the connection's current access token (refreshed first when about to expire;
    * refreshed once more and `fn` run again when the vendor rejects a token that looked valid), under the
@@ -285,6 +287,19 @@ export async function executeTool(
     return answer.ok ? answer : failed(answer.error);
   };
   const vendorCall: VendorCall = (op, fn) => callVendor({ integration: connection?.integration ?? '', ...op }, fn);
+  const portEnv = (conn: Connection): PortEnv => ({
+    call: vendorCall,
+    cache: deps.cache,
+    connection: conn,
+    deadline: ctx.deadline,
+    maxBodyChars: deps.settings.maxBodyChars,
+    get logger() {
+      return log();
+    },
+    get htmlToText() {
+      return ctx.htmlToText;
+    },
+  });
   const deadlineAt = performance.now() + deps.deadlineMs;
   const ctx: ToolContext = {
     ...caller,
@@ -299,16 +314,11 @@ export async function executeTool(
     callGoogle: (op, fn) => callVendor(op, (signal, accessToken) => fn(signal, deps.google.withAccessToken(accessToken))),
     get calendar() {
       if (connection === null) throw new Error(`${tool.name} uses the calendar port but has no connection`);
-      const conn = connection;
-      return (calendar ??= deps.ports.calendar(conn.integration, {
-        call: vendorCall,
-        cache: deps.cache,
-        connection: conn,
-        deadline: ctx.deadline,
-        get logger() {
-          return log();
-        },
-      }));
+      return (calendar ??= deps.ports.calendar(connection.integration, portEnv(connection)));
+    },
+    get mail() {
+      if (connection === null) throw new Error(`${tool.name} uses the mail port but has no connection`);
+      return (mail ??= deps.ports.mail(connection.integration, portEnv(connection)));
     },
     requestId,
     idempotencyKey: request.context?.request_id ?? null,

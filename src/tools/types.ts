@@ -1,6 +1,7 @@
 import type { OAuth2Client } from 'google-auth-library';
 import type { z } from 'zod';
 import type { CalendarPort } from '../core/calendar';
+import type { MailPort } from '../core/mail';
 import type { FactCache } from '../core/fact-cache';
 import type { VendorCall } from '../core/vendor-call';
 import type { Result } from '../core/errors';
@@ -97,6 +98,8 @@ export interface ToolContext {
    * connection is a bug (the tool declares no integration, or needsConnection said no).
    */
   readonly calendar: CalendarPort;
+  /** The mail port of the connection's provider (src/core/mail.ts), for tools of the mail capability; as `calendar`. */
+  readonly mail: MailPort;
   /** googleapis / OAuth clients configured for Google or the sandbox. */
   google: GoogleClients;
   /**
@@ -124,11 +127,16 @@ export interface PortEnv {
   deadline: AbortSignal;
   /** Read only when an answer does not fit (a tool call's logger is made on first use). */
   readonly logger: Pick<Logger, 'warn'>;
+  /** Untrusted HTML to text within the call's budget (read on first use). */
+  readonly htmlToText: HtmlToText;
+  /** Longest text body returned per message. */
+  maxBodyChars: number;
 }
 
 /** Each provider's port adapters, by the connection's integration (src/providers/index.ts). */
 export interface ProviderPorts {
   calendar(integration: IntegrationId, env: PortEnv): CalendarPort;
+  mail(integration: IntegrationId, env: PortEnv): MailPort;
 }
 
 export interface ToolSettings {

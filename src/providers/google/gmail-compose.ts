@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer';
-import type { Mailbox } from './addresses';
-import type { HtmlToText } from './html-text';
-import { MAX_BODY_CHARS_IN } from './inputs';
+import type { Mailbox } from '../../tools/email/addresses';
+import type { HtmlToText } from '../../tools/email/html-text';
+import { MAX_BODY_CHARS_IN } from '../../tools/email/inputs';
 
 /**
  * The RFC 2822 message email_send hands to Gmail, built by nodemailer's MailComposer rather than by hand: it

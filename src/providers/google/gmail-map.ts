@@ -1,36 +1,15 @@
-import { z } from 'zod';
-import { headerAddresses } from './addresses';
-import { type AttachmentInfo, hasAttachments, listAttachments } from './body';
+import type { MessageSummary, ThreadMessage } from '../../core/mail';
+import { headerAddresses } from '../../tools/email/addresses';
+import { type AttachmentInfo, hasAttachments, listAttachments } from './gmail-body';
 import { type GmailMessage, headerOf } from './gmail-schemas';
-import { isoDate } from './gmail';
+import { isoDate } from './gmail-request';
 
 /**
  * Gmail messages → the contract's shapes. Addresses come out bare (`john@example.com`, as the contract shows
  * them, ready to pass back to email_send); header values are the ones Gmail already decoded (RFC 2047).
  */
 
-/** The fields email_search and email_read results share (schemas for the catalog), in the contract's order. */
-export const messageFields = {
-  message_id: z.string(),
-  thread_id: z.string(),
-  from: z.string().describe('Sender address.'),
-  to: z.array(z.string()).describe('Recipient addresses (To).'),
-  subject: z.string(),
-};
-export const dateField = z.string().describe('When Gmail received it, ISO 8601 UTC.');
-export const truncatedField = z.literal(true).optional().describe('Present when the body was cut to the size limit.');
-export const bodyDegradedField = z
-  .literal(true)
-  .optional()
-  .describe('Present when an HTML body could not be laid out as text in time (or nests too deeply): the body is its text with the tags stripped.');
-
-type MessageFields = z.output<z.ZodObject<typeof messageFields>>;
-
-export interface MessageSummary extends MessageFields {
-  snippet: string;
-  date: string;
-  has_attachments: boolean;
-}
+type MessageFields = Pick<MessageSummary, 'message_id' | 'thread_id' | 'from' | 'to' | 'subject'>;
 
 const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
 
@@ -82,6 +61,20 @@ export interface Reply {
   from: string;
   snippet: string;
   date: string;
+}
+
+/** A thread's messages as the port gives them: oldest first, each marked when the account sent it itself. */
+export function threadMessages(messages: readonly GmailMessage[], ownAddress: string): ThreadMessage[] {
+  const own = ownAddress.toLowerCase();
+  return [...messages]
+    .sort((a, b) => Number(a.internalDate) - Number(b.internalDate))
+    .map((m) => ({
+      message_id: m.id,
+      from: fromOf(m),
+      snippet: snippetText(m.snippet),
+      date: isoDate(m.internalDate),
+      fromAccount: (m.labelIds ?? []).some((l) => l === 'SENT' || l === 'DRAFT') || fromOf(m).toLowerCase() === own,
+    }));
 }
 
 /**
