@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { loadConfig } from '../src/config';
-import { createGoogleClients } from '../src/integrations/google-clients';
+import { createGoogleClients } from '../src/providers/google/clients';
 import { googleScope } from '../src/integrations/integrations';
 import { createLogger } from '../src/logger';
 import { createSandbox } from '@hub/google-sandbox';

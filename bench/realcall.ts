@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config';
-import { createGoogleClients } from '../src/integrations/google-clients';
+import { createGoogleClients } from '../src/providers/google/clients';
 import { googleScope } from '../src/integrations/integrations';
 import { createLogger } from '../src/logger';
 import { createCredentialStore } from '../src/store/credential-store';

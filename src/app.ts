@@ -21,8 +21,8 @@ import { createConnectLinks } from './integrations/connect-links';
 import { type ConnectionResolver, createConnectionResolver } from './integrations/connections';
 import type { CredentialChange, CredentialEvents } from './integrations/credential-events';
 import { createDisconnect } from './integrations/disconnect';
-import { createGoogleClients } from './integrations/google-clients';
-import { createGoogleOAuth } from './integrations/google-oauth';
+import { createGoogleClients } from './providers/google/clients';
+import { createGoogleOAuth } from './providers/google/oauth';
 import { grantPolicyFor } from './integrations/grant-health';
 import { createGrantReuse } from './integrations/grant-reuse';
 import { createOAuthStates } from './integrations/oauth-states';
@@ -204,7 +204,6 @@ export function createApp(deps: AppDeps): HubApp {
     logger,
     rateLimiter,
     idempotency,
-    google,
     ports: createProviderPorts({ google }),
     upstream,
     deadlineMs: config.upstream.toolDeadlineMs,

@@ -6,7 +6,7 @@ import type { ToolRegistry } from '../tools/registry';
 import type { ConnectCompletions } from './connect-completions';
 import type { ConnectLinks } from './connect-links';
 import { OPEN_AGAIN, type Page, type PageOutcome, TRY_LATER, callbackPages, linkPages, page } from './connect-pages';
-import type { GoogleOAuth, GrantedTokens } from './google-oauth';
+import type { GoogleOAuth, GrantedTokens } from '../providers/google/oauth';
 import type { ConsentPlan, GrantReuse } from './grant-reuse';
 import { INTEGRATIONS, type IntegrationId, shortScope } from './integrations';
 import { type OAuthStates, type PendingConnect, digest } from './oauth-states';

@@ -4,8 +4,8 @@ import type { CredentialStore } from '../store/credential-store';
 import { DecryptionError } from '../store/token-cipher';
 import { classifyGoogleError } from '../providers/google/errors';
 import type { FailureKind } from '../resilience/failures';
-import { storeUnavailable } from './connections';
-import type { GoogleClients } from './google-clients';
+import { storeUnavailable } from './store-unavailable';
+import type { GoogleClients } from '../providers/google/clients';
 import type { IntegrationId } from './integrations';
 import { type ConnectionEvent, type OnConnectionEvent, recordWith } from '../audit/connection-events';
 

@@ -1,6 +1,6 @@
 import { type HubError, hubError } from '../core/errors';
 import { INTEGRATIONS, type IntegrationId, shortScope } from './integrations';
-import { SCOPE_IMPLICATIONS } from './scope-implications.generated';
+import { SCOPE_IMPLICATIONS } from '../providers/google/scope-implications.generated';
 
 /**
  * Whether a set of granted scopes covers a required one: either granted as such, or implied by a broader

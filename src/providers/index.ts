@@ -1,5 +1,5 @@
 import type { IntegrationId } from '../integrations/integrations';
-import type { GoogleClients } from '../integrations/google-clients';
+import type { GoogleClients } from './google/clients';
 import type { ProviderPorts } from '../tools/types';
 import { createGoogleCalendar } from './google/calendar';
 import { createGmail } from './google/gmail';

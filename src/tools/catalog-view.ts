@@ -3,7 +3,7 @@ import type { Policies } from '../access/policy-cache';
 import { type EffectivePolicy, mayRun } from '../access/policy-rules';
 import type { ServicePrincipal } from '../access/service-keys';
 import { type Result, fail, ok } from '../core/errors';
-import { storeUnavailable } from '../integrations/connections';
+import { storeUnavailable } from '../integrations/store-unavailable';
 import type { Logger } from '../logger';
 import type { CatalogEntry } from './catalog';
 import type { ToolRegistry } from './registry';

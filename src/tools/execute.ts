@@ -6,7 +6,6 @@ import { type HubError, type Result, fail, hubError } from '../core/errors';
 import { PARSE_OPTIONS, invalidInputs, toIssues, validationError } from '../core/validation';
 import type { ConnectionResolver } from '../integrations/connections';
 import { shortScope } from '../integrations/integrations';
-import type { GoogleClients } from '../integrations/google-clients';
 import type { Logger } from '../logger';
 import type { IdempotencyGuard, WriteAttempt } from '../protection/idempotency';
 import type { RateLimiter } from '../protection/rate-limit';
@@ -31,7 +30,6 @@ export interface ExecuteDeps {
   rateLimiter: RateLimiter;
   /** At most once per (customer, tool, request_id) for tools that write. */
   idempotency: IdempotencyGuard;
-  google: GoogleClients;
   /** The ports of each provider's adapters (src/providers/index.ts): what ctx.calendar is made from. */
   ports: ProviderPorts;
   /** Timeouts, safe retries and circuit breakers around every Google call. */
@@ -307,11 +305,9 @@ export async function executeTool(
     get deadline() {
       return (deadline ??= deadlineSignal(Math.max(1, Math.round(deadlineAt - performance.now()))));
     },
-    google: deps.google,
     get htmlToText() {
       return (htmlToText ??= deps.html.forCall({ key: caller.customerId, deadline: () => ctx.deadline, logger: log }));
     },
-    callGoogle: (op, fn) => callVendor(op, (signal, accessToken) => fn(signal, deps.google.withAccessToken(accessToken))),
     get calendar() {
       if (connection === null) throw new Error(`${tool.name} uses the calendar port but has no connection`);
       return (calendar ??= deps.ports.calendar(connection.integration, portEnv(connection)));

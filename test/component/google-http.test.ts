@@ -4,7 +4,7 @@ import { getEventListeners } from 'node:events';
 import { Readable } from 'node:stream';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { Gaxios, GaxiosError } from 'gaxios';
-import { createGoogleClients } from '../../src/integrations/google-clients';
+import { createGoogleClients } from '../../src/providers/google/clients';
 import { classifyGoogleError } from '../../src/providers/google/errors';
 import { MAX_ANSWER_BYTES, createGoogleHttp } from '../../src/providers/google/http';
 import { testConfig } from '../helpers/env';

@@ -3,7 +3,7 @@ import type { FactCache } from '../../core/fact-cache';
 import type { VendorCall } from '../../core/vendor-call';
 import type { Result } from '../../core/errors';
 import type { Logger } from '../../logger';
-import type { GoogleClients } from '../../integrations/google-clients';
+import type { GoogleClients } from './clients';
 
 /**
  * What the Google calendar adapter is built from, and its one way to ask Calendar v3 something: `request` runs one

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { type HubError, type Result, hubError, ok } from '../../core/errors';
 import type { FactCache } from '../../core/fact-cache';
 import type { VendorCall } from '../../core/vendor-call';
-import type { GoogleClients } from '../../integrations/google-clients';
+import type { GoogleClients } from './clients';
 import type { Logger } from '../../logger';
 import type { HtmlToText } from '../../tools/email/html-text';
 import { parseGoogle } from './answers';

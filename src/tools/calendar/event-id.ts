@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { type Result, fail, ok } from '../../core/errors';
-import { storeUnavailable } from '../../integrations/connections';
+import { storeUnavailable } from '../../integrations/store-unavailable';
 import type { Logger } from '../../logger';
 import type { HubSecrets } from '../../store/hub-secrets';
 

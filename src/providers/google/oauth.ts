@@ -1,9 +1,9 @@
 import { GaxiosError, request } from 'gaxios';
 import { CodeChallengeMethod } from 'google-auth-library';
 import { z } from 'zod';
-import type { Config } from '../config';
-import type { Logger } from '../logger';
-import type { GoogleClients } from './google-clients';
+import type { Config } from '../../config';
+import type { Logger } from '../../logger';
+import type { GoogleClients } from './clients';
 
 /**
  * The Hub's side of Google's authorization-code flow: the consent URL, the code exchange (PKCE) and the

@@ -1,9 +1,9 @@
 import { GaxiosError, request } from 'gaxios';
 import { z } from 'zod';
-import type { Config } from '../config';
-import { type HubError, hubError } from '../core/errors';
-import { classifyGoogleError } from '../providers/google/errors';
-import type { RefusalCause } from './grant-health';
+import type { Config } from '../../config';
+import { type HubError, hubError } from '../../core/errors';
+import { classifyGoogleError } from './errors';
+import type { RefusalCause } from '../../integrations/grant-health';
 
 /**
  * One refresh_token grant at Google's token endpoint, and what its answer means for the connection.

@@ -3,8 +3,8 @@ import { OAuth2Client } from 'google-auth-library';
 // package held ~300 APIs (242 MB installed) for the two the Hub calls.
 import { calendar_v3 } from '@googleapis/calendar';
 import { gmail_v1 } from '@googleapis/gmail';
-import type { Config } from '../config';
-import { createGoogleHttp } from '../providers/google/http';
+import type { Config } from '../../config';
+import { createGoogleHttp } from './http';
 
 /**
  * The only way the Hub reaches Google: clients built from configuration. With the defaults they talk to Google;
