@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../../src/core/errors';
-import type { FaultKind, ProviderFactory, ProviderWorld } from './provider-world';
+import { type FaultKind, type ProviderFactory, type ProviderWorld, contractCase } from './provider-world';
 
 /**
  * The calendar port's contract (src/core/calendar.ts), as behaviour every provider must show against its
@@ -29,7 +29,7 @@ export function calendarPortContract(provider: ProviderFactory): void {
 
     const draft = { title: 'Contract review', start: '2027-02-10T10:00:00+01:00', end: '2027-02-10T11:00:00+01:00' };
 
-    it('when a create is repeated with one key, then one event exists and the repeat answers it as replayed', async () => {
+    contractCase(provider, 'create-once', 'when a create is repeated with one key, then one event exists and the repeat answers it as replayed', async () => {
       const ana = await world.account({ name: 'ana', timeZone: 'Europe/Madrid' });
       const calendar = world.calendar(ana);
       const dedupKey = key();
@@ -47,28 +47,33 @@ export function calendarPortContract(provider: ProviderFactory): void {
       const ana = await world.account({ name: 'ana', timeZone: 'Europe/Madrid' });
       const dedupKey = key();
       await world.fault('event.create', 'server_error', { applied: true });
-      const lost = await world.calendar(ana).createEvent('primary', draft, { dedupKey });
-      expect(lost.ok).toBe(false);
+      // The adapter may recover the event itself (and answer it), or answer the failure: either way, no second event.
+      await world.calendar(ana).createEvent('primary', draft, { dedupKey });
       const again = await world.calendar(ana).createEvent('primary', draft, { dedupKey });
       expect(again.ok && again.value.replayed).toBe(true);
       const agenda = await world.calendar(ana).agenda({ start: t('2027-02-10T00:00:00Z'), end: t('2027-02-11T00:00:00Z') });
       expect(agenda.ok && agenda.value.events).toHaveLength(1);
     });
 
-    it('when a calendar cannot be read (not shared, no such person), then it is unreadable, never free', async () => {
-      const stranger = await world.account({
-        name: 'stranger',
-        timeZone: 'UTC',
-        events: [{ title: 'x', start: '2027-02-10T09:00:00Z', end: '2027-02-10T10:00:00Z' }],
-      });
-      const ana = await world.account({ name: 'ana', timeZone: 'UTC' });
-      const nobody = world.nobody();
-      const busy = await world.calendar(ana).freeBusy([stranger, nobody], { start: t('2027-02-10T00:00:00Z'), end: t('2027-02-11T00:00:00Z') }, 'UTC');
-      expect(busy.ok).toBe(true);
-      if (!busy.ok) return;
-      expect(busy.value.get(stranger)).toMatchObject({ readable: false });
-      expect(busy.value.get(nobody)).toMatchObject({ readable: false });
-    });
+    contractCase(
+      provider,
+      'unreadable-never-free',
+      'when a calendar cannot be read (not shared, no such person), then it is unreadable, never free',
+      async () => {
+        const stranger = await world.account({
+          name: 'stranger',
+          timeZone: 'UTC',
+          events: [{ title: 'x', start: '2027-02-10T09:00:00Z', end: '2027-02-10T10:00:00Z' }],
+        });
+        const ana = await world.account({ name: 'ana', timeZone: 'UTC' });
+        const nobody = world.nobody();
+        const busy = await world.calendar(ana).freeBusy([stranger, nobody], { start: t('2027-02-10T00:00:00Z'), end: t('2027-02-11T00:00:00Z') }, 'UTC');
+        expect(busy.ok).toBe(true);
+        if (!busy.ok) return;
+        expect(busy.value.get(stranger)).toMatchObject({ readable: false });
+        expect(busy.value.get(nobody)).toMatchObject({ readable: false });
+      },
+    );
 
     it('when a colleague shares free/busy, then their busy time comes back merged and clipped to the range', async () => {
       const ana = await world.account({ name: 'ana', timeZone: 'UTC' });
@@ -92,33 +97,38 @@ export function calendarPortContract(provider: ProviderFactory): void {
       });
     });
 
-    it("when events lie on both sides of a daylight-saving change, then each keeps its instant and the zone is the account's", async () => {
-      // Europe/Madrid moves from +01:00 to +02:00 on 28 March 2027.
-      const ana = await world.account({
-        name: 'ana',
-        timeZone: 'Europe/Madrid',
-        events: [
-          { title: 'before', start: '2027-03-27T10:00:00+01:00', end: '2027-03-27T11:00:00+01:00' },
-          { title: 'after', start: '2027-03-29T10:00:00+02:00', end: '2027-03-29T11:00:00+02:00' },
-        ],
-      });
-      const calendar = world.calendar(ana);
-      expect(await calendar.timeZone()).toEqual({ ok: true, value: 'Europe/Madrid' });
-      const range = { start: t('2027-03-26T00:00:00Z'), end: t('2027-03-31T00:00:00Z') };
-      const busy = await calendar.freeBusy(['primary'], range, 'Europe/Madrid');
-      expect(busy.ok && busy.value.get('primary')).toEqual({
-        readable: true,
-        busy: [
-          { start: t('2027-03-27T09:00:00Z'), end: t('2027-03-27T10:00:00Z') },
-          { start: t('2027-03-29T08:00:00Z'), end: t('2027-03-29T09:00:00Z') },
-        ],
-      });
-      const agenda = await calendar.agenda(range);
-      expect(agenda.ok && agenda.value.events.map((e) => [e.start, e.end])).toEqual([
-        [{ instant: t('2027-03-27T09:00:00Z') }, { instant: t('2027-03-27T10:00:00Z') }],
-        [{ instant: t('2027-03-29T08:00:00Z') }, { instant: t('2027-03-29T09:00:00Z') }],
-      ]);
-    });
+    contractCase(
+      provider,
+      'dst',
+      "when events lie on both sides of a daylight-saving change, then each keeps its instant and the zone is the account's",
+      async () => {
+        // Europe/Madrid moves from +01:00 to +02:00 on 28 March 2027.
+        const ana = await world.account({
+          name: 'ana',
+          timeZone: 'Europe/Madrid',
+          events: [
+            { title: 'before', start: '2027-03-27T10:00:00+01:00', end: '2027-03-27T11:00:00+01:00' },
+            { title: 'after', start: '2027-03-29T10:00:00+02:00', end: '2027-03-29T11:00:00+02:00' },
+          ],
+        });
+        const calendar = world.calendar(ana);
+        expect(await calendar.timeZone()).toEqual({ ok: true, value: 'Europe/Madrid' });
+        const range = { start: t('2027-03-26T00:00:00Z'), end: t('2027-03-31T00:00:00Z') };
+        const busy = await calendar.freeBusy(['primary'], range, 'Europe/Madrid');
+        expect(busy.ok && busy.value.get('primary')).toEqual({
+          readable: true,
+          busy: [
+            { start: t('2027-03-27T09:00:00Z'), end: t('2027-03-27T10:00:00Z') },
+            { start: t('2027-03-29T08:00:00Z'), end: t('2027-03-29T09:00:00Z') },
+          ],
+        });
+        const agenda = await calendar.agenda(range);
+        expect(agenda.ok && agenda.value.events.map((e) => [e.start, e.end])).toEqual([
+          [{ instant: t('2027-03-27T09:00:00Z') }, { instant: t('2027-03-27T10:00:00Z') }],
+          [{ instant: t('2027-03-29T08:00:00Z') }, { instant: t('2027-03-29T09:00:00Z') }],
+        ]);
+      },
+    );
 
     it('when an event does not exist, then getEvent, updateEvent and deleteEvent answer RESOURCE_NOT_FOUND', async () => {
       const ana = await world.account({ name: 'ana', timeZone: 'UTC' });
