@@ -29,7 +29,7 @@ const CLIENTS_KEPT = 1000;
 export function createGoogleClients(google: Config['google']): GoogleClients {
   const { endpoints } = google;
   // The API calls (and what the OAuth clients built here send) go through one transport, HUB_GOOGLE_HTTP. The
-  // token endpoint's grants (token-endpoint.ts, google-oauth.ts) keep gaxios' default: a few an hour per connection.
+  // token endpoint's grants (token-endpoint.ts, oauth.ts) keep gaxios' default: a few an hour per connection.
   const fetchImplementation = google.http === 'lean' ? createGoogleHttp() : undefined;
   const oauth2 = (options: { redirectUri?: string; timeoutMs?: number } = {}) =>
     new OAuth2Client({
