@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -62,6 +62,36 @@ export function cpuMsOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** The threads the Hub names (the OS thread name Node gives a named Worker), and the rest as `other`. */
+export type HubThread = 'request' | 'pglite' | 'receipts' | 'other';
+const THREAD_OF: Record<string, HubThread> = { MainThread: 'request', 'hub-pglite': 'pglite', 'hub-receipts': 'receipts' };
+
+/**
+ * A process's CPU time (ms) split by thread, from /proc/<pid>/task/<tid>/stat and comm: the request thread (the
+ * event loop), embedded PGlite's thread, the audit receipt thread, and every other (GC helpers, libuv's pool, the
+ * HTML workers). Threads that ended meanwhile are missing from the split (their time stays in cpuMsOf).
+ */
+export function threadCpuMsOf(pid: number): Record<HubThread, number> {
+  const out: Record<HubThread, number> = { request: 0, pglite: 0, receipts: 0, other: 0 };
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out; // the process is gone
+  }
+  for (const tid of tids) {
+    try {
+      const comm = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out[THREAD_OF[comm] ?? 'other'] += (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return out;
 }
 
 /**

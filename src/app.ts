@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { type Access, createAccess } from './access';
 import type { AccessEvents } from './access/access-events';
-import { type Audit, createAudit } from './audit/audit';
+import { type Audit, createAudit } from './audit/trail';
 import type { ConnectionEvent, OnConnectionEvent } from './audit/connection-events';
 import { adminJwtAuth, createAdminTokenVerifier } from './auth/admin-jwt';
 import { adminApiAuth } from './auth/admin-session-auth';

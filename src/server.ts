@@ -96,7 +96,7 @@ export async function startHub(config: Config, options: StartOptions = {}): Prom
       ...(options.tracer ? { tracer: options.tracer } : {}),
     });
     await warnAboutUnknownKeys(hub, config, logger);
-    // The audit key, so the first calls' access lines carry their call_id (a failure is logged; receipts wait).
+    // The audit key, so the first calls' receipts need not wait for it (a failure is logged; receipts wait).
     await hub.audit.ready().catch(() => {});
     server.on('request', hub.app);
     server.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts (60 s), so they close first

@@ -2,7 +2,9 @@ import { hash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger';
 import type { RedisHealth } from '../store/redis-health';
-import { type ConversationCounts, createLocalConversationCounts } from './conversation-counts';
+import { type ConversationCounts, type ConversationLimits, type Taken, createLocalConversationCounts } from './conversation-counts';
+
+export type { ConversationLimits, Taken };
 
 /**
  * The counted rules of a policy, for one call that names a conversation:
@@ -16,18 +18,6 @@ import { type ConversationCounts, createLocalConversationCounts } from './conver
  * this replica counts in memory instead, as the rate limits do: the rules then hold per replica until Redis is
  * back. Conversation ids are the agent's text: only their SHA-256 goes into Redis.
  */
-
-export interface ConversationLimits {
-  /** Calls per (customer, conversation); null = not counted. */
-  perConversation: number | null;
-  /** Distinct conversations per (customer, agent) and window; null = not counted. */
-  perAgentWindow: number | null;
-}
-
-export type Taken =
-  | { ok: true }
-  | { ok: false; rule: 'max_tool_calls_per_conversation'; used: number }
-  | { ok: false; rule: 'max_conversations_per_agent_per_hour'; used: number; retryAfterMs: number };
 
 export interface ConversationBudget {
   /** Counts one call, or says which limit refuses it. Synchronous when counted in memory. */

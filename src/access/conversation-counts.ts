@@ -1,10 +1,20 @@
-import type { ConversationLimits, Taken } from './conversation-budget';
-
 /**
  * The conversation rules counted in this process: the same decisions as the Redis script in
  * conversation-budget.ts, for a Hub without Redis (the embedded database is one process's) and as the fallback
  * while Redis is unavailable. Memory is bounded: the oldest-started conversations and agent windows make room.
  */
+
+export interface ConversationLimits {
+  /** Calls per (customer, conversation); null = not counted. */
+  perConversation: number | null;
+  /** Distinct conversations per (customer, agent) and window; null = not counted. */
+  perAgentWindow: number | null;
+}
+
+export type Taken =
+  | { ok: true }
+  | { ok: false; rule: 'max_tool_calls_per_conversation'; used: number }
+  | { ok: false; rule: 'max_conversations_per_agent_per_hour'; used: number; retryAfterMs: number };
 
 export interface ConversationCounts {
   take(customerId: string, agentId: string, conversationId: string, limits: ConversationLimits): Taken;

@@ -1,5 +1,12 @@
 import type { Result } from '../core/errors';
-import type { GoogleOp } from './receipts';
+
+/** One attempt at one Google operation within a call, as the receipt lists it. */
+export interface GoogleOp {
+  operation: string;
+  /** Google's HTTP status, or what happened instead: 'timeout', 'network', 'aborted'. */
+  status: number | string;
+  ms: number;
+}
 
 /**
  * The Google attempts a call made, as its receipt lists them: the operation and Google's HTTP status, or what

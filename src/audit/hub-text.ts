@@ -4,8 +4,8 @@ import type { PayloadMode, Redactor } from './redact';
  * A receipt's error as an admin needs it to see why a call failed: the Hub's own words in clear, only the
  * customer's data in them redacted. An error message is a sentence the Hub wrote ("No event "…" on calendar "…"",
  * "The customer policy does not allow writing to …", "Google refused … (HTTP 400): …") around values that came
- * from the call or from Google. In `redacted` mode those values are replaced by the redactor's marker
- * (`‹redacted len=N hmac=H›`, so equal values still match across receipts): every double-quoted span, every value
+ * from the call or from Google. In `redacted` mode those values are replaced by their compact shape
+ * (`string(N) #H`: length and keyed hash, so equal values still match across receipts): every double-quoted span, every value
  * the error's details carry (ids, refused domains, Google's message), every e-mail address, and what follows
  * "Google refused …: " (Google's own text). `full` keeps the message as the redactor does; `none` keeps nothing.
  */

@@ -36,6 +36,9 @@ export type FromThread =
   | { type: 'drained'; id: number }
   | { type: 'closed' };
 
+/** At most this often a `stats` message while receipts flow (see reportSoon). */
+const REPORT_MS = 100;
+
 function run(port: NonNullable<typeof parentPort>, data: ReceiptThreadData): void {
   const send = (message: FromThread) => port.postMessage(message);
   // Errors cross the thread boundary as what the logger's serializer keeps of them.
@@ -64,11 +67,21 @@ function run(port: NonNullable<typeof parentPort>, data: ReceiptThreadData): voi
     flushIntervalMs: data.flushIntervalMs,
     retryForMs: data.retryForMs,
     onDrop: (n) => send({ type: 'drop', n }),
-    onWritten: () => report(),
+    onWritten: () => reportSoon(),
   });
   const report = () => {
+    clearTimeout(reportTimer);
+    reportTimer = undefined;
     const { queued, written, dropped } = writer.stats();
     send({ type: 'stats', received, queued, written, dropped: dropped + unbuilt });
+  };
+  /**
+   * Stats cross to the request thread at most every REPORT_MS while calls flow (each message is an event for its
+   * loop to run); a drain or close reports at once. The request thread only bounds its hand-offs by them.
+   */
+  let reportTimer: NodeJS.Timeout | undefined;
+  const reportSoon = () => {
+    if (reportTimer === undefined) reportTimer = setTimeout(report, REPORT_MS);
   };
 
   port.on('message', (message: ToThread) => {
@@ -84,7 +97,7 @@ function run(port: NonNullable<typeof parentPort>, data: ReceiptThreadData): voi
             send({ type: 'drop', n: 1 });
           }
         }
-        report();
+        reportSoon();
         return;
       case 'drain':
         void writer.drain(message.timeoutMs).then(() => {

@@ -1,19 +1,14 @@
 import { type KeyObject, randomUUID } from 'node:crypto';
 import { mayActFor, principalName, type ServicePrincipal } from '../access/service-keys';
 import { callIdOf } from './call-id';
+import type { GoogleOp } from './google-ops';
 import { executeRequestSchema, readChargeKey } from '../tools/execute-request';
 import type { Execution } from '../tools/execute';
 import type { Queryable } from '../store/db';
 import { MAX_INPUT_NODES, type PayloadMode, type Redactor } from './redact';
 import { receiptErrorDetails, receiptErrorMessage } from './hub-text';
 
-/** One attempt at one Google operation within a call, as the receipt lists it. */
-export interface GoogleOp {
-  operation: string;
-  /** Google's HTTP status, or what happened instead: 'timeout', 'network', 'aborted'. */
-  status: number | string;
-  ms: number;
-}
+export type { GoogleOp };
 
 /** At most this many Google attempts are listed per receipt (the count of the rest is kept). */
 export const MAX_OPS_PER_RECEIPT = 100;

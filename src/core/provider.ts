@@ -18,6 +18,12 @@ export interface ConnectGrant {
   email: string | null;
   /** When the refresh token stops working, when the vendor says so (Google's time-limited access). */
   refreshTokenExpiresAt: Date | null;
+  /**
+   * The vendor's stable id of the connected account, from a verified source: the same on every reconnect of the same
+   * person even when the address changed (Microsoft: `{tid}/{oid}` of the verified id_token). Null or absent when the
+   * vendor gives none the Hub verifies; then the address is all there is to compare.
+   */
+  accountId?: string | null;
 }
 
 /**

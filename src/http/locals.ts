@@ -20,7 +20,6 @@ export class RequestState {
   userId: string | null | undefined = undefined;
   /** The trace the call belongs to (the agent's traceparent, or the Hub's span when tracing is on). */
   traceId: string | undefined = undefined;
-  /** The execute call's deterministic id (src/audit/call-id.ts), for the access line. */
   /** Who called the admin API, once its token is verified (auth/admin-jwt.ts). */
   admin: AdminPrincipal | undefined = undefined;
   /** Who called the internal API: a configured service secret or a scoped service key (auth/service-secret.ts). */

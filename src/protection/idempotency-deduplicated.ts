@@ -3,8 +3,16 @@ import type { Result } from '../core/errors';
 import type { Logger } from '../logger';
 import { type Guarded, type Stored, answerOfRecord, inProgress, mismatch, replayOf, storeUnreachable } from './idempotency-answers';
 import type { PendingOutcomes } from './idempotency-pending';
-import { type Found, type IdempotencyKey, type IdempotencyStore, type PeekResult, classifyFound, retryAfterSeconds, storageKey } from './idempotency-store';
-import type { WriteAttempt } from './idempotency';
+import {
+  type Found,
+  type IdempotencyKey,
+  type IdempotencyStore,
+  type PeekResult,
+  type WriteAttempt,
+  classifyFound,
+  retryAfterSeconds,
+  storageKey,
+} from './idempotency-store';
 
 /**
  * The guard for writes Google itself deduplicates (idempotency.ts, `deduplicatedUpstream`). The store is read,

@@ -33,6 +33,14 @@ export interface EarlierAttempt {
   since: number;
 }
 
+/** What a write learns about its request_id, and how it says its outcome is uncertain. */
+export interface WriteAttempt {
+  /** An earlier attempt under this request_id may have carried out the write: verify before writing again. */
+  readonly earlier: EarlierAttempt | null;
+  /** The write may have happened although this call fails retryably: keep the record; the retry verifies first. */
+  outcomeUncertain(): void;
+}
+
 export type BeginResult =
   | { state: 'acquired'; lease: Lease; earlier: EarlierAttempt | null } // run the tool, then complete(), release() or abandon()
   | { state: 'replay'; outcome: StoredOutcome } // same fingerprint, finished earlier

@@ -1,7 +1,7 @@
 import type { Result } from '../core/errors';
 import { type Guarded, type Stored, answerOfRecord, mismatch, replayOf, storeUnreachable } from './idempotency-answers';
 import type { Logger } from '../logger';
-import { type EarlierAttempt, type IdempotencyKey, type IdempotencyStore, fingerprintOf, storageKey } from './idempotency-store';
+import { type IdempotencyKey, type IdempotencyStore, type WriteAttempt, fingerprintOf, storageKey } from './idempotency-store';
 import { createPendingOutcomes } from './idempotency-pending';
 import { type Prefetched, createDeduplicatedRuns } from './idempotency-deduplicated';
 
@@ -28,15 +28,7 @@ import { type Prefetched, createDeduplicatedRuns } from './idempotency-deduplica
  * event).
  */
 
-export type { Guarded };
-
-/** What a write learns about its request_id, and how it says its outcome is uncertain. */
-export interface WriteAttempt {
-  /** An earlier attempt under this request_id may have carried out the write: verify before writing again. */
-  readonly earlier: EarlierAttempt | null;
-  /** The write may have happened although this call fails retryably: keep the record; the retry verifies first. */
-  outcomeUncertain(): void;
-}
+export type { Guarded, WriteAttempt };
 
 export interface GuardOptions {
   /** Google refuses to apply a repeat of this write (see above): no lease in the store, the record written after. */

@@ -3,7 +3,6 @@ import type { RateLimitConfig } from '../config';
 import { type HubError, type Result, hubError, ok } from '../core/errors';
 import type { Logger } from '../logger';
 import { type RedisHealth, RedisUnavailableError } from '../store/redis-health';
-import type { AnyTool } from '../tools/types';
 import { type Charge, type ChargeLimits, type LimitScope, createMemoryLimits } from './rate-limit-memory';
 import { createRedisLimits } from './rate-limit-redis';
 
@@ -19,8 +18,14 @@ import { createRedisLimits } from './rate-limit-redis';
 
 export type { LimitScope };
 
-/** What a charge is priced by: a tool, or another message priced like one (an MCP `tools/list` costs a read). */
-export type Chargeable = Pick<AnyTool, 'name' | 'sideEffects'>;
+/**
+ * What a charge is priced by: a tool, or another message priced like one (an MCP `tools/list` costs a read). Only
+ * its name and whether it writes: the limits know no tool's other parts (every tool definition is one of these).
+ */
+export interface Chargeable {
+  name: string;
+  sideEffects: 'reads' | 'writes';
+}
 
 export interface RateLimiter {
   /** Charges the tool's cost to the agent and to the customer (and admits the agent id), or says which limit it hit. */

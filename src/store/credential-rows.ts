@@ -1,4 +1,3 @@
-import type { GrantReason } from '../integrations/grant-health';
 import type { IntegrationId } from '../integrations/integrations';
 import { type WorkingHours, workingHoursSchema } from '../integrations/working-hours';
 import type { TokenCipher } from './token-cipher';
@@ -6,6 +5,13 @@ import type { TokenCipher } from './token-cipher';
 /** The integration_credentials row as the Hub sees it, and the sealing of its tokens. */
 
 export type StoredStatus = 'connected' | 'expired';
+
+/**
+ * What expiry_reason may hold: why an expired row stopped working. The store's own vocabulary, so that it imports
+ * no feature; src/integrations/grant-health.ts judges grants with the same reasons (its GrantReason), and
+ * test/unit/store-vocabulary.test.ts holds the two to be the same type.
+ */
+export type ExpiryReason = 'time_limited_access' | 'testing_mode' | 'inactive' | 'revoked' | 'reauth_required' | 'admin_policy_enforced';
 
 export interface CredentialRecord {
   id: string;
@@ -29,7 +35,7 @@ export interface CredentialRecord {
   /** When Google said the refresh token stops working (time-based access); null = no limit was given. */
   refreshTokenExpiresAt: Date | null;
   /** Why an expired row stopped working; null while connected (or expired before the Hub kept reasons). */
-  expiryReason: GrantReason | null;
+  expiryReason: ExpiryReason | null;
   createdAt: Date;
   updatedAt: Date;
   /** Sealed tokens; only `openTokens` turns them into strings, and only when a tool is about to use them. */
@@ -60,7 +66,7 @@ export interface Row {
   token_version: number;
   granted_at: Date | null;
   refresh_token_expires_at: Date | null;
-  expiry_reason: GrantReason | null;
+  expiry_reason: ExpiryReason | null;
   created_at: Date;
   updated_at: Date;
 }

@@ -1,11 +1,10 @@
-import type { GrantReason } from '../integrations/grant-health';
 import type { IntegrationId } from '../integrations/integrations';
 import type { WorkingHours } from '../integrations/working-hours';
-import { COLUMNS, type CredentialRecord, type Identity, type OpenTokens, type Row, createSealer, toRecord } from './credential-rows';
+import { COLUMNS, type CredentialRecord, type ExpiryReason, type Identity, type OpenTokens, type Row, createSealer, toRecord } from './credential-rows';
 import type { Db, Queryable } from './db';
 import type { TokenCipher } from './token-cipher';
 
-export type { CredentialRecord, OpenTokens, StoredStatus } from './credential-rows';
+export type { CredentialRecord, ExpiryReason, OpenTokens, StoredStatus } from './credential-rows';
 
 /**
  * Google OAuth credentials per (customer, end user or customer-wide, integration), tokens sealed at rest.
@@ -79,7 +78,7 @@ export interface CredentialStore {
    * `reason`: Google's words, kept in last_error; `cause`: the machine-readable why. With `ifUnchanged`: only
    * while the row still has that record's token_version (a reconnect or refresh meanwhile wins).
    */
-  markExpired(id: string, reason: string, ifUnchanged?: CredentialRecord, cause?: GrantReason, also?: CommittedWith<boolean>): Promise<boolean>;
+  markExpired(id: string, reason: string, ifUnchanged?: CredentialRecord, cause?: ExpiryReason, also?: CommittedWith<boolean>): Promise<boolean>;
   remove(customerId: string, userId: string | null, integration: IntegrationId, also?: CommittedWith<boolean>): Promise<boolean>;
   /** Sets (or with null clears) the exact row's working hours; null when there is no such row. */
   setWorkingHours(

@@ -1,8 +1,15 @@
-import { stateAad } from '../integrations/oauth-states';
 import { COLUMNS, type OpenTokens, type Row, createSealer, toRecord } from './credential-rows';
 import type { Db, Queryable } from './db';
 import { sealNew, secretAad } from './hub-secrets';
 import { DecryptionError, type TokenCipher } from './token-cipher';
+
+/**
+ * The associated data a pending connect attempt's PKCE verifier is sealed with (oauth_states.code_verifier_enc):
+ * its state's digest, so a blob cannot be moved to another attempt. Stated here, in the store that re-seals it,
+ * as hub-secrets.ts states its own: src/integrations/oauth-states.ts seals with the same (its stateAad), which
+ * test/unit/store-vocabulary.test.ts checks, and test/store/key-rotation.test.ts opens a re-sealed attempt.
+ */
+export const pendingConnectAad = (stateHash: Buffer) => `hub-pkce-v1:${stateHash.toString('hex')}`;
 
 /** Pending connect attempts (oauth_states) sealed by one key, and when the last of them lapses. */
 export interface PendingUsage {
@@ -133,7 +140,7 @@ export function createKeyRotation(db: Db, cipher: TokenCipher, now: () => number
               LIMIT $4 FOR UPDATE SKIP LOCKED`,
             [cipher.currentKeyId, new Date(now()), skip, limit],
           ),
-        (row) => stateAad(Buffer.from(row.ref, 'hex')),
+        (row) => pendingConnectAad(Buffer.from(row.ref, 'hex')),
         (tx, row, sealed) =>
           tx.query('UPDATE oauth_states SET key_id = $2, code_verifier_enc = $3 WHERE state_hash = $1', [row.state_hash, cipher.currentKeyId, sealed]),
         batchSize,

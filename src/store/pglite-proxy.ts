@@ -131,7 +131,8 @@ function conversation(endpoint: Endpoint) {
 
 /** Starts PGlite's thread on `dir` (null: in memory) and answers with the Db over it; `onClosed` runs once it is closed. */
 export async function openPgliteThread(dir: string | null, entry: string, onClosed: () => void, from?: string): Promise<Db> {
-  const worker = new Worker(entry, { workerData: { dir, ...(from === undefined ? {} : { from }) } satisfies PgliteThreadData });
+  // Named: the OS shows the thread as `hub-pglite` (top -H, /proc/<pid>/task/*/comm; the benches split CPU by it).
+  const worker = new Worker(entry, { name: 'hub-pglite', workerData: { dir, ...(from === undefined ? {} : { from }) } satisfies PgliteThreadData });
   const talk = conversation(worker);
   let closing = false;
   let reportLoss: (err: Error) => void = () => {};

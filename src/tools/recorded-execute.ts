@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Audit } from '../audit/audit';
+import type { Audit } from '../audit/trail';
 import { type GoogleOp, MAX_OPS_PER_RECEIPT } from '../audit/receipts';
 import type { ServicePrincipal } from '../access/service-keys';
 import { type ExecuteDeps, type Execution, executeTool } from './execute';

@@ -66,6 +66,7 @@ test('when a person signs in as a browser would and the Hub redeems the code, th
     scopes: expect.arrayContaining(['Calendars.ReadWrite', 'MailboxSettings.Read', 'User.Read']),
     email: DEMO.ana,
     refreshTokenExpiresAt: null,
+    accountId: expect.stringMatching(new RegExp(`^${MS_DEMO_TENANT.id}/[0-9a-f-]{36}$`)),
   });
   // Access tokens live 60–90 minutes (configurable-token-lifetimes).
   const minutes = (grant.expiresAt!.getTime() - Date.now()) / 60_000;
@@ -140,7 +141,7 @@ test("when the person's organisation requires an administrator's consent, then t
   const refused = await signIn(oauth, { scopes: OUTLOOK_MAIL.scopes });
   expect(refused.code).toBeNull();
   const said = oauth.callbackError(Object.fromEntries(refused.query), { state: 'admin-1' });
-  expect(said).toEqual({ kind: 'admin_consent_required', adminConsentUrl: expect.any(String), logged: 'AADSTS90094 access_denied' });
+  expect(said).toEqual({ kind: 'admin_consent_required', next: 'admin_consent', adminConsentUrl: expect.any(String), logged: 'AADSTS90094 access_denied' });
   const consentUrl = new URL(said!.adminConsentUrl!);
   expect(`${consentUrl.origin}${consentUrl.pathname}`).toBe(`${world.running.url}/organizations/v2.0/adminconsent`);
   expect(Object.fromEntries(consentUrl.searchParams)).toEqual({
@@ -156,7 +157,12 @@ test("when the person's organisation requires an administrator's consent, then t
   await world.control('PUT', '/consent', { mode: 'auto', account: 'it@northwind.example' });
   const back = await browse(consentUrl.toString());
   expect(Object.fromEntries(back)).toMatchObject({ admin_consent: 'True', tenant: MS_DEMO_TENANT.id, state: 'admin-1' });
-  expect(oauth.callbackError(Object.fromEntries(back))).toEqual({ kind: 'admin_consented', logged: 'admin_consent=True' });
+  expect(oauth.callbackError(Object.fromEntries(back))).toEqual({
+    kind: 'admin_consented',
+    next: 'restart_connect',
+    tenantId: MS_DEMO_TENANT.id,
+    logged: 'admin_consent=True',
+  });
 
   await world.control('PUT', '/consent', { mode: 'auto', account: DEMO.chen });
   const grant = await connect(oauth, { scopes: OUTLOOK_MAIL.scopes });
@@ -170,7 +176,7 @@ test('when the person declines, or the redirect carries a code, then the callbac
   const oauth = portFor();
   await world.control('PUT', '/consent', { mode: 'auto', account: DEMO.ana, deny: true });
   const declined = await signIn(oauth);
-  expect(oauth.callbackError(Object.fromEntries(declined.query))).toEqual({ kind: 'denied', logged: 'AADSTS65004 access_denied' });
+  expect(oauth.callbackError(Object.fromEntries(declined.query))).toEqual({ kind: 'denied', next: 'start_over', logged: 'AADSTS65004 access_denied' });
   expect(oauth.callbackError({ code: 'abc', state: 's' })).toBeNull();
 });
 

@@ -118,3 +118,31 @@ describe("an error's Hub-written words", () => {
     expect(JSON.stringify(row)).not.toContain('evil.example');
   });
 });
+
+describe('the whole receipt', () => {
+  test('when inputs, result, error message and details are all hostile, then the row stays within a fixed bound and keeps no value', () => {
+    const wide = Object.fromEntries(Array.from({ length: 30_000 }, (_, i) => [`k${i}`, `secret-value-${i}`]));
+    const long = Array.from({ length: 100_000 }, (_, i) => ({ id: `e${i}`, body: `secret-value-${i}`, nested: [[[{ x: i }]]] }));
+    let deep: unknown = 'secret-value-deep';
+    for (let i = 0; i < 5_000; i++) deep = [deep];
+    const message = Array.from({ length: 1_000 }, (_, i) => `"secret-value-${i}"`).join(' ');
+    const error = { code: 'EXTERNAL_API_ERROR' as const, retryable: true, message, details: { deep, long } };
+    const execution: Execution = { ok: false, tool: 'calendar_get_availability', requestId: 'r-hostile', apiCalls: 100, error };
+    const facts = receiptFacts(
+      {
+        ...record(execution, { wide, long, deep }),
+        ops: Array.from({ length: 100 }, () => ({ operation: 'calendar.freebusy.query', status: 503, ms: 1 })),
+        opsOmitted: 900,
+      },
+      'redacted',
+    );
+    const row = rowOfFacts(facts, shape, createSecretKey(key));
+    // Each payload within MAX_SHAPE_CHARS, the message cut at 2,000 characters before redaction, 100 operations listed.
+    expect(Buffer.byteLength(row)).toBeLessThanOrEqual(32 * 1024);
+    expect(row).not.toContain('secret-value');
+    const ok: Execution = { ok: true, tool: 'calendar_get_availability', requestId: 'r-hostile', apiCalls: 1, value: { wide, long, deep } };
+    expect(Buffer.byteLength(rowOfFacts(receiptFacts(record(ok, { wide, long, deep }), 'redacted'), shape, createSecretKey(key)))).toBeLessThanOrEqual(
+      2 * MAX_SHAPE_CHARS + 1_024,
+    );
+  });
+});

@@ -97,6 +97,19 @@ describe('deferred outcomes (writes Google deduplicates, recorded after their an
     expect(pending.get('idem:d40')).toBeUndefined();
   });
 
+  test('when deferred outcomes arrive one by one within the gathering time, then they are stored together in one round trip', async () => {
+    const { store, stored, batches } = flakyStore(false);
+    const pending = createPendingOutcomes(store, { ttlMs: 60_000, logger: captureLogs().logger, gatherMs: 200 });
+    for (let i = 1; i <= 5; i++) {
+      pending.add(lease(`idem:g${i}`), { n: i }, 'deferred');
+      await sleep(10); // calls answered one after another, as a busy Hub answers them
+    }
+    expect(stored).toHaveLength(0); // still gathering: answered from here meanwhile
+    expect(pending.get('idem:g3')).toBeDefined();
+    for (let i = 0; i < 100 && stored.length < 5; i++) await sleep(10);
+    expect(batches).toEqual([5]);
+  });
+
   test('when the store is down, then deferred outcomes are kept, retried with backoff and stored once it is back; a warning says so once', async () => {
     const { store, stored, up } = flakyStore();
     const logs = captureLogs();

@@ -37,8 +37,13 @@ export const PRESETS = {
     ),
 } as const satisfies Record<string, () => GraphError>;
 
-/** Retry-After (seconds) a preset carries unless the rule says otherwise: none is documented, reports show small values. */
-const DEFAULT_RETRY_AFTER: Partial<Record<keyof typeof PRESETS, number>> = { mailboxConcurrency: 2, serviceUnavailable: 10, gatewayTimeout: 10 };
+/**
+ * Retry-After (seconds) a preset carries unless the rule says otherwise: no value is documented, reports show small
+ * ones. Graph documents Retry-After for 429 and 503 (learn.microsoft.com/graph/throttling: "…may include a
+ * Retry-After header"; graph/errors: 503 "…may be specified in a Retry-After header") and not for 504, a gateway that
+ * gave up waiting: a 504 carries none, so a client must choose its own wait.
+ */
+const DEFAULT_RETRY_AFTER: Partial<Record<keyof typeof PRESETS, number>> = { mailboxConcurrency: 2, serviceUnavailable: 10 };
 
 export const faultSpecSchema = z
   .strictObject({

@@ -77,6 +77,33 @@ test('when a fifth request reaches a mailbox while four are in flight, then 429 
   expect(statuses.filter((s) => s.status === 200)).toHaveLength(4);
 });
 
+test('when a client gives up on a slow request, then the request still holds its concurrency slot until the mailbox has processed it', async () => {
+  await h.control('PUT', '/throttling', { requests_per_window: 10_000, window_s: 600, concurrent: 1 });
+  await h.control('POST', '/faults', { operation: 'user.get', latency_ms: 400, times: 1 });
+  await expect(fetch(`${h.running.url}/v1.0/me`, { headers: { authorization: `Bearer ${anaToken}` }, signal: AbortSignal.timeout(50) })).rejects.toThrow();
+  const meanwhile = await get('/me');
+  expect(meanwhile.status).toBe(429);
+  expect(((await meanwhile.json()) as any).error.message).toBe('Application is over its MailboxConcurrency limit.');
+  await new Promise((r) => setTimeout(r, 500));
+  expect((await get('/me')).status).toBe(200);
+});
+
+test('when an upload comes chunked, without a Content-Length, then its bytes count against the upload budget all the same', async () => {
+  await h.control('PUT', '/throttling', { requests_per_window: 10_000, window_s: 600, concurrent: 4, upload_bytes: 100_000, upload_window_s: 300 });
+  const body = JSON.stringify({ subject: 'Chunked', body: { contentType: 'text', content: 'x'.repeat(60_000) } });
+  const chunked = () =>
+    fetch(`${h.running.url}/v1.0/me/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${anaToken}`, 'content-type': 'application/json' },
+      body: new Blob([body]).stream(),
+      duplex: 'half',
+    } as RequestInit);
+  expect((await chunked()).status).toBe(201);
+  const over = await chunked();
+  expect(over.status).toBe(429);
+  expect(((await over.json()) as any).error.message).toBe('Application is over its IncomingBytes limit.');
+});
+
 test('when Graph answers 503 with Retry-After, then the Graph client’s own retry handler waits and succeeds', async () => {
   await h.control('POST', '/faults', { operation: 'user.get', preset: 'serviceUnavailable', retry_after_s: 1, times: 1 });
   const before = h.sandbox.world.requestLog.length;
@@ -86,6 +113,15 @@ test('when Graph answers 503 with Retry-After, then the Graph client’s own ret
   expect(h.sandbox.world.requestLog.slice(before).map((r) => r.status)).toEqual([503, 200]);
   await h.control('POST', '/faults', { operation: 'user.get', preset: 'gatewayTimeout', times: 1 });
   await expect(ana.api('/me').middlewareOptions(noRetry()).get()).rejects.toMatchObject({ statusCode: 504 });
+});
+
+test('when the gateway times out (504), then no Retry-After comes with it, as Graph documents none', async () => {
+  await h.control('POST', '/faults', { operation: 'user.get', preset: 'gatewayTimeout', times: 1 });
+  const res = await get('/me');
+  expect(res.status).toBe(504);
+  expect(res.headers.get('retry-after')).toBeNull();
+  await h.control('POST', '/faults', { operation: 'user.get', preset: 'serviceUnavailable', times: 1 });
+  expect((await get('/me')).headers.get('retry-after')).toBe('10');
 });
 
 test('when sendMail fails after it applied, then the client sees 504 but the mail went out — a blind retry sends it twice', async () => {

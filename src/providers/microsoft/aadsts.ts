@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ExchangeFailure, RefusalCause } from '../../core/provider';
+import { REFUSAL_BY_CODE } from './refusal-codes';
 
 /**
  * What the identity platform's refusals mean for the Hub. Microsoft answers an OAuth `error` and, in
@@ -67,6 +68,10 @@ const TRANSIENT = new Set([
   90090, // GraphRetryableError
   90091, // GraphServiceUnreachable
   50196, // LoopDetected - the same request too often: back off
+  // IdsLocked - "The account is locked because the user tried to sign in too many times with an incorrect user ID or
+  // password" (or from a malicious IP): smart lockout ends on its own ("locked out for one minute" at first,
+  // howto-password-smart-lockout), so the grant is not dead — the Hub tries again later.
+  50053,
 ]);
 const TRANSIENT_ERRORS = new Set(['temporarily_unavailable', 'server_error']);
 
@@ -89,6 +94,7 @@ const HUB_MISCONFIGURED = new Set([
   700011, // application not found in the tenant
   70001, // the application is disabled
   50011, // redirect URI not registered
+  500113, // no reply address registered for the application
   500112, // redirect URI differs from the authorize request's
   90002, // tenant not found
   650053, // a scope that does not exist on Graph
@@ -133,37 +139,16 @@ export function exchangeFailureOf(e: AadError, status: number): ExchangeFailure 
   return e.error === 'invalid_grant' || e.error === 'interaction_required' || e.error === 'access_denied' ? 'rejected' : 'misconfigured';
 }
 
-/** Refresh refusals by AADSTS number (reference-error-codes), most specific first. */
-const REFUSALS: readonly [RefusalCause, ReadonlySet<number>][] = [
-  // "ExpiredOrRevokedGrantInactiveToken - The refresh token has expired due to inactivity" (90 days, refresh-tokens);
-  // 70008 "ExpiredOrRevokedGrant" is worded the same for a refresh token.
-  ['inactive', new Set([700082, 70008])],
-  // 50173 FreshTokenNeeded: the grant was revoked — a password change or reset, or the user's sessions revoked
-  // (refresh-tokens, "Token revocation": both move TokensValidFrom); 50132/50133 SsoArtifactInvalidOrExpired /
-  // SsoArtifactRevoked "due to password expiration or recent password change"; 50055/50144 expired passwords.
-  ['password_changed', new Set([50173, 50132, 50133, 50055, 50144])],
-  // 50057 UserDisabled; 50034 UserAccountNotFound (the account was deleted from the directory).
-  ['user_disabled', new Set([50057, 50034])],
-  // 65001 DelegationDoesNotExist: consent withdrawn (or never given for what is asked).
-  ['consent_required', new Set([NO_CONSENT])],
-  // Conditional Access or the tenant's security settings block the Hub: an administrator must change a policy.
-  // 53003 BlockedByConditionalAccess, 53000/53001/53002 device or app requirements, 530032/530035 security policy
-  // and security defaults, 50131 ConditionalAccessFailed, 50105 the user is not assigned to the app,
-  // 7000112 the Hub's enterprise application is disabled in the customer's tenant.
-  ['admin_policy_enforced', new Set([53003, 53000, 53001, 53002, 530032, 530035, 50131, 50105, 7000112])],
-  // The person must sign in again: MFA required or expired (50072, 50074, 50076, 50078, 50079), an external security
-  // challenge (50158), a Conditional Access sign-in frequency (70043), a refresh token of fixed lifetime that ended
-  // (700084), a session that must be re-established (50089 flow token expired, 50058 no session).
-  ['reauth_required', new Set([50072, 50074, 50076, 50078, 50079, 50158, 70043, 700084, 50089, 50058])],
-];
-
 /**
  * Why a refresh was refused for good, or undefined when the refusal is about the Hub's request (or transient).
  * `interaction_required` without a known number is a re-authentication; any other `invalid_grant` is the plain one.
  */
 export function refusalCauseOf(e: AadError): RefusalCause | undefined {
   if (isTransient(e)) return undefined;
-  for (const [cause, codes] of REFUSALS) if (has(e, codes)) return cause;
+  for (const code of e.codes) {
+    const known = REFUSAL_BY_CODE.get(code);
+    if (known) return known.cause;
+  }
   if (e.suberror === 'user_account_disabled') return 'user_disabled';
   if (e.suberror === 'consent_required' || e.error === 'consent_required') return 'consent_required';
   if (e.error === 'interaction_required') return 'reauth_required';

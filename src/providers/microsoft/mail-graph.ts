@@ -9,7 +9,7 @@ export type { GraphMailDeps } from './mail-context';
 /**
  * Outlook mail (Microsoft Graph v1.0) behind the mail port: the same guarantees as Gmail's adapter — Gmail's
  * query syntax, honoured exactly or refused; sends at most once; bodies as text — for one tool call (`deps` holds
- * that call's deadline and services). docs/outlook-mail.md describes it for agents.
+ * that call's deadline and services). docs/outlook.md describes it for agents.
  */
 export function createGraphMail(deps: GraphMailDeps): MailPort {
   const ctx = mailContext(deps);

@@ -1,7 +1,9 @@
 import type { MicrosoftConfig } from '../../config/microsoft';
 import type { ExchangeOutcome, ProviderOAuth } from '../../core/provider';
 import type { Logger } from '../../logger';
-import { type CallbackErrorKind, aadErrorFromQuery, callbackErrorKind, describeAadError, exchangeFailureOf } from './aadsts';
+import { describeAadError, exchangeFailureOf } from './aadsts';
+import { microsoftAccountId } from './account-id';
+import { type CallbackError, interpretCallback } from './callback';
 import { ALL_MICROSOFT_SCOPES } from './catalog';
 import { type IdTokenVerifier, createIdTokenVerifier } from './id-token';
 import { identityEndpoints } from './identity-endpoints';
@@ -28,23 +30,25 @@ import { postTokenRequest, tokenAnswerSchema } from './token-endpoint';
  * that the Hub's authorize URL and msal-node's agree, and that a refresh token the Hub stored works with msal-node.
  */
 
-export interface CallbackError {
-  kind: CallbackErrorKind;
-  /** With `admin_consent_required`: where the organisation's administrator approves the Hub for everyone. */
-  adminConsentUrl?: string;
-  /** Safe to log: the OAuth error and AADSTS numbers, never the description. */
-  logged: string;
-}
+export type { CallbackError, CallbackNext } from './callback';
+
+/** A tenant to send an administrator to: a GUID or a verified domain, never `common`/`consumers` (v2-admin-consent). */
+const TENANT = /^(?!common$|consumers$)[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$/i;
 
 export interface MicrosoftOAuth extends ProviderOAuth {
   /**
    * The v2.0 admin-consent URL (v2-admin-consent): the administrator signs in and approves `scopes` (Graph
    * permissions; default every Microsoft integration's, so one approval covers both) for the whole tenant; Microsoft
-   * then returns to the Hub's redirect URI with `admin_consent=True` (or an error) and `state`.
+   * then returns to the Hub's redirect URI with `admin_consent=True` (or an error) and `state`. `tenant` (a GUID or
+   * a domain, e.g. the tenant of a connection being reconnected — tenantOfAccountId) leads straight to that
+   * organisation's page; without it, or when it is not one, the configured tenant's (`organizations` for `common`).
    */
-  adminConsentUrl(p?: { state?: string; scopes?: readonly string[] }): string;
-  /** What an authorize redirect without a code means (the callback's query as it came), or null when it carries a code. */
-  callbackError(query: Record<string, unknown>, p?: { state?: string; scopes?: readonly string[] }): CallbackError | null;
+  adminConsentUrl(p?: { state?: string; scopes?: readonly string[]; tenant?: string }): string;
+  /**
+   * What a redirect to the callback without a code means (the query as it came) and what the Hub does next, or null
+   * when it carries a code to redeem. `p` shapes the admin-consent URL returned with `admin_consent_required`.
+   */
+  callbackError(query: Record<string, unknown>, p?: { state?: string; scopes?: readonly string[]; tenant?: string }): CallbackError | null;
 }
 
 export function createMicrosoftOAuth(config: MicrosoftConfig, deps: { logger: Logger; idTokens?: IdTokenVerifier }): MicrosoftOAuth {
@@ -61,8 +65,12 @@ export function createMicrosoftOAuth(config: MicrosoftConfig, deps: { logger: Lo
     });
   const refresh = createMicrosoftRefresh(config, endpoints.token);
 
-  const adminConsentUrl: MicrosoftOAuth['adminConsentUrl'] = ({ state, scopes = ALL_MICROSOFT_SCOPES } = {}) => {
-    const url = new URL(endpoints.adminConsent);
+  const adminConsentUrl: MicrosoftOAuth['adminConsentUrl'] = ({ state, scopes = ALL_MICROSOFT_SCOPES, tenant } = {}) => {
+    const url = new URL(
+      tenant !== undefined && TENANT.test(tenant)
+        ? `${config.authorityUrl}/${encodeURIComponent(tenant.toLowerCase())}/v2.0/adminconsent`
+        : endpoints.adminConsent,
+    );
     url.searchParams.set('client_id', config.clientId ?? '');
     // Full resource URIs, as the endpoint's own example spells them; the OpenID scopes may be included.
     url.searchParams.set('scope', [...scopes.map((s) => `${GRAPH_RESOURCE}${shortGraphScope(s)}`), ...OIDC_SCOPES].join(' '));
@@ -152,6 +160,7 @@ export function createMicrosoftOAuth(config: MicrosoftConfig, deps: { logger: Lo
           email: me.user.email,
           // Microsoft announces no refresh-token lifetime; its 90-day inactivity rule is grant-lifetime.ts's.
           refreshTokenExpiresAt: null,
+          accountId: microsoftAccountId(identity.claims),
         },
       };
     },
@@ -173,17 +182,6 @@ export function createMicrosoftOAuth(config: MicrosoftConfig, deps: { logger: Lo
 
     adminConsentUrl,
 
-    callbackError(query, p = {}) {
-      const error = aadErrorFromQuery(query);
-      if (!error) {
-        // The admin-consent endpoint's success: admin_consent=True with no error (v2-admin-consent).
-        if (typeof query.admin_consent === 'string' && query.admin_consent.toLowerCase() === 'true' && query.code === undefined) {
-          return { kind: 'admin_consented', logged: 'admin_consent=True' };
-        }
-        return null;
-      }
-      const kind = callbackErrorKind(error);
-      return { kind, logged: describeAadError(error), ...(kind === 'admin_consent_required' ? { adminConsentUrl: adminConsentUrl(p) } : {}) };
-    },
+    callbackError: (query, p = {}) => interpretCallback(query, () => adminConsentUrl(p)),
   };
 }

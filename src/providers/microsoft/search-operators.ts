@@ -8,7 +8,7 @@ import { DateTime } from 'luxon';
  * search-query-parameter (attachment, bcc, body, cc, from, hasAttachments, importance, kind, participants,
  * received, recipients, sent, size, subject, to), `$filter` the message properties marked filterable on the
  * message resource, and a list can be limited to one folder by its path (well-known folder names, mailFolder
- * resource). docs/outlook-mail.md's "Search on Outlook" table is rendered from these rows (search-table.ts), and
+ * resource). docs/outlook.md's "Search on Outlook" table is rendered from these rows (search-table.ts), and
  * test/providers/microsoft/mail-search.test.ts runs every row's example against the sandbox.
  */
 

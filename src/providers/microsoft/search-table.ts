@@ -2,13 +2,13 @@ import { OPERATOR_TABLE, type OperatorRow } from './search-operators';
 import { type SearchPlan, filterOf, planSearch } from './search-plan';
 
 /**
- * docs/outlook-mail.md's "Search on Outlook" table, rendered from the operator table: each honoured row shows the
+ * docs/outlook.md's "Search on Outlook" table, rendered from the operator table: each honoured row shows the
  * request the Hub really makes for its example (planned here, as a search would plan it), each refused row why.
  * `npm run docs:outlook-search` writes it between the markers; test/unit/outlook-search-table.test.ts fails when
  * the page differs.
  */
 
-export const OUTLOOK_MAIL_PAGE = 'docs/outlook-mail.md';
+export const OUTLOOK_PAGE = 'docs/outlook.md';
 export const TABLE_START =
   '<!-- outlook-search-table:start — generated from src/providers/microsoft/search-operators.ts by `npm run docs:outlook-search`; edit the rows there -->';
 export const TABLE_END = '<!-- outlook-search-table:end -->';
@@ -54,6 +54,6 @@ export function renderSearchTable(): string {
 export function withSearchTable(page: string, table: string): string {
   const start = page.indexOf(TABLE_START);
   const end = page.indexOf(TABLE_END);
-  if (start < 0 || end < start) throw new Error(`${OUTLOOK_MAIL_PAGE} lacks the table markers`);
+  if (start < 0 || end < start) throw new Error(`${OUTLOOK_PAGE} lacks the table markers`);
   return `${page.slice(0, start + TABLE_START.length)}\n${table}\n${page.slice(end)}`;
 }

@@ -9,6 +9,7 @@ import serviceKeysAndPolicies from './0008_service_keys_and_policies';
 import adminConsole from './0009_admin_console';
 import receiptPrincipal from './0010_receipt_principal';
 import customerNames from './0011_customer_names';
+import microsoftConnections from './0012_microsoft_connections';
 
 /**
  * Forward-only migrations, applied in this order at start and recorded (with a checksum) in hub_migrations.
@@ -26,4 +27,5 @@ export const MIGRATIONS: readonly { name: string; sql: string }[] = [
   { name: '0009_admin_console', sql: adminConsole },
   { name: '0010_receipt_principal', sql: receiptPrincipal },
   { name: '0011_customer_names', sql: customerNames },
+  { name: '0012_microsoft_connections', sql: microsoftConnections },
 ];

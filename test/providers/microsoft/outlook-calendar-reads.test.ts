@@ -196,8 +196,9 @@ test('when the account has many calendars and some shared with it, then all page
 });
 
 test('when the account has more calendars than the bound, then the list says truncated', async () => {
-  for (let i = 0; i < 1000; i += 50)
-    await Promise.all(Array.from({ length: 50 }, (_, k) => world.control('POST', `/accounts/${DEMO.chen}/calendars`, { name: `C${i + k}` })));
+  // Ten at a time: fifty parallel control requests met a reset connection on a machine loaded by other suites.
+  for (let i = 0; i < 1000; i += 10)
+    await Promise.all(Array.from({ length: 10 }, (_, k) => world.control('POST', `/accounts/${DEMO.chen}/calendars`, { name: `C${i + k}` })));
   const listed = await outlookCalendar(world, DEMO.chen).port.listCalendars();
   expect(listed.ok && listed.value).toMatchObject({ truncated: true });
   expect(listed.ok && listed.value.calendars).toHaveLength(1000);

@@ -43,6 +43,20 @@ export function mountAccounts(router: Router, w: () => World, { parse, fail, ans
       if (spec) answer(res, addMessage(world, p, spec, new Map()), 201, (m) => ({ id: m.restId, immutable_id: m.immutableId }));
     }),
   );
+  // An administrator renames the account (a new UPN, hence a new address): its object id stays, so its tokens and
+  // its id_token's `oid` stay too (learn.microsoft.com/entra/identity/hybrid/connect/howto-troubleshoot-upn-changes:
+  // "the object ID … doesn't change" when the UPN does).
+  router.put(
+    '/accounts/:upn/address',
+    withPerson((world, req, res, p) => {
+      const body = parse(z.strictObject({ upn: z.email().max(200) }), req, res);
+      if (!body) return;
+      const taken = findPerson(world, body.upn);
+      if (taken && taken !== p) return fail(res, 409, `${body.upn} is another account's`);
+      p.userPrincipalName = body.upn;
+      res.json(describePerson(world, p));
+    }),
+  );
   // The grant-killing events the token endpoint reports (AADSTS50173, 50057, 65001).
   router.post(
     '/accounts/:upn/password-change',

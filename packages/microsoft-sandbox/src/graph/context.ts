@@ -102,64 +102,77 @@ export function graphRoute(getWorld: () => World, options: GraphOptions, operati
     const owner = userParam === undefined ? auth.caller : findPerson(world, decodeURIComponent(userParam));
     if (!owner) return sendGraphError(res, GE.userNotFound(String(userParam)), now());
     res.locals.user = owner.userPrincipalName;
-    const bodyBytes = ['POST', 'PATCH', 'PUT'].includes(req.method) ? Number(req.get('content-length') ?? 0) || 0 : 0;
+    // What was received, not what a header claims: a chunked upload names no Content-Length and still counts.
+    const received = (req as { rawBodyBytes?: number }).rawBodyBytes ?? Number(req.get('content-length') ?? 0);
+    const bodyBytes = ['POST', 'PATCH', 'PUT'].includes(req.method) ? received || 0 : 0;
     const admitted = admit(world, auth.clientId, owner.id, bodyBytes);
     if (isError(admitted)) return sendGraphError(res, admitted, now());
-    res.on('close', admitted.release);
-    const rule = drawFault(world, operation, req.method, `${req.baseUrl}${req.path}`.replace(/^\/v1\.0/, ''));
-    if (rule) {
-      res.locals.fault = rule.id;
-      if (rule.latency_ms) await new Promise((r) => setTimeout(r, rule.latency_ms));
-      if (!rule.apply_first) {
+    // The slot is the mailbox's while the request is processed — a client that gives up does not end that: the
+    // server goes on with what it received (the apply-then-fail point of faults.ts), so an abandoned request still
+    // holds one of the four (learn.microsoft.com/graph/throttling-limits#outlook-service-limits: "4 concurrent
+    // requests" per app and mailbox). Released when processing ends, not when the connection closes.
+    const processAdmitted = async () => {
+      const rule = drawFault(world, operation, req.method, `${req.baseUrl}${req.path}`.replace(/^\/v1\.0/, ''));
+      if (rule) {
+        res.locals.fault = rule.id;
+        if (rule.latency_ms) await new Promise((r) => setTimeout(r, rule.latency_ms));
+        if (!rule.apply_first) {
+          if (rule.drop) return void req.socket.destroy();
+          const e = faultError(rule);
+          if (e) return sendGraphError(res, e, now());
+        }
+      }
+      // Delegated access reaches only the signed-in user's own mailbox here (shared calendars are not emulated).
+      if (owner.id !== auth.caller.id || !needs.some((s) => auth.scopes.includes(s)))
+        if (needs.length > 0) return sendGraphError(res, GE.accessDenied(), now());
+      const prefs = preferences(req.get('prefer'));
+      const ctx: GraphCtx = {
+        world,
+        req,
+        res,
+        caller: auth.caller,
+        clientId: auth.clientId,
+        scopes: auth.scopes,
+        owner,
+        box: mailboxOf(world, owner),
+        prefs,
+        applied: [],
+        baseUrl: baseUrlOf(req),
+        immutableIds: prefs.get('idtype')?.toLowerCase() === 'immutableid',
+      };
+      if (ctx.immutableIds) ctx.applied.push('IdType="ImmutableId"');
+      let answer: Answer | GraphError;
+      try {
+        answer = await handler(ctx);
+      } catch (err) {
+        options.onError?.(err);
+        return sendGraphError(res, { status: 500, code: 'generalException', message: 'General Exception While Processing' }, now());
+      }
+      if (rule?.apply_first) {
         if (rule.drop) return void req.socket.destroy();
         const e = faultError(rule);
         if (e) return sendGraphError(res, e, now());
       }
-    }
-    // Delegated access reaches only the signed-in user's own mailbox here (shared calendars are not emulated).
-    if (owner.id !== auth.caller.id || !needs.some((s) => auth.scopes.includes(s))) if (needs.length > 0) return sendGraphError(res, GE.accessDenied(), now());
-    const prefs = preferences(req.get('prefer'));
-    const ctx: GraphCtx = {
-      world,
-      req,
-      res,
-      caller: auth.caller,
-      clientId: auth.clientId,
-      scopes: auth.scopes,
-      owner,
-      box: mailboxOf(world, owner),
-      prefs,
-      applied: [],
-      baseUrl: baseUrlOf(req),
-      immutableIds: prefs.get('idtype')?.toLowerCase() === 'immutableid',
+      if (res.headersSent) return;
+      if (isError(answer)) return sendGraphError(res, answer, now());
+      if (ctx.applied.length) res.set('Preference-Applied', ctx.applied.join(', '));
+      if (answer.headers) res.set(answer.headers);
+      if (options.checkResponses && answer.type && answer.body !== undefined) {
+        const schema = loadGraphSchema();
+        const collection = /^Collection\((.+)\)$/.exec(answer.type);
+        const problems = collection ? checkValue(schema, answer.type, (answer.body as { value: unknown }).value) : checkValue(schema, answer.type, answer.body);
+        if (problems.length) world.violations.push({ operation, problems });
+      }
+      if (answer.body === undefined) return void res.status(answer.status).end();
+      res
+        .status(answer.status)
+        .type('application/json; odata.metadata=minimal; odata.streaming=true; IEEE754Compatible=false; charset=utf-8')
+        .send(JSON.stringify(answer.body));
     };
-    if (ctx.immutableIds) ctx.applied.push('IdType="ImmutableId"');
-    let answer: Answer | GraphError;
     try {
-      answer = await handler(ctx);
-    } catch (err) {
-      options.onError?.(err);
-      return sendGraphError(res, { status: 500, code: 'generalException', message: 'General Exception While Processing' }, now());
+      await processAdmitted();
+    } finally {
+      admitted.release();
     }
-    if (rule?.apply_first) {
-      if (rule.drop) return void req.socket.destroy();
-      const e = faultError(rule);
-      if (e) return sendGraphError(res, e, now());
-    }
-    if (res.headersSent) return;
-    if (isError(answer)) return sendGraphError(res, answer, now());
-    if (ctx.applied.length) res.set('Preference-Applied', ctx.applied.join(', '));
-    if (answer.headers) res.set(answer.headers);
-    if (options.checkResponses && answer.type && answer.body !== undefined) {
-      const schema = loadGraphSchema();
-      const collection = /^Collection\((.+)\)$/.exec(answer.type);
-      const problems = collection ? checkValue(schema, answer.type, (answer.body as { value: unknown }).value) : checkValue(schema, answer.type, answer.body);
-      if (problems.length) world.violations.push({ operation, problems });
-    }
-    if (answer.body === undefined) return void res.status(answer.status).end();
-    res
-      .status(answer.status)
-      .type('application/json; odata.metadata=minimal; odata.streaming=true; IEEE754Compatible=false; charset=utf-8')
-      .send(JSON.stringify(answer.body));
   };
 }

@@ -11,7 +11,17 @@ import { mountUsers } from './users';
 export function graphRoutes(getWorld: () => World, options: GraphOptions): Router {
   const outer = Router();
   outer.use('/v1.0', requestIds(getWorld));
-  outer.use('/v1.0', express.json({ limit: '4mb', type: () => true }));
+  // The body's bytes as received, for the upload budget (throttle.ts): a chunked body carries no Content-Length.
+  outer.use(
+    '/v1.0',
+    express.json({
+      limit: '4mb',
+      type: () => true,
+      verify: (req, _res, buf) => {
+        (req as { rawBodyBytes?: number }).rawBodyBytes = buf.length;
+      },
+    }),
+  );
   const mailbox = Router({ mergeParams: true });
   const route = (op: string, needs: readonly string[], h: Handler) => graphRoute(getWorld, options, op, needs, h);
   mountUsers(mailbox, route);
