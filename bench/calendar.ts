@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { loadConfig } from '../src/config';
-import { DEFAULT_WORKING_HOURS } from '../src/integrations/working-hours';
-import { googleScope } from '../src/integrations/integrations';
+import { DEFAULT_WORKING_HOURS } from '../src/core/working-hours';
+import { googleScope } from '../src/integrations/catalog';
 import { createSandbox } from '@hub/google-sandbox';
 import { startHub } from '../src/server';
 import { busyByCalendar, toAgendaEvent } from '../src/providers/google/calendar-answers';

@@ -5,7 +5,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config';
 import { createGoogleClients } from '../src/providers/google/clients';
-import { googleScope } from '../src/integrations/integrations';
+import { googleScope } from '../src/integrations/catalog';
 import { createLogger } from '../src/logger';
 import { createCredentialStore } from '../src/store/credential-store';
 import { migrate } from '../src/store/migrate';

@@ -4,7 +4,8 @@ import type { CredentialRecord, CredentialStore } from '../store/credential-stor
 import type { AnyTool, Connection } from '../tools/types';
 import { type CachedCredential, createCredentialCache } from './credential-cache';
 import { grantExpiredError } from './grant-health';
-import { INTEGRATIONS, type IntegrationId } from './integrations';
+import { INTEGRATIONS } from './catalog';
+import { type IntegrationId } from '../core/integrations';
 import { missingScopesError } from './scopes';
 import { storeUnavailable } from './store-unavailable';
 import type { SetupUrlFor } from './setup-url';

@@ -6,7 +6,7 @@ import { classifyGoogleError } from '../providers/google/errors';
 import type { FailureKind } from '../resilience/failures';
 import { storeUnavailable } from './store-unavailable';
 import type { GoogleClients } from '../providers/google/clients';
-import type { IntegrationId } from './integrations';
+import type { IntegrationId } from '../core/integrations';
 import { type ConnectionEvent, type OnConnectionEvent, recordWith } from '../audit/connection-events';
 
 /**

@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import { type HubError, hubError } from '../core/errors';
-import { INTEGRATIONS, type IntegrationId } from './integrations';
+import { INTEGRATIONS } from './catalog';
+import { type IntegrationId } from '../core/integrations';
 
 /**
  * How long a connection's grant (its refresh token) will keep working, from what Google documents

@@ -1,5 +1,6 @@
 import { type HubError, hubError } from '../core/errors';
-import { INTEGRATIONS, type IntegrationId, shortScope } from './integrations';
+import { INTEGRATIONS, shortScope } from './catalog';
+import { type IntegrationId } from '../core/integrations';
 import { SCOPE_IMPLICATIONS } from '../providers/google/scope-implications.generated';
 
 /**

@@ -6,7 +6,7 @@ import type { Logger } from '../logger';
 import type { CredentialRecord, CredentialStore } from '../store/credential-store';
 import { storeUnavailable } from './store-unavailable';
 import { type GrantPolicy, grantExpiredError, grantPolicyFor, refusalReason } from './grant-health';
-import { INTEGRATIONS } from './integrations';
+import { INTEGRATIONS } from './catalog';
 import { type RefreshLock, createRedisRefreshLock, localRefreshLock } from './refresh-lock';
 import { type RefreshOutcome, type TokenEndpoint, createTokenEndpoint } from '../providers/google/token-endpoint';
 import { type HubMetrics, noMetrics } from '../observability/metrics';

@@ -1,4 +1,4 @@
-import type { IntegrationId } from '../integrations/integrations';
+import type { IntegrationId } from '../core/integrations';
 import type { GoogleClients } from './google/clients';
 import type { ProviderPorts } from '../tools/types';
 import { createGoogleCalendar } from './google/calendar';

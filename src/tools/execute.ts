@@ -5,7 +5,7 @@ import { type ServicePrincipal, principalName } from '../access/service-keys';
 import { type HubError, type Result, fail, hubError } from '../core/errors';
 import { PARSE_OPTIONS, invalidInputs, toIssues, validationError } from '../core/validation';
 import type { ConnectionResolver } from '../integrations/connections';
-import { shortScope } from '../integrations/integrations';
+import { shortScope } from '../integrations/catalog';
 import type { Logger } from '../logger';
 import type { IdempotencyGuard, WriteAttempt } from '../protection/idempotency';
 import type { RateLimiter } from '../protection/rate-limit';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { fail, hubError, ok } from '../../src/core/errors';
-import { googleScope } from '../../src/integrations/integrations';
+import { googleScope } from '../../src/integrations/catalog';
 import { connectionFactKey } from '../../src/tools/tool-cache';
 import { defineTool } from '../../src/tools/types';
 

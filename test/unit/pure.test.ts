@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { MAX_LOGGED_URL_CHARS, loggedUrl, redactUrl } from '../../src/http/request-context';
 import { inspectJson } from '../../src/http/json-body';
 import { MAX_ISSUES, formatPath, toIssues } from '../../src/core/validation';
-import { googleScope } from '../../src/integrations/integrations';
+import { googleScope } from '../../src/integrations/catalog';
 import { grants, missingScopes } from '../../src/integrations/scopes';
 import { createConnectLinks } from '../../src/integrations/connect-links';
 import { createSetupUrlFor } from '../../src/integrations/setup-url';

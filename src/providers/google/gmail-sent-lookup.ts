@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type Result, ok } from '../../core/errors';
-import { googleScope } from '../../integrations/integrations';
+import { googleScope } from '../../integrations/catalog';
 import { grants } from '../../integrations/scopes';
 import type { SentLookup } from '../../core/mail';
 import { type GoogleMailDeps, callGmail } from './gmail-request';

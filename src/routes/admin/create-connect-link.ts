@@ -5,7 +5,7 @@ import { sendError } from '../../http/envelope';
 import { sendJson } from '../../http/respond';
 import { toIssues, validationError } from '../../core/validation';
 import type { ConnectLinks } from '../../integrations/connect-links';
-import { INTEGRATION_IDS } from '../../integrations/integrations';
+import { INTEGRATION_IDS } from '../../core/integrations';
 import { isAllowedReturnUrl } from '../../integrations/return-urls';
 import type { Logger } from '../../logger';
 import { userIdSchema } from '../../tools/execute-request';

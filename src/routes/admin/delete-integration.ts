@@ -6,7 +6,7 @@ import { requestLogger } from '../../http/request-context';
 import { sendJson } from '../../http/respond';
 import { parseParamsAndQuery } from '../../core/validation';
 import type { Disconnect } from '../../integrations/disconnect';
-import { INTEGRATION_IDS } from '../../integrations/integrations';
+import { INTEGRATION_IDS } from '../../core/integrations';
 import type { Logger } from '../../logger';
 import { userIdSchema } from '../../tools/execute-request';
 

@@ -9,7 +9,7 @@ import { sendJson } from '../../http/respond';
 import { parseParamsAndQuery, toIssues, validationError } from '../../core/validation';
 import { storeUnavailable } from '../../integrations/connections';
 import type { CredentialChange } from '../../integrations/credential-events';
-import { type WorkingHours, workingHoursSchema, workingHoursView } from '../../integrations/working-hours';
+import { type WorkingHours, workingHoursSchema, workingHoursView } from '../../core/working-hours';
 import type { Logger } from '../../logger';
 import type { CredentialRecord, CredentialStore } from '../../store/credential-store';
 import { userIdSchema } from '../../tools/execute-request';

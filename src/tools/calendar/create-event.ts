@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { CalendarEvent } from '../../core/calendar';
 import { fail, hubError, ok } from '../../core/errors';
-import { googleScope } from '../../integrations/integrations';
+import { googleScope } from '../../integrations/catalog';
 import { defineTool } from '../types';
 import { checkTimes } from './event-input';
 import { attendeesInput, calendarIdInput, dateTimeInput, descriptionInput, locationInput, sendNotificationsInput, titleInput } from './inputs';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ok } from '../../core/errors';
-import { googleScope } from '../../integrations/integrations';
+import { googleScope } from '../../integrations/catalog';
 import { defineTool } from '../types';
 import { calendarIdInput, eventIdInput, sendNotificationsInput } from './inputs';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { fail, hubError, ok } from '../../core/errors';
 import { type ValidationIssue, invalidInputs } from '../../core/validation';
-import { googleScope } from '../../integrations/integrations';
-import { DEFAULT_WORKING_HOURS, minutesOf } from '../../integrations/working-hours';
+import { googleScope } from '../../integrations/catalog';
+import { DEFAULT_WORKING_HOURS, minutesOf } from '../../core/working-hours';
 import { defineTool } from '../types';
 import { MAX_RANGE_DAYS, dateOrDateTime, emailInput, hhmmInput, timezoneInput } from './inputs';
 import { organizerTime } from './organizer-events';

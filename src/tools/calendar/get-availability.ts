@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { fail, ok } from '../../core/errors';
 import { type ValidationIssue, invalidInputs } from '../../core/validation';
-import { googleScope } from '../../integrations/integrations';
-import { DEFAULT_WORKING_HOURS, WEEKDAYS } from '../../integrations/working-hours';
+import { googleScope } from '../../integrations/catalog';
+import { DEFAULT_WORKING_HOURS, WEEKDAYS } from '../../core/working-hours';
 import { defineTool } from '../types';
 import { MAX_RANGE_DAYS, calendarIdInput, dateOrDateTime, timezoneInput } from './inputs';
 import { resolveRange, resolveRangeEarly, zoneFormatter } from './time';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ACCESS_ROLES } from '../../core/calendar';
 import { type Result, ok } from '../../core/errors';
-import { googleScope } from '../../integrations/integrations';
+import { googleScope } from '../../integrations/catalog';
 import { defineTool } from '../types';
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type HubError, fail, ok } from '../../core/errors';
 import { invalidInputs } from '../../core/validation';
-import { googleScope } from '../../integrations/integrations';
+import { googleScope } from '../../integrations/catalog';
 import { defineTool } from '../types';
 import { checkTimes } from './event-input';
 import { attendeesInput, calendarIdInput, dateTimeInput, descriptionInput, eventIdInput, locationInput, sendNotificationsInput, titleInput } from './inputs';

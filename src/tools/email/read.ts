@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type Result, fail, ok } from '../../core/errors';
-import { googleScope } from '../../integrations/integrations';
+import { googleScope } from '../../integrations/catalog';
 import { defineTool } from '../types';
 import { checkExtraScopes } from './extra-scopes';
 import { inputId } from './inputs';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type Result, ok } from '../../core/errors';
-import { googleScope } from '../../integrations/integrations';
+import { googleScope } from '../../integrations/catalog';
 import { defineTool } from '../types';
 import { searchInputFields, searchPage, searchSummary } from './search';
 

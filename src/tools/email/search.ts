@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type Result, ok } from '../../core/errors';
 import type { SearchPage } from '../../core/mail';
-import { googleScope } from '../../integrations/integrations';
+import { googleScope } from '../../integrations/catalog';
 import { type ToolContext, defineTool } from '../types';
 import { bodyDegradedField, dateField, messageFields, truncatedField } from './result-fields';
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type Result, fail, ok } from '../../core/errors';
 import type { ReplyTarget } from '../../core/mail';
 import { validationError } from '../../core/validation';
-import { googleScope } from '../../integrations/integrations';
+import { googleScope } from '../../integrations/catalog';
 import { type ToolContext, defineTool } from '../types';
 import { type Mailbox, parseRecipient } from './addresses';
 import { checkExtraScopes } from './extra-scopes';

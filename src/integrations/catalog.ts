@@ -1,7 +1,6 @@
-/** The integrations the Hub can connect, and what it asks Google for when connecting each one. */
+import type { IntegrationId } from '../core/integrations';
 
-export const INTEGRATION_IDS = ['google_calendar', 'google_gmail'] as const;
-export type IntegrationId = (typeof INTEGRATION_IDS)[number];
+/** What the Hub asks for when connecting each integration, and how the contract names a scope. */
 
 const GOOGLE_SCOPE_PREFIX = 'https://www.googleapis.com/auth/';
 export const googleScope = (short: string) => `${GOOGLE_SCOPE_PREFIX}${short}`;
