@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { loadConfig } from '../src/config';
-import { DEFAULT_WORKING_HOURS } from '../src/integrations/working-hours';
-import { googleScope } from '../src/integrations/integrations';
+import { DEFAULT_WORKING_HOURS } from '../src/core/working-hours';
+import { googleScope } from '../src/integrations/catalog';
 import { createSandbox } from '@hub/google-sandbox';
 import { startHub } from '../src/server';
-import { busyByCalendar } from '../src/tools/calendar/mapping';
+import { busyByCalendar, toAgendaEvent } from '../src/providers/google/calendar-answers';
 import { organizerTime } from '../src/tools/calendar/organizer-events';
 import { findSlots } from '../src/tools/calendar/slots';
 import { resolveRange, zoneFormatter } from '../src/tools/calendar/time';
@@ -67,12 +67,13 @@ function cpuBench(): { medianMs: number; p90Ms: number; suggestions: number } {
     end: { dateTime: b.end },
     attendees: [{ self: true, responseStatus: i % 5 === 0 ? 'needsAction' : 'accepted' }],
   }));
+  const agenda = events.map(toAgendaEvent); // what the Google adapter hands the tool
   const once = () => {
     const busy = busyByCalendar({ calendars }, ['primary', ...ATTENDEES], r);
     if (!busy.ok) throw new Error('unreadable');
     const own = busy.value.get('primary');
     if (!own?.readable) throw new Error('unreadable');
-    const time = organizerTime(events, own.busy, ZONE, r);
+    const time = organizerTime(agenda, own.busy, ZONE, r);
     const windows = workingWindows(DEFAULT_WORKING_HOURS, ZONE, r, { start: '10:00', end: '16:00' });
     const picked = findSlots({
       windows,

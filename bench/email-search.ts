@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { loadConfig } from '../src/config';
-import { createGoogleClients } from '../src/integrations/google-clients';
-import { googleScope } from '../src/integrations/integrations';
+import { createGoogleClients } from '../src/providers/google/clients';
+import { googleScope } from '../src/integrations/catalog';
 import { createLogger } from '../src/logger';
 import { createSandbox } from '@hub/google-sandbox';
 import { startHub } from '../src/server';

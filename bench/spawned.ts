@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import { loadConfig } from '../src/config';
-import { googleScope } from '../src/integrations/integrations';
+import { googleScope } from '../src/integrations/catalog';
 import { createLogger } from '../src/logger';
 import { createCredentialStore } from '../src/store/credential-store';
 import { migrate } from '../src/store/migrate';

@@ -12,7 +12,7 @@ import type { Config } from './config';
 import { type ConsoleAssets, loadConsoleAssets } from './console/assets';
 import { createSessions } from './console/sessions';
 import { createSignInLinks } from './console/sign-in-links';
-import { ERROR_CODES } from './errors';
+import { ERROR_CODES } from './core/errors';
 import { hubExpress, withErrorAnswers } from './http/hub-express';
 import type { Lifecycle } from './http/request-context';
 import { createConnectCompletions } from './integrations/connect-completions';
@@ -21,8 +21,8 @@ import { createConnectLinks } from './integrations/connect-links';
 import { type ConnectionResolver, createConnectionResolver } from './integrations/connections';
 import type { CredentialChange, CredentialEvents } from './integrations/credential-events';
 import { createDisconnect } from './integrations/disconnect';
-import { createGoogleClients } from './integrations/google-clients';
-import { createGoogleOAuth } from './integrations/google-oauth';
+import { createGoogleClients } from './providers/google/clients';
+import { createGoogleOAuth } from './providers/google/oauth';
 import { grantPolicyFor } from './integrations/grant-health';
 import { createGrantReuse } from './integrations/grant-reuse';
 import { createOAuthStates } from './integrations/oauth-states';
@@ -57,7 +57,8 @@ import type { RecordedExecuteDeps } from './tools/recorded-execute';
 import { type ToolRegistry, createToolRegistry } from './tools/registry';
 import { createToolCache } from './tools/tool-cache';
 import type { AnyTool } from './tools/types';
-import { createUpstream } from './upstream';
+import { createUpstream } from './providers/google/resilience';
+import { createProviderPorts } from './providers';
 import { createEndpoints } from './webhooks/endpoints';
 import { type Webhooks, createWebhooks } from './webhooks/webhooks';
 
@@ -203,7 +204,7 @@ export function createApp(deps: AppDeps): HubApp {
     logger,
     rateLimiter,
     idempotency,
-    google,
+    ports: createProviderPorts({ google }),
     upstream,
     deadlineMs: config.upstream.toolDeadlineMs,
     settings: { ...config.tools, eventIds },

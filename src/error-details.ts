@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { ErrorCode } from './errors';
-import { INTEGRATION_IDS } from './integrations/integrations';
+import type { ErrorCode } from './core/errors';
+import { INTEGRATION_IDS } from './core/integrations';
 
 /**
  * What each error code means and what its `details` carry — the one description openapi.yaml's per-code error

@@ -1,4 +1,4 @@
-import { type HubError, hubError } from '../errors';
+import { type HubError, hubError } from '../core/errors';
 import type { ServicePrincipal } from './service-keys';
 import type { ToolRef } from './tool-match';
 

@@ -1,4 +1,4 @@
-import type { HubError } from '../errors';
+import type { HubError } from '../core/errors';
 import { storeUnavailable } from '../integrations/connections';
 import { isDatabaseUnavailable } from '../store/db';
 import type { Logger } from '../logger';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type HubError, hubError } from '../errors';
+import { type HubError, hubError } from '../core/errors';
 import type { SideEffects } from '../tools/types';
 import { type ToolMatcher, type ToolRef, toolMatcher } from './tool-match';
 

@@ -1,4 +1,4 @@
-import type { IntegrationId } from '../integrations/integrations';
+import type { IntegrationId } from '../core/integrations';
 import type { Queryable } from '../store/db';
 import { insertRows } from './batch-writer';
 

@@ -1,4 +1,4 @@
-import type { Result } from '../errors';
+import type { Result } from '../core/errors';
 
 /** One attempt at one Google operation within a call, as the receipt lists it. */
 export interface GoogleOp {

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { type HubError, hubError } from '../errors';
+import { type HubError, hubError } from '../core/errors';
 
 /**
  * Who is calling the admin API, as its verified token says: an operator of the Hub (`role: "hub_admin"`, any

@@ -2,7 +2,7 @@ import { type KeyObject, createPublicKey, createSecretKey } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import jwt from 'jsonwebtoken';
 import type { Config } from '../config';
-import { HubFailure, hubError } from '../errors';
+import { HubFailure, hubError } from '../core/errors';
 import type { AdminPrincipal } from './admin-access';
 
 /**

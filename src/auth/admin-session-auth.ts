@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { csrfMatches, readSessionCookie, type Sessions } from '../console/sessions';
-import { HubFailure, hubError } from '../errors';
+import { HubFailure, hubError } from '../core/errors';
 import { ADMIN_REALM } from './admin-jwt';
 import { requestLogger } from '../http/request-context';
 import { storeUnavailable } from '../integrations/connections';

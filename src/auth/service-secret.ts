@@ -1,6 +1,6 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { HubFailure, hubError } from '../errors';
+import { HubFailure, hubError } from '../core/errors';
 import type { ServiceKeys, ServicePrincipal } from '../access/service-keys';
 import { SERVICE_KEY_PREFIX } from '../access/service-key-store';
 

@@ -1,5 +1,5 @@
 import { ERROR_DOCS, detailsAlwaysSent } from '../error-details';
-import { ERROR_CODES } from '../errors';
+import { ERROR_CODES } from '../core/errors';
 import { type CatalogEntry, jsonSchema } from '../tools/catalog';
 import type { ToolRegistry } from '../tools/registry';
 import { statusOf } from '../tools/versions';

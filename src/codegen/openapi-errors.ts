@@ -1,5 +1,5 @@
 import { ERROR_DOCS, detailsAlwaysSent } from '../error-details';
-import { ERROR_CODES, codeToStatus } from '../errors';
+import { ERROR_CODES, codeToStatus } from '../core/errors';
 import { jsonSchema } from '../tools/catalog';
 import { pascal, ref } from './openapi-tools';
 
@@ -12,7 +12,7 @@ const table = () =>
   ['| Code | HTTP | Meaning |', '|---|---|---|', ...ERROR_CODES.map((code) => `| ${code} | ${codeToStatus(code)} | ${ERROR_DOCS[code].meaning} |`)].join('\n');
 
 /**
- * The error part of openapi.yaml, from src/errors.ts and src/error-details.ts: ErrorCode (the closed set, with
+ * The error part of openapi.yaml, from src/core/errors.ts and src/error-details.ts: ErrorCode (the closed set, with
  * each code's status and meaning), one schema per code whose `details` say what that code carries (required
  * where the Hub always sends it), and Error as their `oneOf`, discriminated by `code` — so a generated client
  * narrows `error.details` by checking `error.code`.

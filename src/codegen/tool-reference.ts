@@ -1,4 +1,4 @@
-import { codeToStatus, type ErrorCode } from '../errors';
+import { codeToStatus, type ErrorCode } from '../core/errors';
 import type { CatalogEntry, CatalogVersion } from '../tools/catalog';
 
 /** Where `npm run generate` writes the tool reference. */

@@ -24,7 +24,7 @@ export interface GoogleConfig {
   sandbox: boolean;
   /** The OAuth app's publishing status at Google: in "testing" every grant ends 7 days after consent. */
   publishingStatus: 'production' | 'testing';
-  /** The HTTP transport under googleapis (src/upstream/google-http.ts), or gaxios' default node-fetch. */
+  /** The HTTP transport under googleapis (src/providers/google/http.ts), or gaxios' default node-fetch. */
   http: 'lean' | 'node-fetch';
 }
 

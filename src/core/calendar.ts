@@ -1,4 +1,4 @@
-import type { Result } from '../errors';
+import type { Result } from './errors';
 
 /**
  * The calendar port: what the calendar tools need from a connected calendar account, in vendor-neutral values.

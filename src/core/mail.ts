@@ -1,4 +1,4 @@
-import type { Result } from '../errors';
+import type { Result } from './errors';
 
 /**
  * The mail port: what the email tools need from a connected mailbox, in vendor-neutral values. Each provider

@@ -1,4 +1,4 @@
-import type { HubError } from '../errors';
+import type { HubError } from './errors';
 import type { Capability, Permission, ProviderId } from './capabilities';
 
 /**

@@ -1,4 +1,4 @@
-import type { Result } from '../errors';
+import type { Result } from './errors';
 
 /**
  * The one way a port adapter reaches its vendor: `call(op, fn)` runs `fn` — one HTTP request to the vendor — with

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { type HubError, codeToStatus } from '../errors';
+import { type HubError, codeToStatus } from '../core/errors';
 import type { DeprecationNotice, VersionInfo } from '../tools/deprecation';
 import './locals';
 import { sendJson } from './respond';

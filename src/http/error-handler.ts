@@ -1,8 +1,8 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { type HubError, HubFailure, hubError } from '../errors';
+import { type HubError, HubFailure, hubError } from '../core/errors';
 import { BODY_LIMIT_BYTES } from './json-body';
 import { sendError } from './envelope';
-import { validationError } from './validation';
+import { validationError } from '../core/validation';
 import type { Logger } from '../logger';
 import { isDatabaseUnavailable } from '../store/db';
 import { requestLogger } from './request-context';

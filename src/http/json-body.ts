@@ -1,6 +1,6 @@
 import express, { type RequestHandler } from 'express';
-import { HubFailure } from '../errors';
-import { validationError } from './validation';
+import { HubFailure } from '../core/errors';
+import { validationError } from '../core/validation';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const MAX_JSON_DEPTH = 32;

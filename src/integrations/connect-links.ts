@@ -1,7 +1,7 @@
 import { hkdfSync, randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { EncryptionKey } from '../config';
-import { INTEGRATION_IDS, type IntegrationId } from './integrations';
+import { INTEGRATION_IDS, type IntegrationId } from '../core/integrations';
 
 /**
  * Signed connect links: the `setup_url` an agent can hand to a person. The link is a short-lived HS256 JWT

@@ -1,4 +1,4 @@
-import type { ExchangeFailure } from './google-oauth';
+import type { ExchangeFailure } from '../providers/google/oauth';
 import type { ConsumeResult } from './oauth-states';
 
 /**

@@ -1,10 +1,11 @@
 import type { CredentialRecord } from '../store/credential-store';
 import type { ToolRegistry } from '../tools/registry';
 import { type GrantPolicy, type GrantView, grantHealth } from './grant-health';
-import { type IntegrationId, shortScope } from './integrations';
+import { shortScope } from './catalog';
+import { type IntegrationId } from '../core/integrations';
 import type { SetupUrlFor } from './setup-url';
 import { type ConnectionState, connectionState, iso } from './status';
-import { type WorkingHours, workingHoursView } from './working-hours';
+import { type WorkingHours, workingHoursView } from '../core/working-hours';
 
 /** One stored connection as the admin API shows it: everything about it except its tokens and key id. */
 export interface ConnectionView {

@@ -1,12 +1,13 @@
-import { type HubError, type Result, fail, hubError, ok } from '../errors';
+import { type HubError, type Result, fail, hubError, ok } from '../core/errors';
 import type { Logger } from '../logger';
 import type { CredentialRecord, CredentialStore } from '../store/credential-store';
-import { isDatabaseUnavailable } from '../store/db';
 import type { AnyTool, Connection } from '../tools/types';
 import { type CachedCredential, createCredentialCache } from './credential-cache';
 import { grantExpiredError } from './grant-health';
-import { INTEGRATIONS, type IntegrationId } from './integrations';
+import { INTEGRATIONS } from './catalog';
+import { type IntegrationId } from '../core/integrations';
 import { missingScopesError } from './scopes';
+import { storeUnavailable } from './store-unavailable';
 import type { SetupUrlFor } from './setup-url';
 import type { TokenRefresher } from './token-refresh';
 
@@ -23,15 +24,6 @@ export interface ConnectionResolver {
    * integration (a user's row changing can change what a customer-wide fallback resolves to).
    */
   invalidate(target: { customerId: string; userId: string | null; integration: IntegrationId }): void;
-}
-
-/** Turns a failed credential-store call into SERVICE_UNAVAILABLE (retry) or a bug (rethrown). */
-export function storeUnavailable(err: unknown, logger: Logger): HubError {
-  if (!isDatabaseUnavailable(err)) throw err;
-  logger.warn({ err }, 'credential store unavailable');
-  return hubError('SERVICE_UNAVAILABLE', 'The Hub cannot reach its credential store right now; retry shortly', {
-    retryAfterS: 2,
-  });
 }
 
 export function createConnectionResolver(deps: {
@@ -123,3 +115,6 @@ export function createConnectionResolver(deps: {
     },
   };
 }
+
+// Re-exported for the admin routes, access and auth, which import it from here.
+export { storeUnavailable } from './store-unavailable';

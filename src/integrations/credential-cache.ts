@@ -1,5 +1,5 @@
 import type { CredentialRecord } from '../store/credential-store';
-import type { IntegrationId } from './integrations';
+import type { IntegrationId } from '../core/integrations';
 
 /**
  * The credential lookups of recent calls, per process, for a short TTL: a burst of calls for one customer costs

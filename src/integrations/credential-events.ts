@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { Logger } from '../logger';
 import { type Broadcast, openBroadcast } from '../store/redis-broadcast';
-import { INTEGRATION_IDS, type IntegrationId } from './integrations';
+import { INTEGRATION_IDS, type IntegrationId } from '../core/integrations';
 
 /**
  * "This connection changed" between replicas (Redis pub/sub), so a disconnect or reconnect on one replica

@@ -1,11 +1,12 @@
-import { type HubError, type Result, fail, hubError, ok } from '../errors';
+import { type HubError, type Result, fail, hubError, ok } from '../core/errors';
 import type { Logger } from '../logger';
 import type { CredentialStore } from '../store/credential-store';
 import { DecryptionError } from '../store/token-cipher';
-import { type FailureKind, classifyGoogleError } from '../upstream/classify';
-import { storeUnavailable } from './connections';
-import type { GoogleClients } from './google-clients';
-import type { IntegrationId } from './integrations';
+import { classifyGoogleError } from '../providers/google/errors';
+import type { FailureKind } from '../resilience/failures';
+import { storeUnavailable } from './store-unavailable';
+import type { GoogleClients } from '../providers/google/clients';
+import type { IntegrationId } from '../core/integrations';
 import { type ConnectionEvent, type OnConnectionEvent, recordWith } from '../audit/connection-events';
 
 /**

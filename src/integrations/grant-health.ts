@@ -1,7 +1,7 @@
 import type { Config } from '../config';
-import { type HubError, hubError } from '../errors';
-import type { CredentialRecord } from '../store/credential-rows';
-import { INTEGRATIONS, type IntegrationId } from './integrations';
+import { type HubError, hubError } from '../core/errors';
+import { INTEGRATIONS } from './catalog';
+import { type IntegrationId } from '../core/integrations';
 
 /**
  * How long a connection's grant (its refresh token) will keep working, from what Google documents
@@ -69,7 +69,19 @@ interface Deadline {
 }
 
 /** The earliest moment Google ends this grant by a rule the Hub can see coming, or null. */
-export function grantDeadline(record: CredentialRecord, policy: GrantPolicy): Deadline | null {
+/** What grant health reads of a stored credential (the store's CredentialRecord has these and more). */
+export interface GrantFacts {
+  sealed: { refresh: unknown };
+  grantedAt: Date | null;
+  createdAt: Date;
+  lastRefreshedAt: Date | null;
+  refreshTokenExpiresAt: Date | null;
+  status: string;
+  expiryReason: GrantReason | null;
+  lastErrorAt: Date | null;
+}
+
+export function grantDeadline(record: GrantFacts, policy: GrantPolicy): Deadline | null {
   if (record.sealed.refresh === null) return null;
   const granted = (record.grantedAt ?? record.createdAt).getTime();
   const lastUse = Math.max(granted, record.lastRefreshedAt?.getTime() ?? 0);
@@ -79,7 +91,7 @@ export function grantDeadline(record: CredentialRecord, policy: GrantPolicy): De
   return deadlines.reduce((a, b) => (b.at < a.at ? b : a));
 }
 
-export function grantHealth(record: CredentialRecord, policy: GrantPolicy, now: number = Date.now()): GrantView {
+export function grantHealth(record: GrantFacts, policy: GrantPolicy, now: number = Date.now()): GrantView {
   const deadline = grantDeadline(record, policy);
   if (record.status === 'expired') {
     const reason = record.expiryReason ?? 'revoked';
@@ -97,7 +109,7 @@ export function grantHealth(record: CredentialRecord, policy: GrantPolicy, now: 
 }
 
 /** Why a refused refresh ended the grant: what Google named, else the deadline it passed, else plain revoked. */
-export function refusalReason(record: CredentialRecord, cause: RefusalCause, policy: GrantPolicy, now: number = Date.now()): GrantReason {
+export function refusalReason(record: GrantFacts, cause: RefusalCause, policy: GrantPolicy, now: number = Date.now()): GrantReason {
   if (cause !== 'invalid_grant') return cause;
   const deadline = grantDeadline(record, policy);
   return deadline !== null && deadline.at <= now ? deadline.reason : 'revoked';

@@ -1,7 +1,7 @@
 import type { Logger } from '../logger';
 import type { CredentialStore } from '../store/credential-store';
 import { type GrantPolicy, grantHealth } from './grant-health';
-import { INTEGRATIONS } from './integrations';
+import { INTEGRATIONS } from './catalog';
 import { missingScopes } from './scopes';
 import type { SetupTarget } from './setup-url';
 import type { TokenRefresher } from './token-refresh';

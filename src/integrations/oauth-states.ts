@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../store/db';
 import { DecryptionError, type TokenCipher } from '../store/token-cipher';
 import type { ConnectLink } from './connect-links';
-import type { IntegrationId } from './integrations';
+import type { IntegrationId } from '../core/integrations';
 
 /**
  * Server-side OAuth state for connect attempts (table oauth_states). `begin` makes a fresh state, PKCE verifier

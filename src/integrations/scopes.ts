@@ -1,6 +1,7 @@
-import { type HubError, hubError } from '../errors';
-import { INTEGRATIONS, type IntegrationId, shortScope } from './integrations';
-import { SCOPE_IMPLICATIONS } from './scope-implications.generated';
+import { type HubError, hubError } from '../core/errors';
+import { INTEGRATIONS, shortScope } from './catalog';
+import { type IntegrationId } from '../core/integrations';
+import { SCOPE_IMPLICATIONS } from '../providers/google/scope-implications.generated';
 
 /**
  * Whether a set of granted scopes covers a required one: either granted as such, or implied by a broader

@@ -1,5 +1,5 @@
 import type { ConnectLinks } from './connect-links';
-import type { IntegrationId } from './integrations';
+import type { IntegrationId } from '../core/integrations';
 
 export interface SetupTarget {
   customerId: string;

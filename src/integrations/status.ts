@@ -1,7 +1,8 @@
 import type { CredentialRecord } from '../store/credential-store';
 import type { ToolRegistry } from '../tools/registry';
 import { type GrantPolicy, type GrantView, grantHealth } from './grant-health';
-import { INTEGRATION_IDS, INTEGRATIONS, type IntegrationId, shortScope } from './integrations';
+import { INTEGRATIONS, shortScope } from './catalog';
+import { INTEGRATION_IDS, type IntegrationId } from '../core/integrations';
 import { missingScopes } from './scopes';
 import type { SetupUrlFor } from './setup-url';
 

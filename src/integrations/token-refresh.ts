@@ -1,14 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { Config, TokenLifecycleConfig } from '../config';
-import { type HubError, type Result, fail, hubError, ok } from '../errors';
+import { type HubError, type Result, fail, hubError, ok } from '../core/errors';
 import type { Logger } from '../logger';
 import type { CredentialRecord, CredentialStore } from '../store/credential-store';
-import { storeUnavailable } from './connections';
+import { storeUnavailable } from './store-unavailable';
 import { type GrantPolicy, grantExpiredError, grantPolicyFor, refusalReason } from './grant-health';
-import { INTEGRATIONS } from './integrations';
+import { INTEGRATIONS } from './catalog';
 import { type RefreshLock, createRedisRefreshLock, localRefreshLock } from './refresh-lock';
-import { type RefreshOutcome, type TokenEndpoint, createTokenEndpoint } from './token-endpoint';
+import { type RefreshOutcome, type TokenEndpoint, createTokenEndpoint } from '../providers/google/token-endpoint';
 import { type HubMetrics, noMetrics } from '../observability/metrics';
 import { type Tracing, spanOutcome, tracingOff } from '../observability/tracing';
 import { type ConnectionEvent, type OnConnectionEvent, recordWith } from '../audit/connection-events';

@@ -1,4 +1,4 @@
-import { type HubError, codeToStatus } from '../errors';
+import { type HubError, codeToStatus } from '../core/errors';
 import { type Exchange, type McpDeps, answerMember, errorJson, hubRpcError, overBudget } from './answer';
 import type { Member } from './messages';
 

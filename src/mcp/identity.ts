@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import type { ServicePrincipal } from '../access/service-keys';
-import type { ValidationIssue } from '../http/validation';
+import type { ValidationIssue } from '../core/validation';
 
 /**
  * Who an MCP request acts for, from its headers (an MCP client sends the same headers with every message), and

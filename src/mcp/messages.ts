@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PARSE_OPTIONS, type ValidationIssue, toIssues } from '../http/validation';
+import { PARSE_OPTIONS, type ValidationIssue, toIssues } from '../core/validation';
 
 /**
  * Reading a POST /mcp body as JSON-RPC 2.0 messages, before anything runs. A batch holds at most

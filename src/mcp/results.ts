@@ -1,5 +1,5 @@
-import type { HubError } from '../errors';
-import type { ValidationIssue } from '../http/validation';
+import type { HubError } from '../core/errors';
+import type { ValidationIssue } from '../core/validation';
 import type { Execution } from '../tools/execute';
 import { HEADERS } from './identity';
 import { issueText } from './messages';

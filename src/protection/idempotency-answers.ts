@@ -1,4 +1,4 @@
-import { type HubError, type Result, hubError } from '../errors';
+import { type HubError, type Result, hubError } from '../core/errors';
 import type { Logger } from '../logger';
 import type { BeginResult, PeekResult } from './idempotency-store';
 

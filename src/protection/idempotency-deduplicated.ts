@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Result } from '../errors';
+import type { Result } from '../core/errors';
 import type { Logger } from '../logger';
 import { type Guarded, type Stored, answerOfRecord, inProgress, mismatch, replayOf, storeUnreachable } from './idempotency-answers';
 import type { PendingOutcomes } from './idempotency-pending';

@@ -1,4 +1,4 @@
-import type { Result } from '../errors';
+import type { Result } from '../core/errors';
 import { type Guarded, type Stored, answerOfRecord, mismatch, replayOf, storeUnreachable } from './idempotency-answers';
 import type { Logger } from '../logger';
 import { type IdempotencyKey, type IdempotencyStore, type WriteAttempt, fingerprintOf, storageKey } from './idempotency-store';

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { RateLimitConfig } from '../config';
-import { type HubError, type Result, hubError, ok } from '../errors';
+import { type HubError, type Result, hubError, ok } from '../core/errors';
 import type { Logger } from '../logger';
 import { type RedisHealth, RedisUnavailableError } from '../store/redis-health';
 import { type Charge, type ChargeLimits, type LimitScope, createMemoryLimits } from './rate-limit-memory';

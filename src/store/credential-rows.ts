@@ -1,5 +1,5 @@
-import type { IntegrationId } from '../integrations/integrations';
-import { type WorkingHours, workingHoursSchema } from '../integrations/working-hours';
+import type { IntegrationId } from '../core/integrations';
+import { type WorkingHours, workingHoursSchema } from '../core/working-hours';
 import type { TokenCipher } from './token-cipher';
 
 /** The integration_credentials row as the Hub sees it, and the sealing of its tokens. */

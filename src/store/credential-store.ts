@@ -1,5 +1,5 @@
-import type { IntegrationId } from '../integrations/integrations';
-import type { WorkingHours } from '../integrations/working-hours';
+import type { IntegrationId } from '../core/integrations';
+import type { WorkingHours } from '../core/working-hours';
 import { COLUMNS, type CredentialRecord, type ExpiryReason, type Identity, type OpenTokens, type Row, createSealer, toRecord } from './credential-rows';
 import type { Db, Queryable } from './db';
 import type { TokenCipher } from './token-cipher';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { shortScope } from '../integrations/integrations';
+import { shortScope } from '../integrations/catalog';
 import type { ToolRegistry } from './registry';
 import type { AnyTool, ToolStatus } from './types';
 import { statusOf } from './versions';

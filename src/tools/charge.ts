@@ -1,4 +1,4 @@
-import type { HubError } from '../errors';
+import type { HubError } from '../core/errors';
 import type { HubMetrics } from '../observability/metrics';
 import { type Tracing, spanOutcome } from '../observability/tracing';
 import type { Chargeable, RateLimiter } from '../protection/rate-limit';

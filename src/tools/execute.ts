@@ -2,22 +2,24 @@ import { type OnGoogleAttempt, noteTokenRefresh, observeAttempt } from '../audit
 import { scopeRefusal } from '../access/key-scope';
 import type { PolicyGuard } from '../access/policy-guard';
 import { type ServicePrincipal, principalName } from '../access/service-keys';
-import { type HubError, type Result, fail, hubError } from '../errors';
-import { PARSE_OPTIONS, invalidInputs, toIssues, validationError } from '../http/validation';
+import { type HubError, type Result, fail, hubError } from '../core/errors';
+import { PARSE_OPTIONS, invalidInputs, toIssues, validationError } from '../core/validation';
 import type { ConnectionResolver } from '../integrations/connections';
-import { shortScope } from '../integrations/integrations';
-import type { GoogleClients } from '../integrations/google-clients';
+import { shortScope } from '../integrations/catalog';
 import type { Logger } from '../logger';
 import type { IdempotencyGuard, WriteAttempt } from '../protection/idempotency';
 import type { RateLimiter } from '../protection/rate-limit';
-import { type Upstream, deadlineSignal } from '../upstream';
+import { type Upstream, type UpstreamOp, deadlineSignal } from '../resilience';
 import { executeRequestSchema, readChargeKey, readableRequestId, readableToolName, readableUserId } from './execute-request';
 import type { VersionInfo } from './deprecation';
 import type { Resolution, ToolRegistry } from './registry';
 import type { ToolCache } from './tool-cache';
 import { chargeLimits } from './charge';
 import type { HtmlConverter, HtmlToText } from './email/html-text';
-import type { Connection, ToolContext, ToolSettings } from './types';
+import type { Connection, PortEnv, ProviderPorts, ToolContext, ToolSettings } from './types';
+import type { CalendarPort } from '../core/calendar';
+import type { MailPort } from '../core/mail';
+import type { VendorCall } from '../core/vendor-call';
 import type { HubMetrics } from '../observability/metrics';
 import { type Tracing, spanOutcome } from '../observability/tracing';
 
@@ -28,7 +30,8 @@ export interface ExecuteDeps {
   rateLimiter: RateLimiter;
   /** At most once per (customer, tool, request_id) for tools that write. */
   idempotency: IdempotencyGuard;
-  google: GoogleClients;
+  /** The ports of each provider's adapters (src/providers/index.ts): what ctx.calendar is made from. */
+  ports: ProviderPorts;
   /** Timeouts, safe retries and circuit breakers around every Google call. */
   upstream: Upstream;
   /** The whole tool call's budget, retries and waits included. */
@@ -243,6 +246,58 @@ export async function executeTool(
   const log = () => (logger ??= deps.logger.child({ req_id: ids.reqId, request_id: requestId, tool: tool.name }));
   let deadline: AbortSignal | undefined; // a timer only for tools that look at it (those calling Google)
   let htmlToText: HtmlToText | undefined; // made on first use: most calls convert no HTML
+  let calendar: CalendarPort | undefined; // made on first use, for tools of the calendar capability
+  let mail: MailPort | undefined; // made on first use, for tools of the mail capability
+  /**
+   * Runs one vendor request with the connection's current access token (refreshed first when about to expire;
+   * refreshed once more and `fn` run again when the vendor rejects a token that looked valid), under the
+   * resilience layer, counting each attempt as an api call.
+   */
+  const callVendor = async <T>(op: UpstreamOp, fn: (signal: AbortSignal, accessToken: string) => Promise<T>): Promise<Result<T>> => {
+    if (connection === null) throw new Error(`${tool.name} calls its vendor but declares no integration`);
+    const failed = (error: HubError) => fail(withSetupUrl(error, connection, tool.requiredScopes));
+    let refreshed = false;
+    const countRequest = () => {
+      apiCalls++; // a token refresh this call made is a request to the vendor too
+      refreshed = true;
+    };
+    const t0 = performance.now();
+    const token = await connection.accessToken(ctx.deadline, countRequest);
+    noteTokenRefresh(ids.onGoogleAttempt, refreshed, token, t0);
+    if (!token.ok) return failed(token.error);
+    // Whose call it is: the connection's own circuit, and the account's quotas and cool-downs.
+    const tenant = { connectionId: connection.credentialId, account: connection.accountEmail, customerId: caller.customerId };
+    const callOnce = (accessToken: string) =>
+      deps.upstream.call(op, (signal) => observeAttempt(ids.onGoogleAttempt, op.operation, fn(signal, accessToken)), {
+        deadline: ctx.deadline,
+        onAttempt: () => apiCalls++,
+        tenant,
+      });
+    let answer = await callOnce(token.value);
+    if (!answer.ok && tokenRejected(answer.error)) {
+      refreshed = false;
+      const t1 = performance.now();
+      const fresh = await connection.refresh(ctx.deadline, countRequest);
+      noteTokenRefresh(ids.onGoogleAttempt, refreshed, fresh, t1);
+      if (!fresh.ok) return failed(fresh.error);
+      answer = await callOnce(fresh.value);
+    }
+    return answer.ok ? answer : failed(answer.error);
+  };
+  const vendorCall: VendorCall = (op, fn) => callVendor({ integration: connection?.integration ?? '', ...op }, fn);
+  const portEnv = (conn: Connection): PortEnv => ({
+    call: vendorCall,
+    cache: deps.cache,
+    connection: conn,
+    deadline: ctx.deadline,
+    maxBodyChars: deps.settings.maxBodyChars,
+    get logger() {
+      return log();
+    },
+    get htmlToText() {
+      return ctx.htmlToText;
+    },
+  });
   const deadlineAt = performance.now() + deps.deadlineMs;
   const ctx: ToolContext = {
     ...caller,
@@ -250,42 +305,16 @@ export async function executeTool(
     get deadline() {
       return (deadline ??= deadlineSignal(Math.max(1, Math.round(deadlineAt - performance.now()))));
     },
-    google: deps.google,
     get htmlToText() {
       return (htmlToText ??= deps.html.forCall({ key: caller.customerId, deadline: () => ctx.deadline, logger: log }));
     },
-    callGoogle: async (op, fn) => {
-      if (connection === null) throw new Error(`${tool.name} calls Google but declares no integration`);
-      const failed = (error: HubError) => fail(withSetupUrl(error, connection, tool.requiredScopes));
-      let refreshed = false;
-      const countRequest = () => {
-        apiCalls++; // a token refresh this call made is a request to Google too
-        refreshed = true;
-      };
-      const t0 = performance.now();
-      const token = await connection.accessToken(ctx.deadline, countRequest);
-      noteTokenRefresh(ids.onGoogleAttempt, refreshed, token, t0);
-      if (!token.ok) return failed(token.error);
-      // Whose call it is: the connection's own circuit, and the Google account's quotas and cool-downs.
-      const tenant = { connectionId: connection.credentialId, account: connection.accountEmail, customerId: caller.customerId };
-      const callOnce = (accessToken: string) => {
-        const auth = deps.google.withAccessToken(accessToken);
-        return deps.upstream.call(op, (signal) => observeAttempt(ids.onGoogleAttempt, op.operation, fn(signal, auth)), {
-          deadline: ctx.deadline,
-          onAttempt: () => apiCalls++,
-          tenant,
-        });
-      };
-      let answer = await callOnce(token.value);
-      if (!answer.ok && tokenRejected(answer.error)) {
-        refreshed = false;
-        const t1 = performance.now();
-        const fresh = await connection.refresh(ctx.deadline, countRequest);
-        noteTokenRefresh(ids.onGoogleAttempt, refreshed, fresh, t1);
-        if (!fresh.ok) return failed(fresh.error);
-        answer = await callOnce(fresh.value);
-      }
-      return answer.ok ? answer : failed(answer.error);
+    get calendar() {
+      if (connection === null) throw new Error(`${tool.name} uses the calendar port but has no connection`);
+      return (calendar ??= deps.ports.calendar(connection.integration, portEnv(connection)));
+    },
+    get mail() {
+      if (connection === null) throw new Error(`${tool.name} uses the mail port but has no connection`);
+      return (mail ??= deps.ports.mail(connection.integration, portEnv(connection)));
     },
     requestId,
     idempotencyKey: request.context?.request_id ?? null,

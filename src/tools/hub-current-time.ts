@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { type Result, ok } from '../errors';
-import { googleScope } from '../integrations/integrations';
-import { accountZone } from './calendar/google';
+import { type Result, ok } from '../core/errors';
+import { googleScope } from '../integrations/catalog';
 import { timezoneInput } from './calendar/inputs';
 import { formatInZone } from './calendar/time';
 import { defineTool } from './types';
@@ -65,7 +64,7 @@ export const hubCurrentTime = defineTool({
   needsConnection: (v) => v.timezone === undefined,
   run: async (ctx, v): Promise<Result<Output>> => {
     if (v.timezone !== undefined) return ok(timeIn(ctx.now(), v.timezone, 'input'));
-    const zone = await accountZone(ctx);
+    const zone = await ctx.calendar.timeZone();
     return zone.ok ? ok(timeIn(ctx.now(), zone.value, 'calendar')) : zone; // now = after Google answered
   },
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ok } from '../errors';
+import { ok } from '../core/errors';
 import { defineTool } from './types';
 
 const input = z.strictObject({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { IntegrationId } from '../integrations/integrations';
+import type { IntegrationId } from '../core/integrations';
 import { type VersionInfo, versionInfo } from './deprecation';
 import type { AnyTool } from './types';
 import { type VersionEntry, compareDesc, parseSemver, parseToolSpec, pickVersion, statusOf, versionEntry } from './versions';

@@ -1,5 +1,4 @@
-import type { Result } from '../errors';
-import type { Connection } from './types';
+import type { Result } from '../core/errors';
 
 /**
  * A small per-process memo for facts tools look up from Google that rarely change (a mailbox's own address, a
@@ -17,7 +16,7 @@ export interface ToolCache {
  * The key of a fact about one connection. A reconnect keeps the row (and its id) but may bring another Google
  * account, so the connected account is part of the key: a fact about the old account is never served for the new.
  */
-export const connectionFactKey = (connection: Pick<Connection, 'credentialId' | 'accountEmail'>, fact: string): string =>
+export const connectionFactKey = (connection: { credentialId: string; accountEmail: string | null }, fact: string): string =>
   `${fact}\u0000${connection.credentialId}\u0000${connection.accountEmail ?? ''}`;
 
 interface Slot {

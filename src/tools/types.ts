@@ -1,12 +1,13 @@
-import type { OAuth2Client } from 'google-auth-library';
 import type { z } from 'zod';
-import type { Result } from '../errors';
-import type { GoogleClients } from '../integrations/google-clients';
-import type { IntegrationId } from '../integrations/integrations';
+import type { CalendarPort } from '../core/calendar';
+import type { MailPort } from '../core/mail';
+import type { FactCache } from '../core/fact-cache';
+import type { VendorCall } from '../core/vendor-call';
+import type { Result } from '../core/errors';
+import type { IntegrationId } from '../core/integrations';
 import type { Logger } from '../logger';
 import type { EarlierAttempt } from '../protection/idempotency-store';
-import type { WorkingHours } from '../integrations/working-hours';
-import type { UpstreamOp } from '../upstream';
+import type { WorkingHours } from '../core/working-hours';
 import type { EventIds } from './calendar/event-id';
 import type { HtmlToText } from './email/html-text';
 import type { ToolCache } from './tool-cache';
@@ -88,23 +89,39 @@ export interface ToolContext {
   settings: ToolSettings;
   /** Per-process memo for slow-changing facts (a mailbox's address, a calendar's zone); key by credential id. */
   cache: ToolCache;
-  /** googleapis / OAuth clients configured for Google or the sandbox. */
-  google: GoogleClients;
+  /**
+   * The calendar port of the connection's provider (src/core/calendar.ts), for tools of the calendar capability:
+   * every request through the connection's token, deadline, retries, breakers and budgets. Reading it without a
+   * connection is a bug (the tool declares no integration, or needsConnection said no).
+   */
+  readonly calendar: CalendarPort;
+  /** The mail port of the connection's provider (src/core/mail.ts), for tools of the mail capability; as `calendar`. */
+  readonly mail: MailPort;
   /**
    * Untrusted HTML to text in a worker pool, within this call's time budget and deadline; degrades to
    * tag-stripped text (`degraded`) rather than failing. Pass `signal` to give up on a conversion early.
    */
   htmlToText: HtmlToText;
-  /**
-   * Runs one Google call (`fn` must pass `signal` and `retry: false` to googleapis) within the deadline, with
-   * per-attempt timeouts, retries where `op` says repeating is safe, the connection's own circuit breaker and
-   * the Google-wide one (src/upstream/breakers.ts), and the account's quota cool-downs.
-   * `auth` carries the connection's current access token (refreshed first when about to expire); tools never
-   * handle tokens. When Google answers 401 although the token looked valid, the token is refreshed once and
-   * `fn` runs once more. Each attempt counts as an api call; failures come back as HubError values
-   * (RATE_LIMITED scope upstream, INTEGRATION_EXPIRED/INTEGRATION_PERMISSION_DENIED with setup_url…).
-   */
-  callGoogle<T>(op: UpstreamOp, fn: (signal: AbortSignal, auth: OAuth2Client) => Promise<T>): Promise<Result<T>>;
+}
+
+/** What a port adapter is built from for one tool call (the connection's VendorCall, the shared facts cache, the deadline). */
+export interface PortEnv {
+  call: VendorCall;
+  cache: FactCache;
+  connection: Pick<Connection, 'credentialId' | 'accountEmail' | 'scopes'>;
+  deadline: AbortSignal;
+  /** Read only when an answer does not fit (a tool call's logger is made on first use). */
+  readonly logger: Pick<Logger, 'warn'>;
+  /** Untrusted HTML to text within the call's budget (read on first use). */
+  readonly htmlToText: HtmlToText;
+  /** Longest text body returned per message. */
+  maxBodyChars: number;
+}
+
+/** Each provider's port adapters, by the connection's integration (src/providers/index.ts). */
+export interface ProviderPorts {
+  calendar(integration: IntegrationId, env: PortEnv): CalendarPort;
+  mail(integration: IntegrationId, env: PortEnv): MailPort;
 }
 
 export interface ToolSettings {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import jwt from 'jsonwebtoken';
 import { mintAdminToken, runAdminTokenCli } from '../../src/cli/admin-token';
-import { googleScope } from '../../src/integrations/integrations';
+import { googleScope } from '../../src/integrations/catalog';
 import { ADMIN_JWT_SECRET, SECRET_A, testEnv } from '../helpers/env';
 import { adminToken, asAdmin, asCustomer, bearer } from '../helpers/admin';
 import { unreachableDb } from '../helpers/db';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { googleScope } from '../../src/integrations/integrations';
+import { googleScope } from '../../src/integrations/catalog';
 import { connectToSandbox } from '../helpers/connected';
 import { ANA, calendarRequestsSince, calendarTool, connectPerson, connectWithNarrowedToken, requestLogPosition, useCalendarSuite } from '../helpers/calendar';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { createApp } from '../../src/app';
-import { googleScope } from '../../src/integrations/integrations';
+import { googleScope } from '../../src/integrations/catalog';
 import { openRedis } from '../../src/store/redis';
 import { accountKey } from '@hub/google-sandbox';
 import { BUILT_IN_TOOLS } from '../../src/tools';

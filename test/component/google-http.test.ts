@@ -4,13 +4,13 @@ import { getEventListeners } from 'node:events';
 import { Readable } from 'node:stream';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { Gaxios, GaxiosError } from 'gaxios';
-import { createGoogleClients } from '../../src/integrations/google-clients';
-import { classifyGoogleError } from '../../src/upstream/classify';
-import { MAX_ANSWER_BYTES, createGoogleHttp } from '../../src/upstream/google-http';
+import { createGoogleClients } from '../../src/providers/google/clients';
+import { classifyGoogleError } from '../../src/providers/google/errors';
+import { MAX_ANSWER_BYTES, createGoogleHttp } from '../../src/providers/google/http';
 import { testConfig } from '../helpers/env';
 
 /**
- * The Hub's HTTP transport to Google (src/upstream/google-http.ts) against gaxios' default, node-fetch: every
+ * The Hub's HTTP transport to Google (src/providers/google/http.ts) against gaxios' default, node-fetch: every
  * request shape the Hub sends arrives at a recording server byte for byte the same both ways (method, target,
  * header names, values and order, body), and every answer — plain, compressed, refused, cut off — reads the
  * same and classifies the same.

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { IntegrationId } from '../../src/integrations/integrations';
+import type { IntegrationId } from '../../src/core/integrations';
 import { adminToken } from '../helpers/admin';
 import { backToHub, connectThroughGoogle, openConnectLink } from '../helpers/connect-journey';
 import { connectToSandbox, runTool, sandboxHubEnv } from '../helpers/connected';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { googleScope } from '../../src/integrations/integrations';
+import { googleScope } from '../../src/integrations/catalog';
 import { aSetupUrl } from '../helpers/links';
 import { aCredential, anExecuteBody, GMAIL_SCOPES } from '../helpers/factories';
 import { client, serviceAuth } from '../helpers/http';

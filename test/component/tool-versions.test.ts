@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ok } from '../../src/errors';
+import { ok } from '../../src/core/errors';
 import { BUILT_IN_TOOLS } from '../../src/tools';
 import { type ToolLifecycle, defineTool } from '../../src/tools/types';
 import { client, serviceAuth } from '../helpers/http';

@@ -1,4 +1,4 @@
-import type { WorkingHours } from '../../src/integrations/working-hours';
+import type { WorkingHours } from '../../src/core/working-hours';
 import { storageKey } from '../../src/protection/idempotency-store';
 import type { Db } from '../../src/store/db';
 import { type Connected, connectToSandbox, runTool, sandboxHubEnv } from './connected';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { IntegrationId } from '../../src/integrations/integrations';
+import type { IntegrationId } from '../../src/core/integrations';
 import type { CredentialRecord } from '../../src/store/credential-store';
 import { CALENDAR_SCOPES, GMAIL_SCOPES, aCredential } from './factories';
 import { client, serviceAuth } from './http';

@@ -1,5 +1,5 @@
 import { accountKey, renderRawMessage } from '@hub/google-sandbox';
-import { type GmailMessage, messageSchema } from '../../src/tools/email/gmail-schemas';
+import { type GmailMessage, messageSchema } from '../../src/providers/google/gmail-schemas';
 import { type Connected, connectToSandbox, runTool } from './connected';
 import type { TestHub } from './hub';
 import { SCOPES, type TestSandbox } from './sandbox';

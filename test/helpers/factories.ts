@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { googleScope } from '../../src/integrations/integrations';
+import { googleScope } from '../../src/integrations/catalog';
 import type { CredentialInput } from '../../src/store/credential-store';
 
 /** Token shapes like Google's, so the log scrubbing is tested against what real tokens look like. */

@@ -1,5 +1,5 @@
 import { type ConnectLink, type LinkOrigin, createConnectLinks } from '../../src/integrations/connect-links';
-import type { IntegrationId } from '../../src/integrations/integrations';
+import type { IntegrationId } from '../../src/core/integrations';
 import { testConfig } from './env';
 
 /** Reads a connect link (setup_url) the way the Hub does, with the test configuration's keys. */

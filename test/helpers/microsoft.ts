@@ -1,6 +1,6 @@
 import { MS_DEMO_ACCOUNTS, MS_SANDBOX_DEFAULT_APP, type RunningSandbox, type Sandbox, createSandbox, populateDemoWorld } from '@hub/microsoft-sandbox';
 import type { VendorCall } from '../../src/core/vendor-call';
-import { fail, ok } from '../../src/errors';
+import { fail, ok } from '../../src/core/errors';
 import { classifyGraphError } from '../../src/providers/microsoft/graph-errors';
 
 /**

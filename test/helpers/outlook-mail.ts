@@ -1,7 +1,7 @@
 import pino from 'pino';
 import type { MailPort } from '../../src/core/mail';
 import type { VendorCall } from '../../src/core/vendor-call';
-import { fail, ok } from '../../src/errors';
+import { fail, ok } from '../../src/core/errors';
 import { classifyGraphError } from '../../src/providers/microsoft/graph-errors';
 import { type GraphMailDeps, createGraphMail } from '../../src/providers/microsoft/mail-graph';
 import { type HtmlConverter, createHtmlConverter } from '../../src/tools/email/html-text';

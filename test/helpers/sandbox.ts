@@ -1,5 +1,5 @@
 import { loadConfig } from '../../src/config';
-import { type GoogleClients, createGoogleClients } from '../../src/integrations/google-clients';
+import { type GoogleClients, createGoogleClients } from '../../src/providers/google/clients';
 import { type RunningSandbox, type Sandbox, type SandboxOptions, type World, createSandbox } from '@hub/google-sandbox';
 import { testEnv } from './env';
 

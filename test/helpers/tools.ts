@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { fail, hubError, ok } from '../../src/errors';
-import { googleScope } from '../../src/integrations/integrations';
+import { fail, hubError, ok } from '../../src/core/errors';
+import { googleScope } from '../../src/integrations/catalog';
+import { connectionFactKey } from '../../src/tools/tool-cache';
 import { defineTool } from '../../src/tools/types';
 
 /**
@@ -105,7 +106,11 @@ export const writeTool = defineTool({
   },
 });
 
-/** Reads the account's time zone from Google (the sandbox) through ctx.callGoogle, as real tools will. */
+/**
+ * Reads the account's time zone from Google (the sandbox) through the calendar port, as real tools do — asking
+ * Google every time (the port memoises the zone per connection; this tool forgets it first), so each call makes
+ * one request and exercises the token's refresh.
+ */
 export const calendarTimezone = defineTool({
   name: 'test_calendar_timezone',
   version: '1.0.0',
@@ -116,10 +121,9 @@ export const calendarTimezone = defineTool({
   input: z.strictObject({}),
   output: z.object({ time_zone: z.string() }),
   run: async (ctx) => {
-    const answer = await ctx.callGoogle({ integration: 'google_calendar', operation: 'calendar.settings.get', idempotent: true }, (signal, auth) =>
-      ctx.google.calendar(auth).settings.get({ setting: 'timezone' }, { signal, retry: false }),
-    );
-    return answer.ok ? ok({ time_zone: answer.value.data.value ?? '' }) : answer;
+    ctx.cache.forget(connectionFactKey(ctx.connection!, 'calendar:timezone'));
+    const zone = await ctx.calendar.timeZone();
+    return zone.ok ? ok({ time_zone: zone.value }) : zone;
   },
 });
 

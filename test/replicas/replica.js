@@ -6,7 +6,7 @@
 const { createHash } = require('node:crypto');
 const { z } = require('zod');
 const { loadConfigOrExit } = require('../../dist/src/config');
-const { ok } = require('../../dist/src/errors');
+const { ok } = require('../../dist/src/core/errors');
 const { exitOnStartFailure, startHub, stopOnSignals } = require('../../dist/src/server');
 const { BUILT_IN_TOOLS } = require('../../dist/src/tools');
 

@@ -1,5 +1,5 @@
 import { GaxiosError, type GaxiosOptionsPrepared, type GaxiosResponse } from 'gaxios';
-import { classifyGoogleError } from '../../src/upstream';
+import { classifyGoogleError } from '../../src/providers/google/errors';
 import { scrubLine } from '../../src/logger';
 import { MAX_NESTING, nestingDepth, stripTags } from '../../src/workers/html-to-text';
 

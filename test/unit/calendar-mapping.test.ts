@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { type EventIdSource, base32hex, deriveEventId, isGoogleEventId } from '../../src/tools/calendar/event-id';
-import { busyByCalendar, googleEventSchema, mergeIntervals, subtractIntervals, toEventResult } from '../../src/tools/calendar/mapping';
-import { parseGoogle } from '../../src/tools/google-answer';
+import { busyByCalendar, googleEventSchema, toAgendaEvent, toCalendarEvent } from '../../src/providers/google/calendar-answers';
+import { mergeIntervals, subtractIntervals, toEventResult } from '../../src/tools/calendar/mapping';
+import { parseGoogle } from '../../src/providers/google/answers';
 import { firmnessOf, organizerTime } from '../../src/tools/calendar/organizer-events';
 
 const t = (s: string) => Date.parse(s);
@@ -49,13 +50,15 @@ describe('event id derivation', () => {
 describe('Google → contract', () => {
   test('when an event is mapped, then only the contract fields leave, attendees with their answers', () => {
     expect(
-      toEventResult({
-        id: 'abc123',
-        htmlLink: 'https://www.google.com/calendar/event?eid=abc',
-        status: 'confirmed',
-        summary: 'secret stays inside',
-        attendees: [{ email: 'john@example.com', responseStatus: 'needsAction' }],
-      }),
+      toEventResult(
+        toCalendarEvent({
+          id: 'abc123',
+          htmlLink: 'https://www.google.com/calendar/event?eid=abc',
+          status: 'confirmed',
+          summary: 'secret stays inside',
+          attendees: [{ email: 'john@example.com', responseStatus: 'needsAction' }],
+        }),
+      ),
     ).toEqual({
       event_id: 'abc123',
       html_link: 'https://www.google.com/calendar/event?eid=abc',
@@ -106,13 +109,14 @@ describe('Google → contract', () => {
 });
 
 describe("the organizer's own time", () => {
-  const ev = (id: string, start: string, end: string, extra: Record<string, unknown> = {}) => ({
-    id,
-    status: 'confirmed' as const,
-    start: { dateTime: start },
-    end: { dateTime: end },
-    ...extra,
-  });
+  const ev = (id: string, start: string, end: string, extra: Record<string, unknown> = {}) =>
+    toAgendaEvent({
+      id,
+      status: 'confirmed' as const,
+      start: { dateTime: start },
+      end: { dateTime: end },
+      ...extra,
+    });
 
   test('when events are unanswered, tentative, declined, transparent or cancelled, then they are tentative or free accordingly', () => {
     expect(firmnessOf(ev('a', '', '', { attendees: [{ self: true, responseStatus: 'needsAction' }] }))).toBe('tentative');

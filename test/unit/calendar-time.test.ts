@@ -1,4 +1,4 @@
-import { DEFAULT_WORKING_HOURS } from '../../src/integrations/working-hours';
+import { DEFAULT_WORKING_HOURS } from '../../src/core/working-hours';
 import { DateTime } from 'luxon';
 import { formatInZone, isCivilDate, isIanaZone, offsetDateTimeMs, resolveRange, startOfLocalDay } from '../../src/tools/calendar/time';
 import { workingWindows } from '../../src/tools/calendar/windows';

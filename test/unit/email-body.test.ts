@@ -1,9 +1,9 @@
 import { headerAddresses, headerValueProblem, parseRecipient } from '../../src/tools/email/addresses';
-import { bodySource, charsetOf, decodeCharset, hasAttachments, listAttachments, partText, truncate } from '../../src/tools/email/body';
+import { bodySource, charsetOf, decodeCharset, hasAttachments, listAttachments, partText, truncate } from '../../src/providers/google/gmail-body';
 import { mapBounded } from '../../src/tools/email/concurrency';
-import { fail, hubError, ok } from '../../src/errors';
+import { fail, hubError, ok } from '../../src/core/errors';
 import { htmlToText } from '../../src/workers/html-to-text';
-import { snippetText } from '../../src/tools/email/map';
+import { snippetText } from '../../src/providers/google/gmail-map';
 import { gmailRendered, rfc822 } from '../helpers/email';
 
 const textOf = (raw: string) => {

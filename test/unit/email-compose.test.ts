@@ -1,8 +1,8 @@
-import { buildRawMessage } from '../../src/tools/email/compose';
+import { buildRawMessage } from '../../src/providers/google/gmail-compose';
 import { htmlToText } from '../../src/workers/html-to-text';
 import { baseSubject, replyHeaders, replySubject } from '../../src/tools/email/threading';
-import { bodySource, partText } from '../../src/tools/email/body';
-import { headerOf } from '../../src/tools/email/gmail-schemas';
+import { bodySource, partText } from '../../src/providers/google/gmail-body';
+import { headerOf } from '../../src/providers/google/gmail-schemas';
 import { gmailRendered, rawHeader } from '../helpers/email';
 
 const base = { cc: [], bcc: [], bodyType: 'text' as const, messageIdDomain: 'acme.example' };

@@ -1,6 +1,6 @@
-import { isoDate } from '../../src/tools/email/gmail';
-import type { GmailMessage } from '../../src/tools/email/gmail-schemas';
-import { repliesSince, toSummary } from '../../src/tools/email/map';
+import { isoDate } from '../../src/providers/google/gmail-request';
+import type { GmailMessage } from '../../src/providers/google/gmail-schemas';
+import { repliesSince, toSummary } from '../../src/providers/google/gmail-map';
 
 const msg = (id: string, from: string, at: string, labelIds: string[] = ['INBOX']): GmailMessage => ({
   id,

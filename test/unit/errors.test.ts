@@ -1,4 +1,4 @@
-import { ERROR_CODES, codeToStatus, defaultRetryable, hubError } from '../../src/errors';
+import { ERROR_CODES, codeToStatus, defaultRetryable, hubError } from '../../src/core/errors';
 
 describe('error codes', () => {
   it('when each code is mapped, then it has the status the contract and the Hub document', () => {

@@ -1,4 +1,4 @@
-import { createGoogleClients } from '../../src/integrations/google-clients';
+import { createGoogleClients } from '../../src/providers/google/clients';
 import { testConfig } from '../helpers/env';
 
 describe('Google clients per access token', () => {

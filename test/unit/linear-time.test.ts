@@ -1,6 +1,6 @@
 import { headerAddresses } from '../../src/tools/email/addresses';
-import { charsetOf } from '../../src/tools/email/body';
-import { snippetText } from '../../src/tools/email/map';
+import { charsetOf } from '../../src/providers/google/gmail-body';
+import { snippetText } from '../../src/providers/google/gmail-map';
 import { baseSubject, messageIds } from '../../src/tools/email/threading';
 import { planSearch } from '../../src/providers/microsoft/search-plan';
 

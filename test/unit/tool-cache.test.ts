@@ -1,4 +1,4 @@
-import { fail, hubError, ok } from '../../src/errors';
+import { fail, hubError, ok } from '../../src/core/errors';
 import { createToolCache } from '../../src/tools/tool-cache';
 
 /** The per-process memo tools keep slow-changing Google facts in. */

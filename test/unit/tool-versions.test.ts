@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ok } from '../../src/errors';
+import { ok } from '../../src/core/errors';
 import { createToolRegistry } from '../../src/tools/registry';
 import { type ToolLifecycle, defineTool } from '../../src/tools/types';
 import { parseToolSpec } from '../../src/tools/versions';

@@ -2,7 +2,8 @@ import { ConfigError, loadConfig } from '../../src/config';
 import { createCooldowns, isReadOperation, isSendOperation } from '../../src/protection/cooldowns';
 import { MAX_WAITERS_PER_MAILBOX, createMailboxGate } from '../../src/protection/mailbox-gate';
 import { gmailUnitCost } from '../../src/protection/mailbox-quota';
-import { RATE_LIMIT_MIN_WAIT_MS, createBreakers, rateLimitWaitMs, retryAfterFromMessage } from '../../src/upstream';
+import { retryAfterFromMessage } from '../../src/providers/google/errors';
+import { RATE_LIMIT_MIN_WAIT_MS, createBreakers, rateLimitWaitMs } from '../../src/resilience';
 import { testEnv } from '../helpers/env';
 import { captureLogs } from '../helpers/logs';
 

@@ -1,17 +1,9 @@
 import { TaskCancelledError } from 'cockatiel';
 import { GaxiosError, type GaxiosOptionsPrepared, type GaxiosResponse } from 'gaxios';
 import type { UpstreamConfig } from '../../src/config';
-import {
-  type FailureKind,
-  backoffCeilingMs,
-  classifyGoogleError,
-  createUpstream,
-  isUpstreamFailure,
-  jitteredBackoffMs,
-  mayRetry,
-  retryAfterSeconds,
-  retryWaitMs,
-} from '../../src/upstream';
+import { classifyGoogleError, isUpstreamFailure } from '../../src/providers/google/errors';
+import { createUpstream } from '../../src/providers/google/resilience';
+import { type FailureKind, backoffCeilingMs, jitteredBackoffMs, mayRetry, retryAfterSeconds, retryWaitMs } from '../../src/resilience';
 import { testConfig } from '../helpers/env';
 import { captureLogs } from '../helpers/logs';
 

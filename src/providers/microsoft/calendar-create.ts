@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { CreateOptions, CreatedEvent, EventDraft } from '../../core/calendar';
-import { type HubError, type Result, fail, hubError, ok } from '../../errors';
+import { type HubError, type Result, fail, hubError, ok } from '../../core/errors';
 import { EVENT_SELECT, type GraphEvent, graphEventSchema, toCalendarEvent } from './calendar-answers';
 import { eventsPath } from './calendar-events';
 import { type Graph, unexpectedAnswer } from './calendar-graph';

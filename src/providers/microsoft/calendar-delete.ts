@@ -1,5 +1,5 @@
 import type { WriteOptions } from '../../core/calendar';
-import { type Result, fail, ok } from '../../errors';
+import { type Result, fail, ok } from '../../core/errors';
 import { eventPath, readRaw } from './calendar-events';
 import type { Graph } from './calendar-graph';
 import { createdRecently, deleteRecord, isPlain404, settle } from './calendar-memory';

@@ -1,5 +1,5 @@
 import type { CalendarEvent } from '../../core/calendar';
-import { type HubError, type Result, fail, hubError, ok } from '../../errors';
+import { type HubError, type Result, fail, hubError, ok } from '../../core/errors';
 import { EVENT_SELECT, type GraphEvent, graphEventSchema, toCalendarEvent } from './calendar-answers';
 import { type Graph, calendarPath, idSegment, unexpectedAnswer } from './calendar-graph';
 

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import type { CalendarBusy, EventTime, Interval } from '../../core/calendar';
-import { type Result, fail, ok } from '../../errors';
+import { type Result, fail, ok } from '../../core/errors';
 import { instantOf } from './calendar-answers';
 import { type Graph, calendarPath, unexpectedAnswer } from './calendar-graph';
 import { inTurns, mergeIntervals, windowsOf } from './calendar-intervals';

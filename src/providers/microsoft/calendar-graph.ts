@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { VendorCall } from '../../core/vendor-call';
-import { type HubError, type Result, fail, hubError, ok } from '../../errors';
+import { type HubError, type Result, fail, hubError, ok } from '../../core/errors';
 import type { Logger } from '../../logger';
 import { type GraphAnswer, type GraphRequest, graphFetch } from './graph-request';
 

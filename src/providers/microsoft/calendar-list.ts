@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ACCESS_ROLES, type AccessRole, type CalendarInfo } from '../../core/calendar';
-import { type Result, fail, ok } from '../../errors';
+import { type Result, fail, ok } from '../../core/errors';
 import { type Graph, unexpectedAnswer } from './calendar-graph';
 import type { GraphRequest } from './graph-request';
 

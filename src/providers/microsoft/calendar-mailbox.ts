@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { WorkingHoursFact } from '../../core/calendar';
-import { type HubError, type Result, fail, hubError, ok } from '../../errors';
+import { type HubError, type Result, fail, hubError, ok } from '../../core/errors';
 import { type Graph, factKey } from './calendar-graph';
 import { ianaZoneOf } from './time-zones';
 

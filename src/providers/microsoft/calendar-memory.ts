@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type HubError, type Result, fail, ok } from '../../errors';
+import { type HubError, type Result, fail, ok } from '../../core/errors';
 import { type GraphCalendarDeps, factKey } from './calendar-graph';
 
 /**

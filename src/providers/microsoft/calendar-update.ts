@@ -1,5 +1,5 @@
 import type { CalendarEvent, EventChanges, WriteOptions } from '../../core/calendar';
-import { type HubError, type Result, fail, hubError } from '../../errors';
+import { type HubError, type Result, fail, hubError } from '../../core/errors';
 import { type GraphEvent, graphEventSchema, instantOf } from './calendar-answers';
 import { eventPath, mapped, readRaw } from './calendar-events';
 import { type Graph, unexpectedAnswer } from './calendar-graph';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AgendaEvent, Interval } from '../../core/calendar';
-import { type Result, fail, ok } from '../../errors';
+import { type Result, fail, ok } from '../../core/errors';
 import { AGENDA_SELECT, agendaRowSchema, toAgendaEvent } from './calendar-answers';
 import { type Graph, unexpectedAnswer } from './calendar-graph';
 import type { GraphRequest } from './graph-request';

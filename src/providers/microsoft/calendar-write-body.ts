@@ -1,5 +1,5 @@
 import type { EventChanges } from '../../core/calendar';
-import { type HubError, type Result, fail, hubError, ok } from '../../errors';
+import { type HubError, type Result, fail, hubError, ok } from '../../core/errors';
 import type { GraphAttendee } from './calendar-answers';
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CalendarPort } from '../../core/calendar';
-import { type Result, ok } from '../../errors';
+import { type Result, ok } from '../../core/errors';
 import { createEvent } from './calendar-create';
 import { deleteEvent } from './calendar-delete';
 import { eventPath, mapped, readRaw } from './calendar-events';

@@ -1,6 +1,6 @@
 import { TaskCancelledError } from 'cockatiel';
-import { hubError } from '../../errors';
-import { type ClassifiedFailure, type ClassifyOptions, DeadlineExceededError, NEVER_SENT_CODES, RefusedLocally, errorCode } from '../../upstream/classify';
+import { hubError } from '../../core/errors';
+import { type ClassifiedFailure, type ClassifyOptions, DeadlineExceededError, NEVER_SENT_CODES, RefusedLocally, errorCode } from '../../resilience/failures';
 import { GraphError } from './graph-request';
 
 /**

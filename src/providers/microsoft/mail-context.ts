@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { VendorCall, VendorOp } from '../../core/vendor-call';
-import { type HubError, type Result, hubError, ok } from '../../errors';
+import { type HubError, type Result, hubError, ok } from '../../core/errors';
 import type { Logger } from '../../logger';
 import type { HtmlToText } from '../../tools/email/html-text';
 import type { ToolCache } from '../../tools/tool-cache';

@@ -1,5 +1,5 @@
 import type { AttachmentInfo, MessageBody, MessageDetail, MessageSummary, ReplyTarget, ThreadMessage } from '../../core/mail';
-import { type Result, fail, ok } from '../../errors';
+import { type Result, fail, ok } from '../../core/errors';
 import { connectionFactKey } from '../../tools/tool-cache';
 import { GRAPH_ID, type MailContext, hasAnyScope, isoUtc, messagePath, notFound, notFoundAs, odataString, unexpectedAnswer } from './mail-context';
 import { type GraphMessage, attachmentListSchema, folderSchema, messageListSchema, messageSchema, noContent, userSchema } from './mail-schemas';

@@ -1,6 +1,6 @@
 import type { MessageBody, MessageSummary, SearchOptions, SearchPage } from '../../core/mail';
-import { type HubError, type Result, fail, ok } from '../../errors';
-import { validationError } from '../../http/validation';
+import { type HubError, type Result, fail, ok } from '../../core/errors';
+import { validationError } from '../../core/validation';
 import { type MailContext, odataString, unexpectedAnswer } from './mail-context';
 import { bodyOf, folderId, ownAddress, toSummary } from './mail-read';
 import { type GraphMessage, SUMMARY_FIELDS, messageListSchema } from './mail-schemas';

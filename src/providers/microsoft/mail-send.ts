@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { OutgoingMail, ReplyTarget, SentLookup, SentRef } from '../../core/mail';
-import { type HubError, type Result, fail, hubError, ok } from '../../errors';
+import { type HubError, type Result, fail, hubError, ok } from '../../core/errors';
 import { GRAPH_ID, type MailContext, hasAnyScope, messagePath, notFound, notFoundAs, odataString } from './mail-context';
 import { messageListSchema, messageSchema, noContent } from './mail-schemas';
 

@@ -1,5 +1,5 @@
 import type { RefreshOutcome } from '../../core/provider';
-import { hubError } from '../../errors';
+import { hubError } from '../../core/errors';
 
 /**
  * The rule a connection store must follow with a vendor that rotates refresh tokens, as Microsoft does

@@ -1,6 +1,6 @@
 import type { MicrosoftConfig } from '../../config/microsoft';
 import type { RefreshOutcome } from '../../core/provider';
-import { hubError } from '../../errors';
+import { hubError } from '../../core/errors';
 import { describeAadError, isTransient, refusalCauseOf } from './aadsts';
 import { grantedGraphScopes } from './scopes';
 import { type TokenResponse, postTokenRequest, tokenAnswerSchema } from './token-endpoint';

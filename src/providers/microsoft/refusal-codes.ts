@@ -1,5 +1,5 @@
 import type { RefusalCause } from '../../core/provider';
-import { type HubError, hubError } from '../../errors';
+import { type HubError, hubError } from '../../core/errors';
 
 /**
  * Every AADSTS number a refresh_token grant can meet that ends the grant for good, one row each: the number, its

@@ -5,7 +5,7 @@ import { serviceKeyView } from '../../access/views';
 import { sendError } from '../../http/envelope';
 import { requestLogger } from '../../http/request-context';
 import { sendJson } from '../../http/respond';
-import { toIssues, validationError } from '../../http/validation';
+import { toIssues, validationError } from '../../core/validation';
 import { storeUnavailable } from '../../integrations/connections';
 import { PRINTABLE } from '../../printable';
 import { type ServiceKeyRouteDeps, adminOnly } from './service-key-routes';

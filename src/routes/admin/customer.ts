@@ -4,7 +4,7 @@ import { actorOf, mayActOn, principalOf } from '../../auth/admin-access';
 import { sendError } from '../../http/envelope';
 import { requestLogger } from '../../http/request-context';
 import { sendJson } from '../../http/respond';
-import { PARSE_OPTIONS, parseParamsAndQuery, toIssues, validationError } from '../../http/validation';
+import { PARSE_OPTIONS, parseParamsAndQuery, toIssues, validationError } from '../../core/validation';
 import { storeUnavailable } from '../../integrations/connections';
 import type { Logger } from '../../logger';
 import type { PolicyStore, StoredPolicy } from '../../access/policy-store';

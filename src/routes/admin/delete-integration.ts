@@ -4,9 +4,9 @@ import { actorOf, mayActOn, principalOf } from '../../auth/admin-access';
 import { sendError } from '../../http/envelope';
 import { requestLogger } from '../../http/request-context';
 import { sendJson } from '../../http/respond';
-import { parseParamsAndQuery } from '../../http/validation';
+import { parseParamsAndQuery } from '../../core/validation';
 import type { Disconnect } from '../../integrations/disconnect';
-import { INTEGRATION_IDS } from '../../integrations/integrations';
+import { INTEGRATION_IDS } from '../../core/integrations';
 import type { Logger } from '../../logger';
 import { userIdSchema } from '../../tools/execute-request';
 

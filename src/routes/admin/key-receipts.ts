@@ -1,11 +1,11 @@
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
 import { decodeCursor, listReceipts } from '../../audit/receipt-queries';
-import { hubError } from '../../errors';
+import { hubError } from '../../core/errors';
 import { sendError } from '../../http/envelope';
 import { requestLogger } from '../../http/request-context';
 import { sendJson } from '../../http/respond';
-import { parseParamsAndQuery } from '../../http/validation';
+import { parseParamsAndQuery } from '../../core/validation';
 import { storeUnavailable } from '../../integrations/connections';
 import { type ServiceKeyRouteDeps, adminOnly, idParam, keyNotFound } from './service-key-routes';
 import type { Db } from '../../store/db';

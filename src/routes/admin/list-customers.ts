@@ -4,7 +4,7 @@ import { principalOf } from '../../auth/admin-access';
 import { sendError } from '../../http/envelope';
 import { requestLogger } from '../../http/request-context';
 import { sendJson } from '../../http/respond';
-import { parseParamsAndQuery } from '../../http/validation';
+import { parseParamsAndQuery } from '../../core/validation';
 import { storeUnavailable } from '../../integrations/connections';
 import { type GrantPolicy, grantHealth } from '../../integrations/grant-health';
 import { connectionState } from '../../integrations/status';

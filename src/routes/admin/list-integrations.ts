@@ -4,7 +4,7 @@ import { mayActOn, principalOf } from '../../auth/admin-access';
 import { sendError } from '../../http/envelope';
 import { requestLogger } from '../../http/request-context';
 import { sendJson } from '../../http/respond';
-import { parseParamsAndQuery } from '../../http/validation';
+import { parseParamsAndQuery } from '../../core/validation';
 import { describeConnections } from '../../integrations/connection-list';
 import { storeUnavailable } from '../../integrations/connections';
 import type { GrantPolicy } from '../../integrations/grant-health';

@@ -5,7 +5,7 @@ import { overview } from '../../audit/overview-queries';
 import { sendError } from '../../http/envelope';
 import { requestLogger } from '../../http/request-context';
 import { sendJson } from '../../http/respond';
-import { parseParamsAndQuery } from '../../http/validation';
+import { parseParamsAndQuery } from '../../core/validation';
 import { storeUnavailable } from '../../integrations/connections';
 import type { Logger } from '../../logger';
 import type { Db } from '../../store/db';

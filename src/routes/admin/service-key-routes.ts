@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import { z } from 'zod';
 import type { Access } from '../../access';
 import { principalOf } from '../../auth/admin-access';
-import { type HubError, hubError } from '../../errors';
+import { type HubError, hubError } from '../../core/errors';
 import type { Logger } from '../../logger';
 import type { ToolRegistry } from '../../tools/registry';
 

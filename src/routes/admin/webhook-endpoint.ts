@@ -1,11 +1,11 @@
 import type { RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import { actorOf, mayActOn, principalOf } from '../../auth/admin-access';
-import { hubError } from '../../errors';
+import { hubError } from '../../core/errors';
 import { sendError } from '../../http/envelope';
 import { requestLogger } from '../../http/request-context';
 import { sendJson } from '../../http/respond';
-import { parseParamsAndQuery, toIssues, validationError } from '../../http/validation';
+import { parseParamsAndQuery, toIssues, validationError } from '../../core/validation';
 import { storeUnavailable } from '../../integrations/connections';
 import type { Logger } from '../../logger';
 import type { Endpoint, Endpoints } from '../../webhooks/endpoints';

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { clearSessionCookie, csrfMatches } from '../../console/sessions';
 import { CSRF_HEADER } from '../../auth/admin-session-auth';
-import { hubError } from '../../errors';
+import { hubError } from '../../core/errors';
 import { sendError } from '../../http/envelope';
 import { sendJson } from '../../http/respond';
 import { type ConsoleDeps, sessionOf } from './deps';

@@ -4,7 +4,7 @@ import type { Policies } from '../../access/policy-cache';
 import { sendError } from '../../http/envelope';
 import { requestLogger } from '../../http/request-context';
 import { sendJson } from '../../http/respond';
-import { toIssues, validationError } from '../../http/validation';
+import { toIssues, validationError } from '../../core/validation';
 import type { Logger } from '../../logger';
 import type { CatalogEntry } from '../../tools/catalog';
 import { catalogPolicy, visibleTools } from '../../tools/catalog-view';

@@ -7,7 +7,7 @@ import { sendError } from '../../http/envelope';
 import { sendJson } from '../../http/respond';
 import { requestLogger } from '../../http/request-context';
 import type { Logger } from '../../logger';
-import { parseParamsAndQuery } from '../../http/validation';
+import { parseParamsAndQuery } from '../../core/validation';
 import { storeUnavailable } from '../../integrations/connections';
 import type { GrantPolicy } from '../../integrations/grant-health';
 import type { SetupUrlFor } from '../../integrations/setup-url';

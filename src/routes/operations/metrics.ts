@@ -1,6 +1,6 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { HubFailure, hubError } from '../../errors';
+import { HubFailure, hubError } from '../../core/errors';
 import { sendText } from '../../http/respond';
 import type { HubMetrics } from '../../observability/metrics';
 

@@ -1,16 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { type Result, fail, hubError, ok } from '../../errors';
-import { googleScope } from '../../integrations/integrations';
-import { type ToolContext, defineTool } from '../types';
-import { checkTimes, toGoogleEventBody } from './event-input';
-import { attendeesInput, calendarIdInput, dateTimeInput, descriptionInput, locationInput, sendNotificationsInput, sendUpdatesOf, titleInput } from './inputs';
-import { parseGoogle } from '../google-answer';
-import { type EventResult, type GoogleEvent, eventResultSchema, eventTimeMs, googleEventSchema, toEventResult } from './mapping';
-import { getEvent } from './google';
-import { base32hex } from './event-id';
-import { eventNotFound } from './not-found';
-import { rememberCreated, settle } from './settle';
+import type { CalendarEvent } from '../../core/calendar';
+import { fail, hubError, ok } from '../../core/errors';
+import { googleScope } from '../../integrations/catalog';
+import { defineTool } from '../types';
+import { checkTimes } from './event-input';
+import { attendeesInput, calendarIdInput, dateTimeInput, descriptionInput, locationInput, sendNotificationsInput, titleInput } from './inputs';
+import { eventResultSchema, eventTimeMs, toEventResult } from './mapping';
 import { offsetDateTimeMs } from './time';
 
 const input = z
@@ -29,28 +24,9 @@ const input = z
   });
 type Input = z.infer<typeof input>;
 
-/**
- * A retried create found its event already at Google (the deterministic id): answer with that event — unless
- * the request_id was reused for a different event, which must not silently return the first one. Google's 409
- * proves the event exists, so a 404 from the read is its lag (settle.ts), not absence.
- */
-async function existingEvent(ctx: ToolContext, calendarId: string, eventId: string, args: Input): Promise<Result<EventResult>> {
-  const got = await settle(ctx, true, () => getEvent(ctx, calendarId, eventId));
-  if (!got.ok) return got.error.code === 'RESOURCE_NOT_FOUND' ? fail(eventNotFound(got.error, eventId, calendarId)) : got;
-  const event = got;
-  if (!sameEvent(event.value, args)) {
-    return fail(
-      hubError('CONFLICT', 'This request_id already created a different event; use a new request_id for a new event', {
-        retryable: false,
-        details: { reason: 'request_id_reused', event_id: eventId },
-      }),
-    );
-  }
-  return ok(toEventResult(event.value));
-}
-
-const sameEvent = (event: GoogleEvent, args: Input) =>
-  event.summary === args.title && eventTimeMs(event.start) === offsetDateTimeMs(args.start) && eventTimeMs(event.end) === offsetDateTimeMs(args.end);
+/** A repeat of the create met the event it made before: the same request_id must not stand for a different event. */
+const sameEvent = (event: CalendarEvent, args: Input) =>
+  event.title === (args.title ?? null) && eventTimeMs(event.start) === offsetDateTimeMs(args.start) && eventTimeMs(event.end) === offsetDateTimeMs(args.end);
 
 export const calendarCreateEvent = defineTool({
   name: 'calendar_create_event',
@@ -71,32 +47,34 @@ export const calendarCreateEvent = defineTool({
   output: eventResultSchema,
   run: async (ctx, args) => {
     const calendarId = args.calendar_id ?? 'primary';
-    let id: string | null = null;
+    let dedupKey: string | null = null;
     if (ctx.idempotencyKey !== null) {
       const derived = await ctx.settings.eventIds.derive({ customerId: ctx.customerId, userId: ctx.userId, calendarId, requestId: ctx.idempotencyKey });
       if (!derived.ok) return derived;
-      id = derived.value; // null: the key is unreadable on this replica (logged); a random id below
+      dedupKey = derived.value; // null: the key is unreadable on this replica (logged); the adapter picks a random one
     }
-    // Without a request_id (or its key) the call still names its event: a random id (160 bits, base32hex as
-    // Google requires), so the Hub's own retry after a 5xx or a timeout that Google had in fact applied meets
-    // 409 `duplicate` and reads the event back instead of creating a second one. Only the agent's own repeat
-    // of the whole call — a new call, a new id — can still duplicate; context.request_id closes that too.
-    id ??= base32hex(randomBytes(20));
-    const body = { ...toGoogleEventBody(args), id };
-    // With a client-chosen id a repeat cannot duplicate the event (Google answers 409), so retrying is safe.
-    const inserted = await ctx.callGoogle({ integration: 'google_calendar', operation: 'calendar.events.insert', idempotent: true }, (signal, auth) =>
-      ctx.google.calendar(auth).events.insert({ calendarId, sendUpdates: sendUpdatesOf(args.send_notifications), requestBody: body }, { signal, retry: false }),
+    const created = await ctx.calendar.createEvent(
+      calendarId,
+      {
+        title: args.title,
+        start: args.start,
+        end: args.end,
+        ...(args.description !== undefined ? { description: args.description } : {}),
+        ...(args.location !== undefined ? { location: args.location } : {}),
+        ...(args.attendees !== undefined ? { attendees: args.attendees } : {}),
+      },
+      { dedupKey, ...(args.send_notifications !== undefined ? { notify: args.send_notifications } : {}) },
     );
-    if (!inserted.ok) {
-      const { error } = inserted;
-      if (error.code !== 'CONFLICT' || error.details?.reason !== 'duplicate') return inserted;
-      const existing = await existingEvent(ctx, calendarId, id, args);
-      if (existing.ok) await rememberCreated(ctx, calendarId, id);
-      return existing;
+    if (!created.ok) return created;
+    const { event, replayed } = created.value;
+    if (replayed && !sameEvent(event, args)) {
+      return fail(
+        hubError('CONFLICT', 'This request_id already created a different event; use a new request_id for a new event', {
+          retryable: false,
+          details: { reason: 'request_id_reused', event_id: event.id },
+        }),
+      );
     }
-    const event = parseGoogle(googleEventSchema, inserted.value.data, 'calendar.events.insert', ctx);
-    if (!event.ok) return event;
-    await rememberCreated(ctx, calendarId, event.value.id);
-    return ok(toEventResult(event.value));
+    return ok(toEventResult(event));
   },
 });

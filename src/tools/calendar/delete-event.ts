@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import { fail, ok } from '../../errors';
-import { googleScope } from '../../integrations/integrations';
+import { ok } from '../../core/errors';
+import { googleScope } from '../../integrations/catalog';
 import { defineTool } from '../types';
-import { calendarIdInput, eventIdInput, sendNotificationsInput, sendUpdatesOf } from './inputs';
-import { eventNotFound } from './not-found';
-import { createdRecently, settle } from './settle';
+import { calendarIdInput, eventIdInput, sendNotificationsInput } from './inputs';
 
 const input = z.strictObject({
   event_id: eventIdInput,
@@ -33,20 +31,8 @@ export const calendarDeleteEvent = defineTool({
   output,
   run: async (ctx, args) => {
     const calendarId = args.calendar_id ?? 'primary';
-    // Deleting twice ends in the same state (Google answers 410 the second time): safe to retry. Right after
-    // this Hub created the event, Google's 404 may be its lag (settle.ts).
-    const deleted = await settle(ctx, await createdRecently(ctx, calendarId, args.event_id), () =>
-      ctx.callGoogle({ integration: 'google_calendar', operation: 'calendar.events.delete', idempotent: true }, (signal, auth) =>
-        ctx.google
-          .calendar(auth)
-          .events.delete({ calendarId, eventId: args.event_id, sendUpdates: sendUpdatesOf(args.send_notifications) }, { signal, retry: false }),
-      ),
-    );
-    if (deleted.ok) return ok({ event_id: args.event_id, deleted: true as const });
-    const { error } = deleted;
-    if (error.code !== 'RESOURCE_NOT_FOUND') return deleted;
-    // Google keeps a deleted event's id and answers 410 Gone for it; 404 means it never existed (here).
-    if (error.details?.upstream_status === 410) return ok({ event_id: args.event_id, deleted: true as const, already_deleted: true as const });
-    return fail(eventNotFound(error, args.event_id, calendarId));
+    const deleted = await ctx.calendar.deleteEvent(calendarId, args.event_id, args.send_notifications !== undefined ? { notify: args.send_notifications } : {});
+    if (!deleted.ok) return deleted;
+    return ok({ event_id: args.event_id, deleted: true as const, ...(deleted.value.alreadyDeleted ? { already_deleted: true as const } : {}) });
   },
 });

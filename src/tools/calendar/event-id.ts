@@ -1,6 +1,6 @@
 import { type KeyObject, createHmac, createSecretKey } from 'node:crypto';
-import { type Result, fail, ok } from '../../errors';
-import { storeUnavailable } from '../../integrations/connections';
+import { type Result, fail, ok } from '../../core/errors';
+import { storeUnavailable } from '../../integrations/store-unavailable';
 import type { Logger } from '../../logger';
 import type { HubSecrets } from '../../store/hub-secrets';
 

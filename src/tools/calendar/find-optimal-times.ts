@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { fail, hubError, ok } from '../../errors';
-import { type ValidationIssue, invalidInputs } from '../../http/validation';
-import { googleScope } from '../../integrations/integrations';
-import { DEFAULT_WORKING_HOURS, minutesOf } from '../../integrations/working-hours';
+import { fail, hubError, ok } from '../../core/errors';
+import { type ValidationIssue, invalidInputs } from '../../core/validation';
+import { googleScope } from '../../integrations/catalog';
+import { DEFAULT_WORKING_HOURS, minutesOf } from '../../core/working-hours';
 import { defineTool } from '../types';
-import { accountZone, listPrimaryEvents, queryFreeBusy } from './google';
 import { MAX_RANGE_DAYS, dateOrDateTime, emailInput, hhmmInput, timezoneInput } from './inputs';
 import { organizerTime } from './organizer-events';
 import { type AttendeeBusy, findSlots } from './slots';
@@ -71,7 +70,7 @@ export const calendarFindOptimalTimes = defineTool({
     if (early && !early.ok) return invalid(early.issues);
     let zone = args.timezone;
     if (zone === undefined) {
-      const found = await accountZone(ctx);
+      const found = await ctx.calendar.timeZone();
       if (!found.ok) return found;
       zone = found.value;
     }
@@ -89,7 +88,7 @@ export const calendarFindOptimalTimes = defineTool({
 
     const organizer = (ctx.connection?.accountEmail ?? 'primary').toLowerCase();
     const attendees = args.attendees.map((e) => e.toLowerCase()).filter((e) => e !== organizer);
-    const [busy, listed] = await Promise.all([queryFreeBusy(ctx, ['primary', ...attendees], range, zone), listPrimaryEvents(ctx, range)]);
+    const [busy, listed] = await Promise.all([ctx.calendar.freeBusy(['primary', ...attendees], range, zone), ctx.calendar.agenda(range)]);
     if (!busy.ok) return busy;
     if (!listed.ok) return listed;
     const own = busy.value.get('primary')!;

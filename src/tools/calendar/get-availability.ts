@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { fail, ok } from '../../errors';
-import { type ValidationIssue, invalidInputs } from '../../http/validation';
-import { googleScope } from '../../integrations/integrations';
-import { DEFAULT_WORKING_HOURS, WEEKDAYS } from '../../integrations/working-hours';
+import { fail, ok } from '../../core/errors';
+import { type ValidationIssue, invalidInputs } from '../../core/validation';
+import { googleScope } from '../../integrations/catalog';
+import { DEFAULT_WORKING_HOURS, WEEKDAYS } from '../../core/working-hours';
 import { defineTool } from '../types';
-import { accountZone, queryFreeBusy } from './google';
 import { MAX_RANGE_DAYS, calendarIdInput, dateOrDateTime, timezoneInput } from './inputs';
 import { resolveRange, resolveRangeEarly, zoneFormatter } from './time';
 
@@ -56,7 +55,7 @@ export const calendarGetAvailability = defineTool({
     const invalid = (issues: ValidationIssue[]) => fail(invalidInputs('calendar_get_availability', issues));
     const early = resolveRangeEarly(args.start_date, args.end_date, args.timezone, paths, MAX_RANGE_DAYS);
     if (early && !early.ok) return invalid(early.issues);
-    const calendarZone = await accountZone(ctx);
+    const calendarZone = await ctx.calendar.timeZone();
     if (!calendarZone.ok) return calendarZone;
     const zone = args.timezone ?? calendarZone.value;
     const resolved = early ?? resolveRange(args.start_date, args.end_date, zone, paths, MAX_RANGE_DAYS);
@@ -64,7 +63,7 @@ export const calendarGetAvailability = defineTool({
     const range = { start: resolved.range.startMs, end: resolved.range.endMs };
 
     const ids = args.calendars ?? ['primary'];
-    const busy = await queryFreeBusy(ctx, ids, range, zone);
+    const busy = await ctx.calendar.freeBusy(ids, range, zone);
     if (!busy.ok) return busy;
     const periods: { start: number; end: number; calendar: string }[] = [];
     const errors: { calendar: string; reason: string }[] = [];

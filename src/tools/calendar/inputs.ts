@@ -57,4 +57,3 @@ export const attendeesInput = z
 export const hhmmInput = z.string().regex(/^(?:[01]\d|2[0-3]):[0-5]\d$|^24:00$/, 'must be a time as HH:MM (24-hour)');
 
 /** Google's sendUpdates for the tools' send_notifications (absent = notify: an invitation nobody receives is rarely intended). */
-export const sendUpdatesOf = (notify: boolean | undefined): 'all' | 'none' => (notify === false ? 'none' : 'all');

@@ -1,19 +1,16 @@
 import { z } from 'zod';
-import { type Result, ok } from '../../errors';
-import { googleScope } from '../../integrations/integrations';
-import { parseGoogle } from '../google-answer';
+import { ACCESS_ROLES } from '../../core/calendar';
+import { type Result, ok } from '../../core/errors';
+import { googleScope } from '../../integrations/catalog';
 import { defineTool } from '../types';
 
 /**
- * calendar_list_calendars: the calendars on the connected account's calendar list (calendarList.list), so an
- * agent can pass real ids to calendar_get_availability and calendar_create_event. Google pages the list (at most
- * 250 per page, `nextPageToken` until the last page); the tool follows the pages itself, up to MAX_PAGES.
+ * calendar_list_calendars: the calendars on the connected account's calendar list, so an agent can pass real ids
+ * to calendar_get_availability and calendar_create_event. The adapter follows the vendor's pages itself, up to a
+ * bound (2,500 calendars for Google).
  */
 
-const ROLES = ['freeBusyReader', 'reader', 'writer', 'owner'] as const;
-const PAGE_SIZE = 250; // Google's largest page
-/** 2,500 calendars: far beyond any real list, a bound on one call's work. */
-const MAX_PAGES = 10;
+const ROLES = ACCESS_ROLES;
 
 const input = z.strictObject({
   min_access_role: z
@@ -41,16 +38,6 @@ const output = z.object({
 });
 type Output = z.output<typeof output>;
 
-const entrySchema = z.object({
-  id: z.string().min(1),
-  summary: z.string().nullish(),
-  summaryOverride: z.string().nullish(),
-  primary: z.boolean().nullish(),
-  accessRole: z.string().min(1), // Google has added roles over time (writerWithoutPrivateAccess): passed on as given
-  timeZone: z.string().nullish(),
-});
-const pageSchema = z.object({ items: z.array(entrySchema).nullish(), nextPageToken: z.string().nullish() });
-
 export const calendarListCalendars = defineTool({
   name: 'calendar_list_calendars',
   version: '1.0.0',
@@ -67,37 +54,9 @@ export const calendarListCalendars = defineTool({
   input,
   output,
   run: async (ctx, v): Promise<Result<Output>> => {
-    const calendars: Output['calendars'] = [];
-    let pageToken: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const answer = await ctx.callGoogle({ integration: 'google_calendar', operation: 'calendar.calendarList.list', idempotent: true }, (signal, auth) =>
-        ctx.google.calendar(auth).calendarList.list(
-          {
-            maxResults: PAGE_SIZE,
-            ...(v.min_access_role ? { minAccessRole: v.min_access_role } : {}),
-            ...(pageToken ? { pageToken } : {}),
-            fields: 'items(id,summary,summaryOverride,primary,accessRole,timeZone),nextPageToken',
-          },
-          { signal, retry: false },
-        ),
-      );
-      if (!answer.ok) return answer;
-      const parsed = parseGoogle(pageSchema, answer.value.data, 'calendar.calendarList.list', ctx);
-      if (!parsed.ok) return parsed;
-      for (const e of parsed.value.items ?? []) {
-        calendars.push({
-          id: e.id,
-          summary: e.summaryOverride ?? e.summary ?? e.id,
-          primary: e.primary === true,
-          access_role: e.accessRole,
-          time_zone: e.timeZone ?? null,
-        });
-      }
-      pageToken = parsed.value.nextPageToken ?? undefined;
-      if (!pageToken) break;
-    }
-    // A stable sort: the primary calendar first, the rest as Google listed them.
-    calendars.sort((a, b) => Number(b.primary) - Number(a.primary));
-    return ok({ calendars, ...(pageToken ? { truncated: true as const } : {}) });
+    const listed = await ctx.calendar.listCalendars(v.min_access_role);
+    if (!listed.ok) return listed;
+    const calendars = listed.value.calendars.map((c) => ({ id: c.id, summary: c.name, primary: c.primary, access_role: c.accessRole, time_zone: c.timeZone }));
+    return ok({ calendars, ...(listed.value.truncated ? { truncated: true as const } : {}) });
   },
 });

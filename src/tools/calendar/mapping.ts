@@ -1,44 +1,13 @@
 import { z } from 'zod';
-import { type Result, ok } from '../../errors';
-import { unexpectedAnswer } from '../google-answer';
-import { offsetDateTimeMs } from './time';
+import { type CalendarEvent, EVENT_STATUSES, type EventTime, type Interval, RESPONSE_STATUSES } from '../../core/calendar';
 
 /**
- * What the calendar tools read from Google's answers, checked before use (a changed or broken answer becomes a
- * clear EXTERNAL_API_ERROR, never a crash or a half-filled result), and their mapping to the contract's shapes.
- * Google's bodies are never passed through: only the fields below leave the Hub.
+ * The calendar tools' results in the contract's shapes, from the calendar port's values, and the interval
+ * arithmetic the tools (and adapters) share.
  */
 
-export const RESPONSE_STATUSES = ['needsAction', 'declined', 'tentative', 'accepted'] as const;
-export const EVENT_STATUSES = ['confirmed', 'tentative', 'cancelled'] as const;
-
-const googleTime = z.object({ dateTime: z.string().optional(), date: z.string().optional(), timeZone: z.string().optional() });
-
-/** A guest as Google lists it: what the guest answered and the per-guest fields a rewritten guest list must keep. */
-export const googleAttendeeSchema = z.object({
-  email: z.string().min(1),
-  responseStatus: z.enum(RESPONSE_STATUSES),
-  self: z.boolean().optional(),
-  displayName: z.string().optional(),
-  optional: z.boolean().optional(),
-  resource: z.boolean().optional(),
-  comment: z.string().optional(),
-  additionalGuests: z.number().int().min(0).optional(),
-});
-export type GoogleAttendee = z.infer<typeof googleAttendeeSchema>;
-
-export const googleEventSchema = z.object({
-  id: z.string().min(1),
-  /** The event's version, for If-Match on a write that depends on what was read. */
-  etag: z.string().min(1).optional(),
-  htmlLink: z.string().min(1),
-  status: z.enum(EVENT_STATUSES),
-  summary: z.string().optional(),
-  start: googleTime.optional(),
-  end: googleTime.optional(),
-  attendees: z.array(googleAttendeeSchema).optional(),
-});
-export type GoogleEvent = z.infer<typeof googleEventSchema>;
+export { EVENT_STATUSES, RESPONSE_STATUSES };
+export type { CalendarBusy, Interval } from '../../core/calendar';
 
 export const eventResultSchema = z.object({
   event_id: z.string(),
@@ -48,62 +17,15 @@ export const eventResultSchema = z.object({
 });
 export type EventResult = z.infer<typeof eventResultSchema>;
 
-export const toEventResult = (event: GoogleEvent): EventResult => ({
+export const toEventResult = (event: CalendarEvent): EventResult => ({
   event_id: event.id,
   html_link: event.htmlLink,
   status: event.status,
-  attendees: (event.attendees ?? []).map((a) => ({ email: a.email, response_status: a.responseStatus })),
+  attendees: event.attendees.map((a) => ({ email: a.email, response_status: a.responseStatus })),
 });
 
-/** The instant of a Google event time (dateTime only; all-day `date`s are resolved by the caller in its zone). */
-export const eventTimeMs = (t: z.infer<typeof googleTime> | undefined): number | undefined => (t?.dateTime ? offsetDateTimeMs(t.dateTime) : undefined);
-
-// freeBusy: busy intervals per calendar, or the errors that say Google could not read it.
-export const freeBusySchema = z.object({
-  calendars: z.record(
-    z.string(),
-    z.object({
-      busy: z.array(z.object({ start: z.string(), end: z.string() })).optional(),
-      errors: z.array(z.object({ domain: z.string().optional(), reason: z.string().optional() })).optional(),
-    }),
-  ),
-});
-
-export interface Interval {
-  start: number;
-  end: number;
-}
-
-export type CalendarBusy = { readable: true; busy: Interval[] } | { readable: false; reason: string };
-
-/**
- * Per requested id: its busy intervals (sorted, merged, clipped to the range), or why it is unreadable. A
- * calendar Google left out of its answer is unreadable too: absence of data is never taken as free time.
- */
-export function busyByCalendar(data: z.infer<typeof freeBusySchema>, ids: readonly string[], range: Interval): Result<Map<string, CalendarBusy>> {
-  const byLower = new Map(Object.entries(data.calendars).map(([k, v]) => [k.toLowerCase(), v] as const));
-  const out = new Map<string, CalendarBusy>();
-  for (const id of ids) {
-    const entry = data.calendars[id] ?? byLower.get(id.toLowerCase());
-    if (!entry) {
-      out.set(id, { readable: false, reason: 'missing' });
-      continue;
-    }
-    if (entry.errors && entry.errors.length > 0) {
-      out.set(id, { readable: false, reason: entry.errors[0]?.reason ?? 'unknown' });
-      continue;
-    }
-    const raw: Interval[] = [];
-    for (const b of entry.busy ?? []) {
-      const start = offsetDateTimeMs(b.start);
-      const end = offsetDateTimeMs(b.end);
-      if (start === undefined || end === undefined) return { ok: false, error: unexpectedAnswer('calendar.freebusy.query') };
-      raw.push({ start, end });
-    }
-    out.set(id, { readable: true, busy: mergeIntervals(raw, range) });
-  }
-  return ok(out);
-}
+/** The instant of a timed event's time (all-day dates are resolved by the caller in its zone). */
+export const eventTimeMs = (t: EventTime | null): number | undefined => (t !== null && 'instant' in t ? t.instant : undefined);
 
 /** Clips to the range, drops empty intervals, sorts, and merges overlapping or touching ones. */
 export function mergeIntervals(intervals: readonly Interval[], range: Interval): Interval[] {

@@ -1,36 +1,38 @@
-import type { ListedEvent } from './google';
+import type { AgendaEvent } from '../../core/calendar';
 import { type Interval, eventTimeMs, mergeIntervals, subtractIntervals } from './mapping';
 import { isCivilDate, startOfLocalDay } from './time';
 
 /**
  * The organizer's own time, split by how firmly it is taken. freeBusy counts every event the organizer has not
  * declined as busy — including invitations they have not answered and ones they marked "maybe" — so those come
- * from events.list and are told apart: firm busy blocks a slot, tentative time only marks it (`tentative`).
+ * from the agenda (the port's events of the account's calendar) and are told apart: firm busy blocks a slot,
+ * tentative time only marks it (`tentative`).
  *
- *   firm = (firm events from the list) ∪ (freeBusy busy − tentative events)
+ *   firm = (firm events from the agenda) ∪ (freeBusy busy − tentative events)
  *
- * Whatever freeBusy reports that the list does not explain stays firm (fail closed).
+ * Whatever freeBusy reports that the agenda does not explain stays firm (fail closed).
  */
 
 type Firmness = 'firm' | 'tentative' | 'free';
 
-export function firmnessOf(event: ListedEvent): Firmness {
-  if (event.status === 'cancelled' || event.transparency === 'transparent') return 'free';
-  const own = event.attendees?.find((a) => a.self === true)?.responseStatus;
+export function firmnessOf(event: AgendaEvent): Firmness {
+  if (event.status === 'cancelled' || event.free) return 'free';
+  const own = event.selfResponse;
   if (own === 'declined') return 'free';
   if (event.status === 'tentative' || own === 'tentative' || own === 'needsAction') return 'tentative';
   return 'firm';
 }
 
-/** An event's instants; all-day events are whole local days in `zone` (Google's end date is exclusive). */
-export function eventInterval(event: ListedEvent, zone: string): Interval | undefined {
-  const start = event.start?.date && isCivilDate(event.start.date) ? startOfLocalDay(event.start.date, zone) : eventTimeMs(event.start);
-  const end = event.end?.date && isCivilDate(event.end.date) ? startOfLocalDay(event.end.date, zone) : eventTimeMs(event.end);
+/** An event's instants; all-day events are whole local days in `zone` (the end date is exclusive). */
+export function eventInterval(event: AgendaEvent, zone: string): Interval | undefined {
+  const day = (t: AgendaEvent['start']) => (t !== null && 'date' in t && isCivilDate(t.date) ? startOfLocalDay(t.date, zone) : eventTimeMs(t));
+  const start = day(event.start);
+  const end = day(event.end);
   return start !== undefined && end !== undefined && end > start ? { start, end } : undefined;
 }
 
 export function organizerTime(
-  events: readonly ListedEvent[],
+  events: readonly AgendaEvent[],
   freeBusy: readonly Interval[],
   zone: string,
   range: Interval,

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { ValidationIssue } from '../../http/validation';
+import type { ValidationIssue } from '../../core/validation';
 import { ianaZone, zoneNamed } from './zones';
 
 /**

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { WEEKDAYS, type Weekday, type WorkingHours, minutesOf } from '../../integrations/working-hours';
+import { WEEKDAYS, type Weekday, type WorkingHours, minutesOf } from '../../core/working-hours';
 import type { Interval } from './mapping';
 import { zoneNamed } from './zones';
 

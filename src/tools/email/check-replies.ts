@@ -1,11 +1,9 @@
 import { z } from 'zod';
-import { type Result, fail, ok } from '../../errors';
-import { googleScope } from '../../integrations/integrations';
+import { type Result, ok } from '../../core/errors';
+import { googleScope } from '../../integrations/catalog';
 import { defineTool } from '../types';
-import { callGmail, notFoundAs, ownAddress } from './gmail';
-import { threadSchema } from './gmail-schemas';
 import { inputId } from './inputs';
-import { dateField, messageFields, repliesSince } from './map';
+import { dateField, messageFields } from './result-fields';
 
 /** threads.get(format=metadata) and getProfile both accept gmail.metadata: no message content is read. */
 const SCOPES = [googleScope('gmail.metadata')];
@@ -49,16 +47,12 @@ export const emailCheckReplies = defineTool({
   input,
   output,
   run: async (ctx, v): Promise<Result<Output>> => {
-    // Both at once: the address is usually cached, and when it is not it costs no extra round trip.
-    const [own, thread] = await Promise.all([
-      ownAddress(ctx),
-      callGmail(ctx, { operation: 'gmail.users.threads.get', idempotent: true }, threadSchema, (api, options) =>
-        api.users.threads.get({ userId: 'me', id: v.thread_id, format: 'metadata', metadataHeaders: ['From'] }, options),
-      ),
-    ]);
-    if (!thread.ok) return fail(notFoundAs(thread.error, 'thread', v.thread_id));
-    if (!own.ok) return own;
-    const replies = repliesSince(thread.value.messages ?? [], Date.parse(v.since), own.value);
+    const thread = await ctx.mail.thread(v.thread_id);
+    if (!thread.ok) return thread;
+    const sinceMs = Date.parse(v.since);
+    const replies = thread.value
+      .filter((m) => !m.fromAccount && Date.parse(m.date) > sinceMs)
+      .map((m) => ({ message_id: m.message_id, from: m.from, snippet: m.snippet, date: m.date }));
     return ok({ has_new_replies: replies.length > 0, replies });
   },
 });

@@ -1,4 +1,4 @@
-import type { Result } from '../../errors';
+import type { Result } from '../../core/errors';
 
 /**
  * Runs `work` over `items` with at most `limit` in flight, results in input order. At the first failure the

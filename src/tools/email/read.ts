@@ -1,12 +1,10 @@
 import { z } from 'zod';
-import { type Result, fail, ok } from '../../errors';
-import { googleScope } from '../../integrations/integrations';
+import { type Result, fail, ok } from '../../core/errors';
+import { googleScope } from '../../integrations/catalog';
 import { defineTool } from '../types';
-import { callGmail, checkExtraScopes, notFoundAs } from './gmail';
-import { messageRefSchema, messageSchema } from './gmail-schemas';
+import { checkExtraScopes } from './extra-scopes';
 import { inputId } from './inputs';
-import { bodyDegradedField, dateField, messageFields, toDetail, truncatedField } from './map';
-import { messageBody } from './message-body';
+import { bodyDegradedField, dateField, messageFields, truncatedField } from './result-fields';
 
 const SCOPES = [googleScope('gmail.readonly')];
 /** messages.modify accepts nothing narrower. */
@@ -55,20 +53,14 @@ export const emailRead = defineTool({
       const denied = checkExtraScopes(ctx, SCOPES, MARK_SCOPES, 'to mark messages as read');
       if (denied) return fail(denied);
     }
-    const got = await callGmail(ctx, { operation: 'gmail.users.messages.get', idempotent: true }, messageSchema, (api, options) =>
-      api.users.messages.get({ userId: 'me', id: v.message_id, format: 'full' }, options),
-    );
-    if (!got.ok) return fail(notFoundAs(got.error, 'message', v.message_id));
-    const body = await messageBody(ctx, got.value);
-    if (!body.ok) return body;
-    // One modify, and only when there is something to change.
-    if (v.mark_as_read && (got.value.labelIds ?? []).includes('UNREAD')) {
-      const marked = await callGmail(ctx, { operation: 'gmail.users.messages.modify', idempotent: true }, messageRefSchema, (api, options) =>
-        api.users.messages.modify({ userId: 'me', id: got.value.id, requestBody: { removeLabelIds: ['UNREAD'] } }, options),
-      );
-      if (!marked.ok) return fail(notFoundAs(marked.error, 'message', v.message_id));
+    const got = await ctx.mail.getMessage(v.message_id);
+    if (!got.ok) return got;
+    const { unread, ...message } = got.value;
+    // One change, and only when there is something to change.
+    if (v.mark_as_read && unread) {
+      const marked = await ctx.mail.markRead(message.message_id);
+      if (!marked.ok) return fail(marked.error);
     }
-    const detail = toDetail(got.value);
-    return ok({ ...detail, ...body.value });
+    return ok(message);
   },
 });

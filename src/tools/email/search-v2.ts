@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { type HubError, type Result, fail, ok } from '../../errors';
-import { validationError } from '../../http/validation';
-import { googleScope } from '../../integrations/integrations';
+import { type Result, ok } from '../../core/errors';
+import { googleScope } from '../../integrations/catalog';
 import { defineTool } from '../types';
 import { searchInputFields, searchPage, searchSummary } from './search';
 
@@ -42,16 +41,6 @@ const output = z.object({
 });
 type Output = z.output<typeof output>;
 
-/** Gmail refuses a token it did not issue for this query with 400 "Invalid pageToken": the agent's input is wrong. */
-function badToken(error: HubError): HubError {
-  const invalid =
-    error.code === 'EXTERNAL_API_ERROR' && error.details?.upstream_status === 400 && /invalid page ?token/i.test(String(error.details?.message ?? ''));
-  if (!invalid) return error;
-  return validationError('The page_token is not one Gmail issued for this query', [
-    { path: 'inputs.page_token', message: 'unknown or expired page token, or one from a search with a different query' },
-  ]);
-}
-
 export const emailSearchV2 = defineTool({
   name: 'email_search',
   version: '2.0.0',
@@ -68,7 +57,7 @@ export const emailSearchV2 = defineTool({
   output,
   run: async (ctx, v): Promise<Result<Output>> => {
     const page = await searchPage(ctx, v, v.page_token);
-    if (!page.ok) return fail(badToken(page.error));
+    if (!page.ok) return page; // a page_token Gmail did not issue: VALIDATION_ERROR at inputs.page_token (the port's rule)
     const { messages, nextPageToken, resultSizeEstimate } = page.value;
     return ok({ messages, total_results: messages.length, result_size_estimate: resultSizeEstimate, next_page_token: nextPageToken });
   },

@@ -1,23 +1,12 @@
 import { z } from 'zod';
-import { type Result, ok } from '../../errors';
-import { googleScope } from '../../integrations/integrations';
+import { type Result, ok } from '../../core/errors';
+import type { SearchPage } from '../../core/mail';
+import { googleScope } from '../../integrations/catalog';
 import { type ToolContext, defineTool } from '../types';
-import { mapBounded } from './concurrency';
-import { callGmail } from './gmail';
-import { type GmailMessage, listSchema, messageSchema } from './gmail-schemas';
-import { type MessageSummary, bodyDegradedField, dateField, messageFields, toSummary, truncatedField } from './map';
-import { type MessageBody, messageBody } from './message-body';
+import { bodyDegradedField, dateField, messageFields, truncatedField } from './result-fields';
 
 /** messages.list with a query needs content access: gmail.metadata refuses `q`. */
 const SCOPES = [googleScope('gmail.readonly')];
-
-/**
- * How many messages.get requests one search starts at once. The binding limit is elsewhere: every Gmail request
- * of a mailbox waits for a place under HUB_GMAIL_MAX_IN_FLIGHT (src/protection/mailbox-gate.ts; Gmail refuses
- * too many concurrent requests per user with 429s) and pays its quota units first. 50 only bounds how many
- * waiters one search queues there (at most 100 results, so at most two such batches).
- */
-export const SEARCH_CONCURRENCY = 50;
 
 /** The contract's inputs; email_search@2 adds `page_token`. */
 export const searchInputFields = {
@@ -42,52 +31,13 @@ export const searchSummary = z.object({
 const output = z.object({ messages: z.array(searchSummary), total_results: z.number().int().describe('Number of messages returned.') });
 type Output = z.output<typeof output>;
 
-/** `signal` aborts once the search's answer is decided (another message failed): the body is not worked on. */
-async function fetchMessage(
-  ctx: ToolContext,
-  id: string,
-  withBody: boolean,
-  signal: AbortSignal,
-): Promise<Result<(MessageSummary & Partial<MessageBody>) | null>> {
-  // format=full: only the parts tell exactly whether a message has attachments (metadata has no parts).
-  const got = await callGmail(ctx, { operation: 'gmail.users.messages.get', idempotent: true }, messageSchema, (api, options) =>
-    api.users.messages.get({ userId: 'me', id, format: 'full' }, options),
-  );
-  // Deleted between the list and the get: it is simply no longer a result.
-  if (!got.ok) return got.error.code === 'RESOURCE_NOT_FOUND' ? ok(null) : got;
-  const message: GmailMessage = got.value;
-  if (!withBody || signal.aborted) return ok(toSummary(message));
-  const body = await messageBody(ctx, message, signal);
-  return body.ok ? ok({ ...toSummary(message), ...body.value }) : body;
-}
-
-export interface SearchPage {
-  messages: Array<MessageSummary & Partial<MessageBody>>;
-  /** Gmail's, passed through: the page after this one, if Gmail says there is one. */
-  nextPageToken: string | null;
-  /** Gmail's `resultSizeEstimate`, passed through (an estimate, not a count). */
-  resultSizeEstimate: number | null;
-}
-
-/** One messages.list page (`pageToken` continues an earlier one), then its messages fetched concurrently. */
-export async function searchPage(
+/** One page of the search through the mail port (`pageToken` continues an earlier one). */
+export const searchPage = (
   ctx: ToolContext,
   v: { query: string; max_results: number; include_body: boolean },
   pageToken?: string,
-): Promise<Result<SearchPage>> {
-  const listed = await callGmail(ctx, { operation: 'gmail.users.messages.list', idempotent: true }, listSchema, (api, options) =>
-    api.users.messages.list({ userId: 'me', q: v.query, maxResults: v.max_results, ...(pageToken !== undefined ? { pageToken } : {}) }, options),
-  );
-  if (!listed.ok) return listed;
-  const ids = (listed.value.messages ?? []).slice(0, v.max_results).map((m) => m.id);
-  const fetched = await mapBounded(ids, SEARCH_CONCURRENCY, (id, signal) => fetchMessage(ctx, id, v.include_body, signal));
-  if (!fetched.ok) return fetched;
-  return ok({
-    messages: fetched.value.filter((m) => m !== null),
-    nextPageToken: listed.value.nextPageToken ?? null,
-    resultSizeEstimate: listed.value.resultSizeEstimate ?? null,
-  });
-}
+): Promise<Result<SearchPage>> =>
+  ctx.mail.search(v.query, { maxResults: v.max_results, includeBody: v.include_body, ...(pageToken !== undefined ? { pageToken } : {}) });
 
 export const emailSearch = defineTool({
   name: 'email_search',

@@ -1,9 +1,6 @@
-import type { gmail_v1 } from '@googleapis/gmail';
-import { type HubError, type Result, fail, hubError, ok } from '../../errors';
+import { type HubError, type Result, fail, hubError, ok } from '../../core/errors';
+import type { OutgoingMail, ReplyTarget, SentLookup, SentRef } from '../../core/mail';
 import type { ToolContext } from '../types';
-import { callGmail } from './gmail';
-import { messageRefSchema } from './gmail-schemas';
-import { SEND_ID_HEADER, type SentLookup, findSent } from './sent-lookup';
 
 /**
  * messages.send at most once per request_id, across every failure window Gmail and the Hub have:
@@ -18,8 +15,6 @@ import { SEND_ID_HEADER, type SentLookup, findSent } from './sent-lookup';
  * with `details.outcome: "unknown"`, not retryable — recorded, so retries replay it instead of sending.
  */
 
-export type SentRef = { id: string; threadId: string };
-
 /** After a send that got no answer and is not in Sent: give Gmail this long before the retry looks again. */
 const NOT_FOUND_YET_RETRY_S = 5;
 
@@ -27,14 +22,11 @@ const NOT_FOUND_YET_RETRY_S = 5;
 export const uncertainSend = (e: HubError) =>
   e.details?.outcome === 'unknown' || (e.code === 'EXTERNAL_API_ERROR' && typeof e.details?.upstream_status === 'number' && e.details.upstream_status >= 500);
 
-/** Prepended as a header line: hex only, so it can neither fold nor inject; recipients see an opaque id. */
-export const withSendToken = (raw: Buffer, token: string) => Buffer.concat([Buffer.from(`${SEND_ID_HEADER}: ${token}\r\n`, 'latin1'), raw]);
-
 /** Before a send under a request_id an earlier attempt may have carried out: found, or not-found-so-send, or a final answer. */
 export async function checkEarlierSend(ctx: ToolContext, tokens: readonly string[]): Promise<Result<SentRef | null>> {
   const earlier = ctx.earlierAttempt;
   if (!earlier) return ok(null);
-  const looked = await findSent(ctx, tokens, earlier.since, ctx.settings.sendVerifyMaxMessages);
+  const looked = await ctx.mail.findSent(tokens, earlier.since, ctx.settings.sendVerifyMaxMessages);
   if (!looked.ok) return fail(lookupFailed(ctx, looked.error, 'An earlier attempt with this request_id may have sent this email'));
   const found = looked.value;
   if (found.kind === 'found') {
@@ -48,17 +40,15 @@ export async function checkEarlierSend(ctx: ToolContext, tokens: readonly string
   return ok(null);
 }
 
-/** messages.send; on an uncertain failure, the Sent folder decides what the caller hears. */
-export async function sendChecked(ctx: ToolContext, requestBody: gmail_v1.Schema$Message, token: string): Promise<Result<SentRef>> {
+/** The port's send, carrying `token`; on an uncertain failure, the Sent folder decides what the caller hears. */
+export async function sendChecked(ctx: ToolContext, mail: OutgoingMail, token: string, reply: ReplyTarget | null): Promise<Result<SentRef>> {
   const startedAt = Date.now();
-  // Not idempotent at Gmail: the upstream layer never repeats it once bytes left; only the lookup below decides.
-  const sent = await callGmail(ctx, { operation: 'gmail.users.messages.send', idempotent: false }, messageRefSchema, (api, options) =>
-    api.users.messages.send({ userId: 'me', requestBody }, options),
-  );
+  // Not idempotent at the vendor: the resilience layer never repeats it once bytes left; only the lookup below decides.
+  const sent = await ctx.mail.send(mail, token, reply);
   if (sent.ok || !uncertainSend(sent.error)) return sent;
 
   const what = `Gmail did not confirm the send (${failureText(sent.error)})`;
-  const looked = await findSent(ctx, [token], startedAt, ctx.settings.sendVerifyMaxMessages);
+  const looked = await ctx.mail.findSent([token], startedAt, ctx.settings.sendVerifyMaxMessages);
   if (!looked.ok) return fail(lookupFailed(ctx, looked.error, what, sent.error));
   const found = looked.value;
   switch (found.kind) {

@@ -1,16 +1,15 @@
 import { z } from 'zod';
-import { type Result, fail, ok } from '../../errors';
-import { validationError } from '../../http/validation';
-import { googleScope } from '../../integrations/integrations';
+import { type Result, fail, ok } from '../../core/errors';
+import type { ReplyTarget } from '../../core/mail';
+import { validationError } from '../../core/validation';
+import { googleScope } from '../../integrations/catalog';
 import { type ToolContext, defineTool } from '../types';
 import { type Mailbox, parseRecipient } from './addresses';
-import { buildRawMessage, toGmailRaw } from './compose';
-import { callGmail, checkExtraScopes, notFoundAs } from './gmail';
-import { headerOf, messageSchema } from './gmail-schemas';
+import { checkExtraScopes } from './extra-scopes';
 import { MAX_BODY_CHARS_IN, MAX_RECIPIENTS, MAX_SUBJECT_CHARS, inputId, headerText, recipient } from './inputs';
-import { checkEarlierSend, sendChecked, withSendToken } from './send-once';
-import { sendTokens } from './sent-lookup';
-import { baseSubject, replyHeaders, replySubject } from './threading';
+import { checkEarlierSend, sendChecked } from './send-once';
+import { sendTokens } from './send-tokens';
+import { baseSubject, replySubject } from './threading';
 
 const SCOPES = [googleScope('gmail.send')];
 /** Reading the original's headers for a reply: the narrowest scope messages.get(format=metadata) accepts. */
@@ -56,34 +55,13 @@ const mailboxes = (values: readonly string[] | null | undefined): Mailbox[] =>
     return parsed.mailbox;
   });
 
-interface Threading {
-  subject: string;
-  threadId?: string;
-  inReplyTo?: string;
-  references?: string[];
-}
-
-/** The original's headers → the reply's threading headers, subject and thread. */
-async function threadingFor(ctx: ToolContext, v: Input, originalId: string): Promise<Result<Threading>> {
+/** The original of a reply, through the mail port, and the reply's subject: the original's unless one is given, and it must match. */
+async function replyTo(ctx: ToolContext, v: Input, originalId: string): Promise<Result<{ target: ReplyTarget; subject: string }>> {
   const denied = checkExtraScopes(ctx, SCOPES, REPLY_SCOPES, 'to read the message being replied to');
   if (denied) return fail(denied);
-  const original = await callGmail(ctx, { operation: 'gmail.users.messages.get', idempotent: true }, messageSchema, (api, options) =>
-    api.users.messages.get(
-      { userId: 'me', id: originalId, format: 'metadata', metadataHeaders: ['Subject', 'Message-ID', 'References', 'In-Reply-To'] },
-      options,
-    ),
-  );
-  if (!original.ok) return fail(notFoundAs(original.error, 'message', originalId));
-  const header = (name: string) => headerOf(original.value.payload, name);
-  const headers = replyHeaders({ messageId: header('message-id'), references: header('references'), inReplyTo: header('in-reply-to') });
-  if (!headers) {
-    return fail(
-      validationError('The message has no Message-ID header, so a reply to it cannot be threaded', [
-        { path: 'inputs.reply_to_message_id', message: 'message has no Message-ID header' },
-      ]),
-    );
-  }
-  const originalSubject = header('subject') ?? '';
+  const original = await ctx.mail.prepareReply(originalId);
+  if (!original.ok) return original;
+  const originalSubject = original.value.subject;
   const subject = v.subject?.trim() ? v.subject : replySubject(originalSubject);
   // Gmail keeps a reply in the conversation only when the subjects match once "Re:"-style prefixes are stripped.
   if (baseSubject(subject) !== baseSubject(originalSubject)) {
@@ -93,7 +71,7 @@ async function threadingFor(ctx: ToolContext, v: Input, originalId: string): Pro
       ]),
     );
   }
-  return ok({ subject, threadId: original.value.threadId, inReplyTo: headers.inReplyTo, references: headers.references });
+  return ok({ target: original.value, subject });
 }
 
 export const emailSend = defineTool({
@@ -122,28 +100,16 @@ export const emailSend = defineTool({
     if (!earlier.ok) return earlier;
     if (earlier.value) return sent(earlier.value);
 
-    let threading: Threading = { subject: v.subject ?? '' };
+    let subject = v.subject ?? '';
+    let reply: ReplyTarget | null = null;
     if (v.reply_to_message_id != null) {
-      const found = await threadingFor(ctx, v, v.reply_to_message_id);
+      const found = await replyTo(ctx, v, v.reply_to_message_id);
       if (!found.ok) return found;
-      threading = found.value;
+      ({ subject } = found.value);
+      reply = found.value.target;
     }
-    const raw = await buildRawMessage(
-      {
-        to: mailboxes(v.to),
-        cc: mailboxes(v.cc),
-        bcc: mailboxes(v.bcc),
-        subject: threading.subject,
-        body: v.body,
-        bodyType: v.body_type,
-        inReplyTo: threading.inReplyTo,
-        references: threading.references,
-        messageIdDomain: ctx.connection?.accountEmail?.split('@')[1] ?? 'hub.invalid',
-      },
-      ctx.htmlToText,
-    );
-    const requestBody = { raw: toGmailRaw(withSendToken(raw, token)), ...(threading.threadId ? { threadId: threading.threadId } : {}) };
-    const done = await sendChecked(ctx, requestBody, token);
+    const mail = { to: mailboxes(v.to), cc: mailboxes(v.cc), bcc: mailboxes(v.bcc), subject, body: v.body, bodyType: v.body_type };
+    const done = await sendChecked(ctx, mail, token, reply);
     return done.ok ? sent(done.value) : done;
   },
 });

@@ -1,7 +1,7 @@
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { VendorCall } from '../../../src/core/vendor-call';
-import { fail, ok } from '../../../src/errors';
+import { fail, ok } from '../../../src/core/errors';
 import { createGraphCalendar } from '../../../src/providers/microsoft/calendar';
 import { classifyGraphError } from '../../../src/providers/microsoft/graph-errors';
 import { createToolCache } from '../../../src/tools/tool-cache';
