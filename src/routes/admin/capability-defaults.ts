@@ -6,7 +6,7 @@ import { type ChoiceReason, chooseProvider } from '../../core/provider-choice';
 import { sendError } from '../../http/envelope';
 import { requestLogger } from '../../http/request-context';
 import { sendJson } from '../../http/respond';
-import { parseParamsAndQuery, toIssues, validationError } from '../../http/validation';
+import { parseParamsAndQuery, toIssues, validationError } from '../../core/validation';
 import { storeUnavailable } from '../../integrations/connections';
 import type { Logger } from '../../logger';
 import type { CapabilityDefault, CapabilityDefaults } from '../../store/capability-defaults';
