@@ -1,6 +1,6 @@
 // One Hub replica for the multi-replica test: the real, compiled Hub (dist/) with every built-in tool plus
 // `test_create_event`, a write that behaves as a production calendar tool must to survive retries and crashes:
-// its Google event id is derived from (customer, request_id), so a repeated insert is Google's 409, not a copy.
+// its event's dedup key is derived from (customer, request_id), so a repeated insert is Google's 409, not a copy.
 // Plain JavaScript so it runs from the build without a TypeScript loader. Reports its port over IPC.
 'use strict';
 const { createHash } = require('node:crypto');
@@ -30,25 +30,15 @@ const createEvent = {
   }),
   output: z.object({ id: z.string(), created: z.boolean() }),
   async run(ctx, input) {
-    // base32hex (0-9a-v) as Calendar requires: a hex digest is a subset.
-    const id = `hub${createHash('sha256').update(`${ctx.customerId}\0${ctx.requestId}`).digest('hex').slice(0, 32)}`;
+    // 32 hex characters are 32 base32hex ones (0-9a-v): the calendar port's dedupKey, which Google's adapter uses
+    // as the event id, so a repeat on any replica meets Google's 409 and is answered as `replayed`.
+    const dedupKey = createHash('sha256').update(`${ctx.customerId}\0${ctx.requestId}`).digest('hex').slice(0, 32);
     if (input.delay_before_ms) await sleep(input.delay_before_ms);
-    const op = { integration: 'google_calendar', operation: 'calendar.events.insert', idempotent: true };
-    const inserted = await ctx.callGoogle(op, (signal, auth) =>
-      ctx.google
-        .calendar(auth)
-        .events.insert(
-          { calendarId: 'primary', requestBody: { id, summary: input.summary, start: { dateTime: input.start }, end: { dateTime: input.end } } },
-          { signal, retry: false },
-        ),
-    );
-    let created = true;
-    if (!inserted.ok) {
-      if (inserted.error.code !== 'CONFLICT') return inserted;
-      created = false; // an earlier attempt (maybe on a replica that died) already created it
-    }
+    const made = await ctx.calendar.createEvent('primary', { title: input.summary, start: input.start, end: input.end }, { dedupKey });
+    if (!made.ok) return made;
     if (input.delay_after_ms) await sleep(input.delay_after_ms);
-    return ok({ id, created });
+    // replayed: an earlier attempt (maybe on a replica that died) already created it
+    return ok({ id: made.value.event.id, created: !made.value.replayed });
   },
 };
 

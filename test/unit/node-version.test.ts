@@ -36,8 +36,9 @@ describe('the supported Node.js releases', () => {
     expect(res.status).toBe(1);
     expect(res.stderr).toBe(`This is Node.js v20.20.2, but ${NODE_ADVICE}.\n`);
     for (const [name, command] of Object.entries(pkg.scripts as Record<string, string>)) {
-      // The linters need no build: lint:openapi, lint (ESLint, Prettier) and format run on the sources as they are.
-      if (['build', 'start', 'lint:openapi', 'lint', 'format'].includes(name)) continue;
+      // The linters need no build: lint:openapi, lint:deps (dependency-cruiser), lint (ESLint, Prettier) and format
+      // run on the sources as they are.
+      if (['build', 'start', 'lint:openapi', 'lint:deps', 'lint:deps:baseline', 'lint', 'format'].includes(name)) continue;
       // The unit tier runs the sources as they are, with no build: Jest's global setup stops it with the sentence.
       if (/^NODE_OPTIONS="[^"]*" jest /.test(command)) expect(jestConfig.globalSetup).toBe('<rootDir>/test/setup/node-check.ts');
       else expect({ name, command }).toEqual({ name, command: expect.stringMatching(/^node scripts\/build\.mjs --if-stale && /) });
