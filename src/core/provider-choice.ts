@@ -63,7 +63,7 @@ export type ProviderChoice<C extends CandidateConnection> =
 
 export function chooseProvider<C extends CandidateConnection>(input: ProviderChoiceInput<C>): ProviderChoice<C> {
   const serving = input.offered.filter((spec) => spec.capability === input.capability);
-  const order = new Map(serving.map((spec, i) => [spec.id, i]));
+  const order = new Map<string, number>(serving.map((spec, i) => [spec.id, i]));
   const usable = input.connections.filter((c) => order.has(c.integration));
 
   const candidates = input.pin === null ? usable : usable.filter((c) => c.provider === input.pin);

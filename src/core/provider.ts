@@ -1,5 +1,6 @@
 import type { HubError } from './errors';
 import type { Capability, Permission, ProviderId } from './capabilities';
+import type { IntegrationId } from './integrations';
 
 /**
  * The connecting port: what the Hub needs from a vendor to connect an account and keep it connected — the
@@ -73,7 +74,7 @@ export interface ProviderOAuth {
 
 /** One integration a provider offers: one capability of one vendor (google_calendar, outlook_mail). */
 export interface IntegrationSpec {
-  id: string;
+  id: IntegrationId;
   provider: ProviderId;
   capability: Capability;
   displayName: string;

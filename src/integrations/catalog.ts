@@ -1,29 +1,22 @@
 import type { IntegrationId } from '../core/integrations';
+import type { IntegrationSpec } from '../core/provider';
+import { GOOGLE_INTEGRATIONS, GOOGLE_SCOPE_PREFIX } from '../providers/google/catalog';
+import { MICROSOFT_INTEGRATIONS } from '../providers/microsoft/catalog';
 
-/** What the Hub asks for when connecting each integration, and how the contract names a scope. */
+/**
+ * Every integration the Hub offers, with its provider, its capability and what it asks for on connect, by id. Each
+ * provider states its own (src/providers/<vendor>/catalog.ts); this is where the Hub's features look them up.
+ */
 
-const GOOGLE_SCOPE_PREFIX = 'https://www.googleapis.com/auth/';
-export const googleScope = (short: string) => `${GOOGLE_SCOPE_PREFIX}${short}`;
+export type { IntegrationSpec } from '../core/provider';
+export { googleScope } from '../providers/google/catalog';
 
-export interface IntegrationSpec {
-  id: IntegrationId;
-  displayName: string;
-  /** The least-privilege scopes requested on connect; a grant missing any of them is `insufficient_scopes`. */
-  scopes: readonly string[];
-}
+/** In INTEGRATION_IDS order: the order in which a refusal names the integrations that would do. */
+export const OFFERED_INTEGRATIONS: readonly IntegrationSpec[] = [...GOOGLE_INTEGRATIONS, ...MICROSOFT_INTEGRATIONS];
 
-export const INTEGRATIONS: Readonly<Record<IntegrationId, IntegrationSpec>> = {
-  google_calendar: {
-    id: 'google_calendar',
-    displayName: 'Google Calendar',
-    scopes: [googleScope('calendar.readonly'), googleScope('calendar.events')],
-  },
-  google_gmail: {
-    id: 'google_gmail',
-    displayName: 'Gmail',
-    scopes: [googleScope('gmail.send'), googleScope('gmail.readonly'), googleScope('gmail.modify')],
-  },
-};
+export const INTEGRATIONS: Readonly<Record<IntegrationId, IntegrationSpec>> = Object.fromEntries(
+  OFFERED_INTEGRATIONS.map((spec) => [spec.id, spec]),
+) as Record<IntegrationId, IntegrationSpec>;
 
-/** Google reports full scope URLs; the contract shows the short form ("calendar.readonly"). */
+/** Google reports full scope URLs; the contract shows the short form ("calendar.readonly"). Graph's names are short already. */
 export const shortScope = (scope: string) => (scope.startsWith(GOOGLE_SCOPE_PREFIX) ? scope.slice(GOOGLE_SCOPE_PREFIX.length) : scope);

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mintOfflineGrant } from '@hub/google-sandbox';
+import type { IntegrationId } from '../../src/core/integrations';
 import { createCredentialStore } from '../../src/store/credential-store';
 import { createTokenCipher } from '../../src/store/token-cipher';
 import { asAdmin, asCustomer } from '../helpers/admin';
@@ -64,7 +65,7 @@ describe('admin API: disconnecting an integration', () => {
         }),
       })
     ).status === 200;
-  const stored = (c: { customerId: string; userId: string | null; integration: 'google_calendar' | 'google_gmail' }) =>
+  const stored = (c: { customerId: string; userId: string | null; integration: IntegrationId }) =>
     hub.store.findExact(c.customerId, c.userId, c.integration);
 
   beforeAll(async () => {
@@ -197,7 +198,7 @@ describe('admin API: disconnecting an integration', () => {
   });
 
   it.each([
-    ['an unknown integration', randomUUID(), 'google_drive', '', [{ path: 'integration', message: 'must be one of google_calendar, google_gmail' }]],
+    ['an unknown integration', randomUUID(), 'google_drive', '', [{ path: 'integration', message: 'must be one of google_calendar, google_gmail, outlook_calendar, outlook_mail' }]],
     ['a customer id that is not a UUID', 'acme', 'google_calendar', '', [{ path: 'customer_id', message: 'must be a UUID' }]],
     ['an unknown query parameter', randomUUID(), 'google_calendar', '?userId=x', [{ path: 'query.userId', message: 'unknown field' }]],
     ['an empty user_id', randomUUID(), 'google_calendar', '?user_id=', [expect.objectContaining({ path: 'query.user_id' })]],

@@ -211,7 +211,7 @@ describe('admin API', () => {
       expect(res.body.error.details.issues).toEqual(
         expect.arrayContaining([
           { path: 'customer_id', message: 'must be a UUID' },
-          { path: 'integration', message: 'must be one of google_calendar, google_gmail' },
+          { path: 'integration', message: 'must be one of google_calendar, google_gmail, outlook_calendar, outlook_mail' },
           { path: 'extra', message: 'unknown field' },
           expect.objectContaining({ path: 'user_id' }),
         ]),

@@ -24,25 +24,23 @@ describe('integrations', () => {
   afterAll(() => hub.close());
 
   describe('GET /api/internal/integrations/status/{customer_id}/', () => {
-    it('when nothing is connected, then both integrations say not_connected with a setup_url', async () => {
+    it('when nothing is connected, then every integration says not_connected with a setup_url', async () => {
       const customerId = randomUUID();
       const res = await status(customerId).expect(200);
+      const notConnected = (integration: string) => ({
+        connected: false,
+        status: 'not_connected',
+        tools_available: [],
+        setup_url: setupUrl(customerId, integration),
+      });
       expect(res.body).toEqual({
         customer_id: customerId,
         user_id: null,
         integrations: {
-          google_calendar: {
-            connected: false,
-            status: 'not_connected',
-            tools_available: [],
-            setup_url: setupUrl(customerId, 'google_calendar'),
-          },
-          google_gmail: {
-            connected: false,
-            status: 'not_connected',
-            tools_available: [],
-            setup_url: setupUrl(customerId, 'google_gmail'),
-          },
+          google_calendar: notConnected('google_calendar'),
+          google_gmail: notConnected('google_gmail'),
+          outlook_calendar: notConnected('outlook_calendar'),
+          outlook_mail: notConnected('outlook_mail'),
         },
       });
     });

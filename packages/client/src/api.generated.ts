@@ -51,6 +51,8 @@ export type IntegrationStatusResponse = {
   integrations: {
     google_calendar: IntegrationStatus;
     google_gmail: IntegrationStatus;
+    outlook_calendar: IntegrationStatus;
+    outlook_mail: IntegrationStatus;
   };
 };
 
@@ -90,7 +92,7 @@ export type ConnectLinkRequest = {
   customer_id: string;
   /** An end user of the customer; absent or null = the customer-wide connection. */
   user_id?: string | null;
-  integration: "google_calendar" | "google_gmail";
+  integration: "google_calendar" | "google_gmail" | "outlook_calendar" | "outlook_mail";
   /** Where to send the person afterwards; must start with a prefix on HUB_CONNECT_RETURN_URLS. */
   return_url?: string | null;
   /** `connect` (default): the link connects the integration where none is connected, or reconnects the same Google account; completing it with another account is refused and changes nothing. `replace`: the link may also connect a different Google account in place of the connected one. */
@@ -140,7 +142,7 @@ export type AdminIntegrationsResponse = {
 };
 
 export type AdminConnection = {
-  integration: "google_calendar" | "google_gmail";
+  integration: "google_calendar" | "google_gmail" | "outlook_calendar" | "outlook_mail";
   /** The end user, or null for the customer-wide connection. */
   user_id: string | null;
   source: "customer" | "user";
@@ -181,7 +183,7 @@ export type WorkingHours = {
 export type DisconnectResponse = {
   customer_id: string;
   user_id: string | null;
-  integration: "google_calendar" | "google_gmail";
+  integration: "google_calendar" | "google_gmail" | "outlook_calendar" | "outlook_mail";
   /** False when there was no such connection (nothing was done). */
   disconnected: boolean;
   /** Google confirmed the grant's token no longer works (revoked now, or already revoked or expired). False when there was nothing to revoke, the stored tokens could not be decrypted, Google refused, or the revocation was skipped (`revoke_skipped`). */
@@ -405,7 +407,7 @@ export type CustomersResponse = {
     display_name: string | null;
     last_activity_at: string;
     connections: {
-      integration: "google_calendar" | "google_gmail";
+      integration: "google_calendar" | "google_gmail" | "outlook_calendar" | "outlook_mail";
       user_id: string | null;
       account_email: string | null;
       health: "connected" | "expiring" | "expired" | "insufficient_scopes";
@@ -522,7 +524,7 @@ export interface DeleteWebhookEndpointOperation {
 export interface DisconnectIntegrationOperation {
   params: {
     customer_id: string;
-    integration: "google_calendar" | "google_gmail";
+    integration: "google_calendar" | "google_gmail" | "outlook_calendar" | "outlook_mail";
   };
   query: {
     /** The end user whose own connection to remove; absent = the customer-wide connection. */
