@@ -22,7 +22,8 @@ import { type ConnectionResolver, createConnectionResolver } from './integration
 import type { CredentialChange, CredentialEvents } from './integrations/credential-events';
 import { createDisconnect } from './integrations/disconnect';
 import { createGoogleClients } from './providers/google/clients';
-import { createGoogleOAuth } from './providers/google/oauth';
+import { createConnecting } from './providers/connecting';
+import { createCapabilityDefaults } from './store/capability-defaults';
 import { grantPolicyFor } from './integrations/grant-health';
 import { createGrantReuse } from './integrations/grant-reuse';
 import { createOAuthStates } from './integrations/oauth-states';
@@ -143,7 +144,11 @@ export function createApp(deps: AppDeps): HubApp {
       await webhooks.record(tx, event);
     },
   });
-  const refresher = tokenRefresherFor(config, store, deps.redis ?? null, logger, { metrics, tracing }, onConnectionEvent);
+  const google = createGoogleClients(config.google);
+  // Each provider's OAuth (connect, refresh, revoke): what src/integrations reaches a vendor through.
+  const connecting = createConnecting({ config, google, logger });
+  const capabilityDefaults = createCapabilityDefaults(db);
+  const refresher = tokenRefresherFor(config, connecting, store, deps.redis ?? null, logger, { metrics, tracing }, onConnectionEvent);
   const connections = createConnectionResolver({
     store,
     setupUrlFor,
@@ -171,7 +176,6 @@ export function createApp(deps: AppDeps): HubApp {
         ...(db.kind === 'pglite' ? { soleWriter: { logger } } : {}),
       });
   const idempotency = createIdempotencyGuard(idempotencyStore, { leaseMs: config.upstream.toolDeadlineMs + 2_000, ttlS: config.idempotency.ttlS, logger });
-  const google = createGoogleClients(config.google);
   const upstream = createUpstream(config.upstream, logger, { redis, metrics, tracing });
   metrics.setSources({
     circuits: () => upstream.circuits(),
@@ -219,7 +223,8 @@ export function createApp(deps: AppDeps): HubApp {
   const sessions = createSessions(db, { idleS: config.console.idleTimeoutS, maxS: config.console.sessionMaxS });
   const disconnect = createDisconnect({
     store,
-    google,
+    connecting,
+    defaults: capabilityDefaults,
     timeoutMs: config.upstream.attemptTimeoutMs,
     onCredentialChanged: credentialChanged,
     onConnectionEvent,
@@ -228,7 +233,8 @@ export function createApp(deps: AppDeps): HubApp {
     links: connectLinks,
     states: createOAuthStates(db, cipher, { perLink: config.connect.maxAttemptsPerLink, perAddress: config.connect.maxAttemptsPerAddress }),
     completions: createConnectCompletions(db, { leaseMs: config.upstream.toolDeadlineMs + 10_000 }),
-    oauth: createGoogleOAuth({ config, google, logger }),
+    connecting,
+    defaults: capabilityDefaults,
     reuse: createGrantReuse({ store, refresher, grants, timeoutMs: config.upstream.toolDeadlineMs, logger }),
     store,
     tools,

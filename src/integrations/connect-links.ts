@@ -2,6 +2,7 @@ import { hkdfSync, randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { EncryptionKey } from '../config';
 import { INTEGRATION_IDS, type IntegrationId } from '../core/integrations';
+import { INTEGRATIONS } from './catalog';
 
 /**
  * Signed connect links: the `setup_url` an agent can hand to a person. The link is a short-lived HS256 JWT
@@ -13,6 +14,10 @@ import { INTEGRATION_IDS, type IntegrationId } from '../core/integrations';
  * transcripts and chats, so they live shorter (HUB_SETUP_URL_TTL_S) than `admin` links; only an admin link can
  * carry the `replace` intent (`rpl`) that lets it connect a different Google account than the one connected.
  * Links are single-use: the flow records the `jti` once a connection is stored (connect-flow.ts).
+ *
+ * A link opens at its provider's connect route (`/integrations/google/connect`, `/integrations/microsoft/connect`);
+ * every link is signed for one audience, Google's path (the first route, kept so that links made before Microsoft
+ * existed still open), and either route accepts any link: the integration in the link decides the provider.
  */
 
 export interface ConnectTarget {
@@ -94,6 +99,7 @@ export function createConnectLinks(options: {
   const current = options.encryptionKeys[0]!; // the first configured key seals new data (token-cipher.ts)
   const signingKey = keys.get(current.id)!;
   const connectUrl = `${options.publicUrl}/integrations/google/connect`;
+  const urlFor = (integration: IntegrationId) => `${options.publicUrl}/integrations/${INTEGRATIONS[integration].provider}/connect`;
   const issuer = options.publicUrl;
 
   return {
@@ -114,7 +120,7 @@ export function createConnectLinks(options: {
         exp,
       };
       const token = jwt.sign(claims, signingKey, { algorithm: ALGORITHM, keyid: current.id, audience: connectUrl, issuer });
-      const url = new URL(connectUrl);
+      const url = new URL(urlFor(issue.integration));
       url.searchParams.set('token', token);
       return { url: url.toString(), expiresAt: new Date(exp * 1000), linkId };
     },

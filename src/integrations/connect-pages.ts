@@ -1,4 +1,5 @@
-import type { ExchangeFailure } from '../providers/google/oauth';
+import type { ExchangeFailure } from '../core/provider';
+import type { CallbackStep } from '../providers/connecting';
 import type { ConsumeResult } from './oauth-states';
 
 /**
@@ -76,16 +77,18 @@ export const callbackPages = {
       }
     }
   },
-  exchangeFailed: (failure: ExchangeFailure): PageOutcome => {
+  exchangeFailed: (failure: ExchangeFailure, vendor: string, adminConsentUrl?: string): PageOutcome => {
     switch (failure) {
       case 'rejected':
-        return page(400, 'error', 'Google did not accept this sign-in', 'The sign-in had expired or was already used.', OPEN_AGAIN);
+        return page(400, 'error', `${vendor} did not accept this sign-in`, 'The sign-in had expired or was already used.', OPEN_AGAIN);
       case 'unavailable':
-        return page(502, 'error', 'Google could not be reached', TRY_LATER);
+        return page(502, 'error', `${vendor} could not be reached`, TRY_LATER);
       case 'unverifiable':
-        return page(502, 'error', "Google's answer could not be verified", 'Nothing was connected. The problem has been logged.');
+        return page(502, 'error', `${vendor}'s answer could not be verified`, 'Nothing was connected. The problem has been logged.');
       case 'misconfigured':
-        return page(500, 'error', 'The Hub is not set up correctly for Google', 'Nothing was connected. The problem has been logged for an administrator.');
+        return page(500, 'error', `The Hub is not set up correctly for ${vendor}`, 'Nothing was connected. The problem has been logged for an administrator.');
+      case 'admin_consent_required':
+        return adminConsentPage(adminConsentUrl);
       default: {
         const unreachable: never = failure;
         throw new Error(`unknown exchange failure ${String(unreachable)}`);
@@ -96,23 +99,82 @@ export const callbackPages = {
     page(409, 'error', 'This connect link was already used', 'Another sign-in with the same link finished first; nothing was changed by this one.', ASK_AGAIN),
   busy: () =>
     page(409, 'error', 'Another sign-in for this connection is finishing', 'Nothing was changed by this one. Wait a moment, then open the connect link again.'),
-  accountMismatch: (name: string, connected: string | null, signedIn: string | null) => {
-    const you = signedIn ?? 'an account Google did not name';
+  accountMismatch: (name: string, connected: string | null, signedIn: string | null, vendor = 'Google') => {
+    const you = signedIn ?? `an account ${vendor} did not name`;
     return connected === null
       ? page(
           409,
           'error',
-          `${name} is connected to another Google account`,
+          `${name} is connected to another ${vendor} account`,
           `The Hub cannot tell whether ${you} is the account connected now, so nothing was changed.`,
           REPLACE_HINT,
         )
       : page(
           409,
           'error',
-          `${name} is connected to a different Google account`,
+          `${name} is connected to a different ${vendor} account`,
           `It is connected to ${maskEmail(connected)}, but you signed in as ${you}. Nothing was changed.`,
-          `To reconnect it, open the connect link again and choose ${maskEmail(connected)} at Google.`,
+          `To reconnect it, open the connect link again and choose ${maskEmail(connected)} at ${vendor}.`,
           REPLACE_HINT,
         );
   },
 };
+
+/** An organisation that lets only administrators approve apps: the page leads whoever can approve to it. */
+function adminConsentPage(adminConsentUrl: string | undefined): PageOutcome {
+  const outcome = page(
+    403,
+    'warning',
+    'An administrator must approve the Hub first',
+    'Your organisation requires an administrator to approve the Hub before anyone can connect. Nothing was connected.',
+    'Send this approval link to an administrator of your organisation; once they approve, open the connect link again.',
+  );
+  return adminConsentUrl === undefined
+    ? outcome
+    : { kind: 'page', page: { ...outcome.page, list: { heading: 'Approval link for an administrator', items: [adminConsentUrl] } } };
+}
+
+/**
+ * A redirect back from the vendor without a code, as a page that says what happened and the next step (`next`,
+ * from the provider's reading of the redirect).
+ */
+export function callbackStepPage(step: CallbackStep, name: string, vendor: string): PageOutcome {
+  switch (step.next) {
+    case 'admin_consent':
+      return adminConsentPage(step.adminConsentUrl);
+    case 'restart_connect':
+      return page(
+        200,
+        'success',
+        `Your organisation has approved the Hub`,
+        `Whoever was connecting ${name} can now finish.`,
+        'Open the connect link again to connect; it will not ask for approval again.',
+      );
+    case 'start_over':
+      return step.declined
+        ? page(
+            200,
+            'warning',
+            `${name} was not connected`,
+            `You declined the request at ${vendor}. Nothing was stored.`,
+            `To connect ${name} later, ${OPEN_AGAIN.toLowerCase()}`,
+          )
+        : page(400, 'error', `${name} was not connected`, `${vendor} ended the sign-in without granting access.`, OPEN_AGAIN);
+    case 'retry_later':
+      return page(502, 'error', `${vendor} could not complete the sign-in`, TRY_LATER);
+    case 'ask_administrator':
+      return page(
+        403,
+        'error',
+        `${vendor} blocked this sign-in`,
+        "Your organisation's policies or your account's state do not allow it. Nothing was connected.",
+        'Ask an administrator of your organisation to allow the sign-in, then open the connect link again.',
+      );
+    case 'fix_configuration':
+      return page(500, 'error', `The Hub is not set up correctly for ${vendor}`, 'Nothing was connected. The problem has been logged for an administrator.');
+    default: {
+      const unreachable: never = step.next;
+      throw new Error(`unknown callback step ${String(unreachable)}`);
+    }
+  }
+}

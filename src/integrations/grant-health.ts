@@ -1,22 +1,17 @@
 import type { Config } from '../config';
-import { type HubError, hubError } from '../core/errors';
+import type { HubError } from '../core/errors';
+import type { RefusalCause as CoreRefusalCause } from '../core/provider';
 import { INTEGRATIONS } from './catalog';
 import { type IntegrationId } from '../core/integrations';
+import { grantDeadlineOf, grantEndedError } from '../providers/connecting';
 
 /**
- * How long a connection's grant (its refresh token) will keep working, from what Google documents
- * (https://developers.google.com/identity/protocols/oauth2#expiration, "Refresh token expiration"):
- *
- * - time-based access: the person granted access for a limited time; Google says when it ends in the token
- *   response (`refresh_token_expires_in`), stored as refresh_token_expires_at;
- * - an app whose OAuth consent screen is External with publishing status "Testing": 7 days after consent
- *   (HUB_GOOGLE_PUBLISHING_STATUS=testing tells the Hub so; Google's answers do not);
- * - a refresh token not used for six months (the Hub uses it only when a tool needs a new access token).
- *
- * What Google does not announce (the person revoking access, a password change on a grant with Gmail scopes,
- * the 101st refresh token for one account and client silently retiring the oldest, a Workspace admin's policy,
- * Workspace re-authentication) the Hub learns only when Google refuses a refresh: the row is then expired with
- * the reason Google gave. Pure: the status endpoint and the admin list both judge a row with this.
+ * How long a connection's grant (its refresh token) keeps working, as its provider's rules say
+ * (src/providers/google/grant-lifetime.ts: time-limited access, Testing mode, six months unused;
+ * src/providers/microsoft/grant-lifetime.ts: 90 days unused), reached through the connecting registry
+ * (src/providers/connecting.ts). What a vendor does not announce — a revocation, a password change, an
+ * administrator's policy, a re-authentication — the Hub learns only when a refresh is refused: the row is then
+ * expired with the reason the vendor gave. Pure: the status endpoint and the admin list both judge a row with this.
  */
 
 export type GrantHealth = 'ok' | 'expiring' | 'expired';
@@ -24,22 +19,28 @@ export type GrantHealth = 'ok' | 'expiring' | 'expired';
 export type GrantReason =
   /** The person granted access for a limited time (Google sent refresh_token_expires_in). */
   | 'time_limited_access'
-  /** The Hub's OAuth app is in "Testing": Google ends every grant 7 days after consent. */
+  /** The Hub's Google OAuth app is in "Testing": Google ends every grant 7 days after consent. */
   | 'testing_mode'
-  /** Unused for six months. */
+  /** Unused for too long (Google: six months; Microsoft: 90 days). */
   | 'inactive'
-  /** Google answered invalid_grant without saying more: revoked, password changed, over the 100-token limit… */
+  /** The vendor refused the grant without saying more: revoked, password changed, over Google's 100-token limit… */
   | 'revoked'
-  /** invalid_grant / invalid_rapt: the customer's Workspace requires the person to sign in again. */
+  /** The customer's Workspace or Entra policy requires the person to sign in again (invalid_rapt, MFA, sign-in frequency). */
   | 'reauth_required'
-  /** The customer's Workspace admin blocks the Hub's app or the scopes it needs. */
-  | 'admin_policy_enforced';
+  /** The customer's administrator blocks the Hub's app or the access it needs (Workspace policy, Conditional Access). */
+  | 'admin_policy_enforced'
+  /** Microsoft: the account's password changed or was reset, or its sessions were revoked. */
+  | 'password_changed'
+  /** Microsoft: the account is disabled, deleted, or no longer in the tenant. */
+  | 'user_disabled'
+  /** Microsoft: the consent the Hub needs was withdrawn (INTEGRATION_PERMISSION_DENIED). */
+  | 'consent_required';
 
-/** What Google refused a refresh with: the plain invalid_grant, or one of the two causes it names. */
-export type RefusalCause = 'invalid_grant' | 'reauth_required' | 'admin_policy_enforced';
+/** What a vendor refused a refresh with (core/provider.ts): the plain invalid_grant, or a cause it names. */
+export type RefusalCause = CoreRefusalCause;
 
 export interface GrantPolicy {
-  /** The Hub's OAuth app is in Google's "Testing" publishing status. */
+  /** The Hub's Google OAuth app is in Google's "Testing" publishing status. */
   testingMode: boolean;
 }
 
@@ -53,24 +54,18 @@ export interface GrantView {
   reason: GrantReason | null;
 }
 
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
-/** `expiring` when the grant ends within this. */
-export const EXPIRING_WITHIN_MS = 72 * HOUR_MS;
-/** Google: "A Google Cloud Platform project with an OAuth consent screen configured for an external user type and
- *  a publishing status of 'Testing' is issued a refresh token expiring in 7 days". */
-export const TESTING_MODE_LIFETIME_MS = 7 * DAY_MS;
-/** Google: "The refresh token has not been used for six months." 180 days: never later than six months. */
-export const INACTIVITY_LIMIT_MS = 180 * DAY_MS;
+/** `expiring` when the grant ends within this (three days, for every provider). */
+export const EXPIRING_WITHIN_MS = 72 * 3_600_000;
+export { INACTIVITY_LIMIT_MS, TESTING_MODE_LIFETIME_MS } from '../providers/google/grant-lifetime';
 
 interface Deadline {
   at: number;
   reason: GrantReason;
 }
 
-/** The earliest moment Google ends this grant by a rule the Hub can see coming, or null. */
 /** What grant health reads of a stored credential (the store's CredentialRecord has these and more). */
 export interface GrantFacts {
+  integration: IntegrationId;
   sealed: { refresh: unknown };
   grantedAt: Date | null;
   createdAt: Date;
@@ -81,14 +76,18 @@ export interface GrantFacts {
   lastErrorAt: Date | null;
 }
 
+/** The earliest moment the connection's provider ends this grant by a rule the Hub can see coming, or null. */
 export function grantDeadline(record: GrantFacts, policy: GrantPolicy): Deadline | null {
-  if (record.sealed.refresh === null) return null;
-  const granted = (record.grantedAt ?? record.createdAt).getTime();
-  const lastUse = Math.max(granted, record.lastRefreshedAt?.getTime() ?? 0);
-  const deadlines: Deadline[] = [{ at: lastUse + INACTIVITY_LIMIT_MS, reason: 'inactive' }];
-  if (record.refreshTokenExpiresAt) deadlines.push({ at: record.refreshTokenExpiresAt.getTime(), reason: 'time_limited_access' });
-  if (policy.testingMode) deadlines.push({ at: granted + TESTING_MODE_LIFETIME_MS, reason: 'testing_mode' });
-  return deadlines.reduce((a, b) => (b.at < a.at ? b : a));
+  return grantDeadlineOf(
+    INTEGRATIONS[record.integration].provider,
+    {
+      hasRefreshToken: record.sealed.refresh !== null,
+      grantedAt: record.grantedAt ?? record.createdAt,
+      refreshedAt: record.lastRefreshedAt,
+      refreshTokenExpiresAt: record.refreshTokenExpiresAt,
+    },
+    policy,
+  );
 }
 
 export function grantHealth(record: GrantFacts, policy: GrantPolicy, now: number = Date.now()): GrantView {
@@ -108,26 +107,18 @@ export function grantHealth(record: GrantFacts, policy: GrantPolicy, now: number
   };
 }
 
-/** Why a refused refresh ended the grant: what Google named, else the deadline it passed, else plain revoked. */
+/** Why a refused refresh ended the grant: what the vendor named, else the deadline it passed, else plain revoked. */
 export function refusalReason(record: GrantFacts, cause: RefusalCause, policy: GrantPolicy, now: number = Date.now()): GrantReason {
   if (cause !== 'invalid_grant') return cause;
   const deadline = grantDeadline(record, policy);
   return deadline !== null && deadline.at <= now ? deadline.reason : 'revoked';
 }
 
-const ENDED: Record<GrantReason, (name: string) => string> = {
-  revoked: (name) => `${name} access has expired or was revoked; it must be connected again`,
-  time_limited_access: (name) => `${name} access has ended: it was granted for a limited time; it must be connected again`,
-  testing_mode: (name) =>
-    `${name} access has ended: Google ends access 7 days after consent while the Hub’s Google app is in "Testing" publishing status; it must be connected again`,
-  inactive: (name) => `${name} access has ended: Google ends access unused for six months; it must be connected again`,
-  reauth_required: (name) => `${name} access needs the person to sign in again (a Google Workspace re-authentication policy); it must be connected again`,
-  admin_policy_enforced: (name) =>
-    `${name} access is blocked by the customer’s Google Workspace administrator; an administrator must allow the Hub’s app and the access it needs before it can be connected again`,
-};
-
-/** INTEGRATION_EXPIRED for a grant Google no longer honours, saying why when the Hub knows. */
+/**
+ * INTEGRATION_EXPIRED for a grant its vendor no longer honours (INTEGRATION_PERMISSION_DENIED when consent was
+ * withdrawn), saying why when the Hub knows.
+ */
 export function grantExpiredError(integration: IntegrationId, reason: GrantReason | null): HubError {
-  const name = INTEGRATIONS[integration].displayName;
-  return hubError('INTEGRATION_EXPIRED', ENDED[reason ?? 'revoked'](name), reason === null ? {} : { details: { reason } });
+  const spec = INTEGRATIONS[integration];
+  return grantEndedError(spec.provider, reason, spec.displayName);
 }

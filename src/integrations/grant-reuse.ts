@@ -46,7 +46,8 @@ export function createGrantReuse(deps: {
   const { store, refresher, grants, logger } = deps;
 
   const reusable = async (target: SetupTarget) => {
-    if (grants.testingMode) return null;
+    // Google's Testing mode ends every grant 7 days after consent: only a fresh consent extends it.
+    if (grants.testingMode && INTEGRATIONS[target.integration].provider === 'google') return null;
     const row = await store.findExact(target.customerId, target.userId, target.integration);
     if (row === null || row.status !== 'connected' || row.sealed.refresh === null || row.accountEmail === null) return null;
     if (missingScopes(row.scopes, INTEGRATIONS[target.integration].scopes).length > 0) return null;

@@ -8,25 +8,29 @@ import { storeUnavailable } from './store-unavailable';
 import { type GrantPolicy, grantExpiredError, grantPolicyFor, refusalReason } from './grant-health';
 import { INTEGRATIONS } from './catalog';
 import { type RefreshLock, createRedisRefreshLock, localRefreshLock } from './refresh-lock';
-import { type RefreshOutcome, type TokenEndpoint, createTokenEndpoint } from '../providers/google/token-endpoint';
+import type { RefreshOutcome } from '../core/provider';
+import type { IntegrationId } from '../core/integrations';
+import type { ConnectingRegistry } from '../providers/connecting';
 import { type HubMetrics, noMetrics } from '../observability/metrics';
 import { type Tracing, spanOutcome, tracingOff } from '../observability/tracing';
 import { type ConnectionEvent, type OnConnectionEvent, recordWith } from '../audit/connection-events';
 
 /**
- * Keeps a credential's access token usable: refreshes it when it expires within the skew (or when Google
- * rejected it: `force`) and persists the result before anyone uses it.
+ * Keeps a credential's access token usable: refreshes it with its provider's `ProviderOAuth.refresh` when it expires
+ * within the skew (or when the vendor rejected it: `force`) and persists the result before anyone uses it. A vendor
+ * that rotates refresh tokens (Microsoft) gets the new one stored in the same write as its access token, only over
+ * the row the refresh started from (token_version) — the rule of src/providers/microsoft/refresh-rotation.ts.
  *
  * One refresh per credential at a time: concurrent callers in this process share one in-flight promise; across
  * replicas the lock decides, and a replica that loses polls the row until the winner has persisted, then uses
  * that. Whoever refreshes re-reads the row first — another replica may have done it already. If the lock
- * service is down the refresh goes ahead without it (a duplicate refresh is harmless with Google).
+ * service is down the refresh goes ahead without it (a duplicate refresh is harmless with Google and Microsoft alike: neither revokes the used token).
  * "Someone refreshed meanwhile" is told by the row's token_version, never by its sealed blobs: a key rotation
- * re-seals the same tokens, and taking that for a refresh would hand a token Google just rejected back to the
+ * re-seals the same tokens, and taking that for a refresh would hand a token the vendor just rejected back to the
  * caller as if it were new.
  * Expected failures come back as values: INTEGRATION_EXPIRED (invalid_grant: the row is marked expired, with
- * the reason Google gave — re-authentication required, blocked by the Workspace admin — or the deadline passed),
- * EXTERNAL_API_ERROR (Google down: retryable, the row untouched; the Hub misconfigured: not retryable),
+ * the reason the vendor gave — re-authentication required, blocked by an administrator, password changed, account disabled — INTEGRATION_PERMISSION_DENIED where consent was withdrawn, or the deadline passed),
+ * EXTERNAL_API_ERROR (the vendor down: retryable, the row untouched; the Hub misconfigured: not retryable),
  * INTEGRATION_NOT_CONNECTED (disconnected meanwhile), SERVICE_UNAVAILABLE (the store is down).
  */
 
@@ -44,15 +48,19 @@ export interface TokenRefresher {
     record: CredentialRecord,
     options: {
       force: boolean;
-      signal: AbortSignal /** Told when this caller's refresh sends a request to Google (api_calls); not for a joined flight. */;
+      signal: AbortSignal /** Told when this caller's refresh sends a request to the vendor (api_calls); not for a joined flight. */;
       onRequest?: () => void;
     },
   ): Promise<Result<Refreshed>>;
 }
 
+/** One refresh_token grant at the vendor's token endpoint. */
+export type TokenEndpoint = (refreshToken: string, signal: AbortSignal) => Promise<RefreshOutcome>;
+
 export interface TokenRefresherDeps {
   store: CredentialStore;
-  endpoint: TokenEndpoint;
+  /** The token endpoint of the integration's provider. */
+  endpointFor: (integration: IntegrationId) => TokenEndpoint;
   lock: RefreshLock;
   logger: Logger;
   tokens: Pick<TokenLifecycleConfig, 'refreshSkewS' | 'refreshLockTtlMs'>;
@@ -60,16 +68,16 @@ export interface TokenRefresherDeps {
   grants: GrantPolicy;
   /** The longest one shared refresh may take, waits included (the tool deadline: no caller waits longer). */
   budgetMs: number;
-  /** Refreshes sent to Google, by result. */
+  /** Refreshes sent to the vendor, by result. */
   metrics?: HubMetrics;
   /** Spans: the refresh, and the wait for another replica's (the cross-replica lock). */
   tracing?: Tracing;
-  /** Told when Google's refusal expired a connection (audit trail, webhooks); must not block. */
+  /** Told when a vendor's refusal expired a connection (audit trail, webhooks); must not block. */
   onConnectionEvent?: OnConnectionEvent;
 }
 
 const POLL_FIRST_MS = 25;
-/** A token with less than this left is not worth a Google call: it could expire in flight. */
+/** A token with less than this left is not worth a vendor call: it could expire in flight. */
 const STILL_USABLE_MS = 30_000;
 const POLL_MAX_MS = 250;
 
@@ -96,7 +104,7 @@ function untilAborted<T>(promise: Promise<Result<T>>, signal: AbortSignal): Prom
 }
 
 export function createTokenRefresher(deps: TokenRefresherDeps): TokenRefresher {
-  const { store, endpoint, lock, logger, tokens } = deps;
+  const { store, endpointFor, lock, logger, tokens } = deps;
   const inflight = new Map<string, Promise<Result<Refreshed>>>();
   const metrics = deps.metrics ?? noMetrics;
   const tracing = deps.tracing ?? tracingOff;
@@ -109,7 +117,7 @@ export function createTokenRefresher(deps: TokenRefresherDeps): TokenRefresher {
     if (row === null) return fail(disconnected(seen));
     if (row.status !== 'connected') return fail(expired(row));
     if (needsRefresh(row)) return undefined;
-    // Forced (Google rejected the token in hand): only a newer token — a higher version — settles it.
+    // Forced (the vendor rejected the token in hand): only a newer token — a higher version — settles it.
     if (!force || row.tokenVersion !== seen.tokenVersion) return ok({ record: row });
     return undefined;
   };
@@ -145,7 +153,9 @@ export function createTokenRefresher(deps: TokenRefresherDeps): TokenRefresher {
     const used = store.openTokens(current).refreshToken;
     if (used !== null) onRequest?.();
     const outcome: RefreshOutcome =
-      used === null ? { kind: 'invalid_grant', cause: 'invalid_grant', description: 'no refresh token stored' } : await endpoint(used, signal);
+      used === null
+        ? { kind: 'invalid_grant', cause: 'invalid_grant', description: 'no refresh token stored' }
+        : await endpointFor(current.integration)(used, signal);
     if (used !== null) metrics.tokenRefresh(outcome.kind === 'refreshed' ? 'ok' : outcome.kind === 'invalid_grant' ? 'invalid_grant' : 'transient');
     switch (outcome.kind) {
       case 'refreshed':
@@ -165,8 +175,8 @@ export function createTokenRefresher(deps: TokenRefresherDeps): TokenRefresher {
           return settle(await store.getById(current.id), current, false) ?? fail(expired(current)); // a reconnect won
         }
         logger.warn(
-          { credential_id: current.id, integration: current.integration, reason, google_error: outcome.description },
-          'Google refused the refresh token; connection marked expired',
+          { credential_id: current.id, integration: current.integration, reason, vendor_error: outcome.description },
+          'the vendor refused the refresh token; connection marked expired',
         );
         deps.onConnectionEvent?.(event);
         return fail(grantExpiredError(current.integration, reason));
@@ -175,11 +185,11 @@ export function createTokenRefresher(deps: TokenRefresherDeps): TokenRefresher {
         if (outcome.misconfigured) {
           logger.error(
             { credential_id: current.id, integration: current.integration, details: outcome.error.details },
-            'Google refused the Hub’s OAuth client while refreshing a token; check HUB_GOOGLE_CLIENT_ID/SECRET',
+            'the vendor refused the Hub’s OAuth client while refreshing a token; check its client id and secret',
           );
           return fail(outcome.error);
         }
-        // Google's token endpoint is down, but the token in hand is still valid for a while (refreshing early is
+        // The token endpoint is down, but the token in hand is still valid for a while (refreshing early is
         // a courtesy, not a need): ride out the outage with it. Only a token that is gone or rejected fails.
         if (!force && current.sealed.access !== null && current.tokenExpiresAt !== null && current.tokenExpiresAt.getTime() - Date.now() > STILL_USABLE_MS) {
           logger.warn(
@@ -245,9 +255,10 @@ export function createTokenRefresher(deps: TokenRefresherDeps): TokenRefresher {
   };
 }
 
-/** As the app wires it: Google's token endpoint from configuration; a Redis lock when replicas share Redis. */
+/** As the app wires it: each provider's refresh from the connecting registry; a Redis lock when replicas share Redis. */
 export function tokenRefresherFor(
   config: Pick<Config, 'google' | 'tokens' | 'upstream'>,
+  connecting: ConnectingRegistry,
   store: CredentialStore,
   redis: Redis | null,
   logger: Logger,
@@ -259,7 +270,10 @@ export function tokenRefresherFor(
     : localRefreshLock;
   return createTokenRefresher({
     store,
-    endpoint: createTokenEndpoint(config.google, config.upstream.attemptTimeoutMs),
+    endpointFor: (integration) => {
+      const { oauth } = connecting.of(INTEGRATIONS[integration].provider);
+      return (refreshToken, signal) => oauth.refresh(refreshToken, signal);
+    },
     lock,
     logger,
     tokens: config.tokens,

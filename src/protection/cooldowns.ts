@@ -1,6 +1,6 @@
 /**
- * Cool-downs: when Google says an account may not be served until a given time, the Hub answers that account's
- * calls itself until then instead of letting agents hammer Google (hammering a live Gmail limit is reported to
+ * Cool-downs: when a vendor says an account may not be served until a given time, the Hub answers that account's
+ * calls itself until then instead of letting agents hammer the vendor (hammering a live Gmail limit is reported to
  * push it further out: twentyhq/twenty#17850). Per replica, in memory, bounded; each replica learns on its own
  * first refusal.
  *
@@ -16,14 +16,14 @@ export type CooldownScope = 'all' | 'writes' | 'send';
 export interface Cooldown {
   until: number;
   scope: CooldownScope;
-  /** Google's reason that started it, shown to agents. */
+  /** The vendor's reason that started it, shown to agents. */
   reason: string;
-  /** The RATE_LIMITED scope its refusals carry: `upstream` (a Google rate limit) or `upstream_quota`. */
+  /** The RATE_LIMITED scope its refusals carry: `upstream` (a vendor's rate limit) or `upstream_quota`. */
   limit: 'upstream' | 'upstream_quota';
 }
 
 export interface Cooldowns {
-  /** Starts (or extends) a cool-down of `account` — an opaque key such as `google_gmail:ana@acme.example`. */
+  /** Starts (or extends) a cool-down of `account` — an opaque key (a limit group and the mailbox). */
   start(account: string, cooldown: Cooldown): void;
   /** The cool-down that covers `operation` on `account` now, the longest first; undefined when none. */
   covering(account: string, operation: string): Cooldown | undefined;
@@ -31,12 +31,18 @@ export interface Cooldowns {
 
 const MAX_ACCOUNTS = 10_000;
 
-/** Discovery method ids that only read: the last segment is one of these. Anything else is a write. */
-const READ_VERBS: ReadonlySet<string> = new Set(['get', 'list', 'query', 'getProfile', 'instances']);
-const SEND_METHODS: ReadonlySet<string> = new Set(['gmail.users.messages.send', 'gmail.users.drafts.send']);
+/**
+ * Operation keys are `resource.verb` in each provider's own naming (Google's discovery ids such as
+ * `calendar.events.get`, Graph's `events.calendarView`): what a cool-down covers is judged by the last segment, the
+ * verb, never by a vendor's method name. Verbs that only read; anything else is a write.
+ */
+const READ_VERBS: ReadonlySet<string> = new Set(['get', 'list', 'query', 'getProfile', 'instances', 'getSchedule', 'calendarView']);
+const SEND_VERB = 'send';
 
-export const isReadOperation = (operation: string): boolean => READ_VERBS.has(operation.slice(operation.lastIndexOf('.') + 1));
-export const isSendOperation = (operation: string): boolean => SEND_METHODS.has(operation);
+const verbOf = (operation: string) => operation.slice(operation.lastIndexOf('.') + 1);
+export const isReadOperation = (operation: string): boolean => READ_VERBS.has(verbOf(operation));
+/** Sending mail (a message or a draft): the one operation a sending limit stops. */
+export const isSendOperation = (operation: string): boolean => verbOf(operation) === SEND_VERB;
 
 function covers(scope: CooldownScope, operation: string): boolean {
   if (scope === 'all') return true;

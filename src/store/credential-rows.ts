@@ -11,7 +11,16 @@ export type StoredStatus = 'connected' | 'expired';
  * no feature; src/integrations/grant-health.ts judges grants with the same reasons (its GrantReason), and
  * test/unit/store-vocabulary.test.ts holds the two to be the same type.
  */
-export type ExpiryReason = 'time_limited_access' | 'testing_mode' | 'inactive' | 'revoked' | 'reauth_required' | 'admin_policy_enforced';
+export type ExpiryReason =
+  | 'time_limited_access'
+  | 'testing_mode'
+  | 'inactive'
+  | 'revoked'
+  | 'reauth_required'
+  | 'admin_policy_enforced'
+  | 'password_changed'
+  | 'user_disabled'
+  | 'consent_required';
 
 export interface CredentialRecord {
   id: string;
@@ -19,7 +28,12 @@ export interface CredentialRecord {
   userId: string | null;
   integration: IntegrationId;
   accountEmail: string | null;
-  /** Full scope URLs, as Google granted them. */
+  /**
+   * The vendor's stable id of the account (Microsoft: `{tid}/{oid}`), verified at connect; null when none is known.
+   * Optional so that records made before it (in memory, in tests) still are records: absent reads as null.
+   */
+  accountId?: string | null;
+  /** The scopes as the vendor granted them (Google's full URLs, Graph's short names). */
   scopes: string[];
   status: StoredStatus;
   tokenExpiresAt: Date | null;
@@ -53,6 +67,7 @@ export interface Row {
   user_id: string | null;
   integration: IntegrationId;
   account_email: string | null;
+  account_id: string | null;
   scopes: string[];
   status: StoredStatus;
   key_id: string;
@@ -71,7 +86,7 @@ export interface Row {
   updated_at: Date;
 }
 
-export const COLUMNS = `id, customer_id, user_id, integration, account_email, scopes, status, key_id, access_token_enc,
+export const COLUMNS = `id, customer_id, user_id, integration, account_email, account_id, scopes, status, key_id, access_token_enc,
   refresh_token_enc, token_expires_at, last_refreshed_at, last_error, last_error_at, working_hours, token_version, granted_at,
   refresh_token_expires_at, expiry_reason, created_at, updated_at`;
 
@@ -91,6 +106,7 @@ export const toRecord = (r: Row): CredentialRecord => ({
   userId: r.user_id,
   integration: r.integration,
   accountEmail: r.account_email,
+  accountId: r.account_id ?? null,
   scopes: r.scopes,
   status: r.status,
   tokenExpiresAt: r.token_expires_at,

@@ -7,7 +7,7 @@ import type { TokenCipher } from './token-cipher';
 export type { CredentialRecord, ExpiryReason, OpenTokens, StoredStatus } from './credential-rows';
 
 /**
- * Google OAuth credentials per (customer, end user or customer-wide, integration), tokens sealed at rest.
+ * OAuth credentials per (customer, end user or customer-wide, integration), of every provider, tokens sealed at rest.
  * Every query is keyed by the customer id the caller was authorised for; nothing here lists across customers
  * (key rotation, which does, lives in key-rotation.ts).
  */
@@ -17,6 +17,8 @@ export interface CredentialInput {
   userId: string | null;
   integration: IntegrationId;
   accountEmail: string | null;
+  /** The vendor's stable id of the account, verified (Microsoft: `{tid}/{oid}`); absent or null when none. */
+  accountId?: string | null;
   scopes: readonly string[];
   accessToken: string;
   /** `undefined` keeps the stored refresh token (Google only sends one on first consent). */
@@ -57,8 +59,9 @@ export interface CredentialStore {
   /**
    * Whether another connection holds a grant of the same Google account (same email). Google revokes per
    * account and OAuth client, not per integration or customer, so revoking this row's grant would kill those.
+   * `among`: only connections of these integrations count (the same vendor's).
    */
-  accountInUseElsewhere(record: CredentialRecord): Promise<boolean>;
+  accountInUseElsewhere(record: CredentialRecord, among?: readonly IntegrationId[]): Promise<boolean>;
   /** Exactly the row for (customer, user — or customer-wide when null —, integration): no fallback. */
   findExact(customerId: string, userId: string | null, integration: IntegrationId): Promise<CredentialRecord | null>;
   listForCustomer(customerId: string): Promise<CredentialRecord[]>;
@@ -167,11 +170,12 @@ export function createCredentialStore(db: Db, cipher: TokenCipher): CredentialSt
       return new Map(rows.map((r) => [r.integration, toRecord(r)]));
     },
 
-    async accountInUseElsewhere(record) {
+    async accountInUseElsewhere(record, among) {
       if (record.accountEmail === null) return false;
       const rows = await db.query(
-        `SELECT 1 FROM integration_credentials WHERE lower(account_email) = lower($1) AND id <> $2 AND status = 'connected' LIMIT 1`,
-        [record.accountEmail, record.id],
+        `SELECT 1 FROM integration_credentials WHERE lower(account_email) = lower($1) AND id <> $2 AND status = 'connected'
+            AND ($3::text[] IS NULL OR integration = ANY($3::text[])) LIMIT 1`,
+        [record.accountEmail, record.id, among ? [...among] : null],
       );
       return rows.length > 0;
     },
@@ -269,10 +273,10 @@ export function createCredentialStore(db: Db, cipher: TokenCipher): CredentialSt
     const rows = await q.query<Row>(
       `INSERT INTO integration_credentials
          (customer_id, user_id, integration, account_email, scopes, status, key_id, access_token_enc, refresh_token_enc,
-          token_expires_at, last_refreshed_at, granted_at, refresh_token_expires_at)
-       VALUES ($1, $2, $3, $4, $5, 'connected', $6, $7, $8, $9, $10, $11, $12)
+          token_expires_at, last_refreshed_at, granted_at, refresh_token_expires_at, account_id)
+       VALUES ($1, $2, $3, $4, $5, 'connected', $6, $7, $8, $9, $10, $11, $12, $13)
        ON CONFLICT (customer_id, integration, (coalesce(user_id, ''))) DO UPDATE SET
-         account_email = EXCLUDED.account_email, scopes = EXCLUDED.scopes, status = 'connected',
+         account_email = EXCLUDED.account_email, account_id = EXCLUDED.account_id, scopes = EXCLUDED.scopes, status = 'connected',
          key_id = EXCLUDED.key_id, access_token_enc = EXCLUDED.access_token_enc,
          refresh_token_enc = EXCLUDED.refresh_token_enc, token_expires_at = EXCLUDED.token_expires_at,
          last_refreshed_at = EXCLUDED.last_refreshed_at, granted_at = EXCLUDED.granted_at,
@@ -292,6 +296,7 @@ export function createCredentialStore(db: Db, cipher: TokenCipher): CredentialSt
         input.lastRefreshedAt ?? null,
         grant.grantedAt,
         grant.expiresAt,
+        input.accountId ?? null,
       ],
     );
     return toRecord(rows[0]!);

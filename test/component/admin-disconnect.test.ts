@@ -65,8 +65,7 @@ describe('admin API: disconnecting an integration', () => {
         }),
       })
     ).status === 200;
-  const stored = (c: { customerId: string; userId: string | null; integration: IntegrationId }) =>
-    hub.store.findExact(c.customerId, c.userId, c.integration);
+  const stored = (c: { customerId: string; userId: string | null; integration: IntegrationId }) => hub.store.findExact(c.customerId, c.userId, c.integration);
 
   beforeAll(async () => {
     sb = await startTestSandbox();
@@ -91,7 +90,14 @@ describe('admin API: disconnecting an integration', () => {
     expect(await tokenWorks(c.grant.accessToken)).toBe(true);
 
     const res = await disconnect(c.customerId.toUpperCase(), 'google_calendar').expect(200);
-    expect(res.body).toEqual({ customer_id: c.customerId, user_id: null, integration: 'google_calendar', disconnected: true, revoked_at_google: true });
+    expect(res.body).toEqual({
+      customer_id: c.customerId,
+      user_id: null,
+      integration: 'google_calendar',
+      disconnected: true,
+      revoked_at_google: true,
+      revoked_at_vendor: true,
+    });
     expect(await tokenWorks(c.grant.accessToken)).toBe(false);
     expect(await refreshWorks(c.grant.refreshToken)).toBe(false);
     expect(await stored(c)).toBeNull();
@@ -109,7 +115,14 @@ describe('admin API: disconnecting an integration', () => {
     expect(await stored(calendar)).toBeNull();
     expect(await tokenWorks(gmail.grant.accessToken)).toBe(true);
     const last = await disconnect(customerId, 'google_gmail').expect(200);
-    expect(last.body).toEqual({ customer_id: customerId, user_id: null, integration: 'google_gmail', disconnected: true, revoked_at_google: true });
+    expect(last.body).toEqual({
+      customer_id: customerId,
+      user_id: null,
+      integration: 'google_gmail',
+      disconnected: true,
+      revoked_at_google: true,
+      revoked_at_vendor: true,
+    });
     expect(await tokenWorks(gmail.grant.accessToken)).toBe(false);
   });
 
@@ -120,7 +133,7 @@ describe('admin API: disconnecting an integration', () => {
     await hub.store.save(aCredential({ customerId, userId: 'user-10', integration: 'google_gmail' }));
 
     const res = await disconnect(customerId, 'google_gmail', '?user_id=user-9').expect(200);
-    expect(res.body).toMatchObject({ user_id: 'user-9', disconnected: true, revoked_at_google: true });
+    expect(res.body).toMatchObject({ user_id: 'user-9', disconnected: true, revoked_at_google: true, revoked_at_vendor: true });
     expect(await stored(user)).toBeNull();
     expect(await stored(wide)).not.toBeNull();
     expect(await hub.store.findExact(customerId, 'user-10', 'google_gmail')).not.toBeNull();
@@ -134,7 +147,7 @@ describe('admin API: disconnecting an integration', () => {
     const c = await connectReal();
     await sb.control('POST', `/accounts/${c.accountEmail}/revoke`);
     const res = await disconnect(c.customerId, 'google_calendar').expect(200);
-    expect(res.body).toMatchObject({ disconnected: true, revoked_at_google: true });
+    expect(res.body).toMatchObject({ disconnected: true, revoked_at_google: true, revoked_at_vendor: true });
     expect(await stored(c)).toBeNull();
   });
 
@@ -165,7 +178,7 @@ describe('admin API: disconnecting an integration', () => {
 
     await new Promise((resolve) => setTimeout(resolve, TIMEOUT_MS * 3)); // the slow revocation lands at Google meanwhile
     const retry = await disconnect(c.customerId, 'google_calendar').expect(200);
-    expect(retry.body).toMatchObject({ disconnected: true, revoked_at_google: true });
+    expect(retry.body).toMatchObject({ disconnected: true, revoked_at_google: true, revoked_at_vendor: true });
   });
 
   it('when Google cannot be reached at all, then 502 retryable and the row is kept', async () => {
@@ -198,7 +211,13 @@ describe('admin API: disconnecting an integration', () => {
   });
 
   it.each([
-    ['an unknown integration', randomUUID(), 'google_drive', '', [{ path: 'integration', message: 'must be one of google_calendar, google_gmail, outlook_calendar, outlook_mail' }]],
+    [
+      'an unknown integration',
+      randomUUID(),
+      'google_drive',
+      '',
+      [{ path: 'integration', message: 'must be one of google_calendar, google_gmail, outlook_calendar, outlook_mail' }],
+    ],
     ['a customer id that is not a UUID', 'acme', 'google_calendar', '', [{ path: 'customer_id', message: 'must be a UUID' }]],
     ['an unknown query parameter', randomUUID(), 'google_calendar', '?userId=x', [{ path: 'query.userId', message: 'unknown field' }]],
     ['an empty user_id', randomUUID(), 'google_calendar', '?user_id=', [expect.objectContaining({ path: 'query.user_id' })]],

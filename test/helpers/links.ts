@@ -1,5 +1,6 @@
 import { type ConnectLink, type LinkOrigin, createConnectLinks } from '../../src/integrations/connect-links';
 import type { IntegrationId } from '../../src/core/integrations';
+import { INTEGRATIONS } from '../../src/integrations/catalog';
 import { testConfig } from './env';
 
 /** Reads a connect link (setup_url) the way the Hub does, with the test configuration's keys. */
@@ -11,9 +12,11 @@ export function readConnectLink(url: string): ConnectLink | null {
     ttlS: { admin: config.connect.linkTtlS, setup: config.connect.setupUrlTtlS },
   });
   const parsed = new URL(url);
-  if (parsed.origin + parsed.pathname !== `${config.publicUrl}/integrations/google/connect`) return null;
+  // Each link opens at its provider's connect route (outlook_* at Microsoft's).
+  const provider = /^\/integrations\/(google|microsoft)\/connect$/.exec(parsed.pathname)?.[1];
+  if (parsed.origin !== config.publicUrl || provider === undefined) return null;
   const verified = links.verify(parsed.searchParams.get('token') ?? '');
-  return verified.ok ? verified.link : null;
+  return verified.ok && INTEGRATIONS[verified.link.integration].provider === provider ? verified.link : null;
 }
 
 /**

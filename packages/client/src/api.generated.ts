@@ -186,10 +186,12 @@ export type DisconnectResponse = {
   integration: "google_calendar" | "google_gmail" | "outlook_calendar" | "outlook_mail";
   /** False when there was no such connection (nothing was done). */
   disconnected: boolean;
-  /** Google confirmed the grant's token no longer works (revoked now, or already revoked or expired). False when there was nothing to revoke, the stored tokens could not be decrypted, Google refused, or the revocation was skipped (`revoke_skipped`). */
+  /** The integration's vendor confirmed the grant's token no longer works (revoked now, or already revoked or expired). False when there was nothing to revoke, the stored tokens could not be decrypted, the vendor refused, or no revocation was made (`revoke_skipped`). Microsoft cannot revoke one app's grant, so for `outlook_*` it is false with `revoke_skipped: unsupported`. */
+  revoked_at_vendor?: boolean;
+  /** The same as `revoked_at_vendor`, under the name it had before the Hub had a second vendor; kept for clients that read it (for `outlook_*` it speaks of Microsoft). */
   revoked_at_google: boolean;
-  /** Not revoked at Google because another connection uses the same Google account: Google revokes a whole account's grant to the Hub, which would break that connection too. The row is deleted. */
-  revoke_skipped?: "account_in_use";
+  /** Why nothing was revoked at the vendor although the Hub held tokens; the row is deleted either way. `account_in_use`: another connection uses the same Google account, and Google revokes a whole account's grant to the Hub, which would break that connection too. `unsupported`: the vendor has no way to revoke one app's grant for one person (Microsoft); the Hub deleted its tokens and can no longer act, and the person (My Apps) or an administrator (Enterprise applications) removes the consent. */
+  revoke_skipped?: "account_in_use" | "unsupported";
 };
 
 export type WorkingHoursResponse = {

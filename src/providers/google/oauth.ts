@@ -2,43 +2,26 @@ import { GaxiosError, request } from 'gaxios';
 import { CodeChallengeMethod } from 'google-auth-library';
 import { z } from 'zod';
 import type { Config } from '../../config';
+import { hubError } from '../../core/errors';
+import type { ExchangeFailure, ExchangeOutcome, ProviderOAuth, RevokeOutcome } from '../../core/provider';
+import type { FailureKind } from '../../resilience/failures';
 import type { Logger } from '../../logger';
 import type { GoogleClients } from './clients';
+import { classifyGoogleError } from './errors';
+import { createTokenEndpoint } from './token-endpoint';
 
 /**
- * The Hub's side of Google's authorization-code flow: the consent URL, the code exchange (PKCE) and the
- * identity in the id_token. Everything Google answers is validated before the Hub believes it; failures come
- * back as values saying whose problem they are (the person's, Google's, or the Hub's configuration).
+ * Google's side of the connecting port (core/provider.ts): the consent URL, the code exchange (PKCE) and the
+ * identity in the id_token, refresh (token-endpoint.ts) and revocation. Everything Google answers is validated
+ * before the Hub believes it; failures come back as values saying whose problem they are (the person's,
+ * Google's, or the Hub's configuration).
  */
 
 /** Identity scopes asked for next to the integration's own: the id_token then names the connected account. */
 export const IDENTITY_SCOPES = ['openid', 'email'] as const;
 
-export interface GrantedTokens {
-  accessToken: string;
-  refreshToken: string | null;
-  expiresAt: Date | null;
-  /** Full scope URLs as Google reports them (partial consent shows here). */
-  scopes: string[];
-  /** From the verified id_token; null when Google sent none. */
-  email: string | null;
-  /** Time-based access: when the refresh token stops working (Google's `refresh_token_expires_in`). */
-  refreshTokenExpiresAt: Date | null;
-}
-
-/** rejected: the code/verifier was refused (expired, reused); unavailable: retry later; misconfigured: the Hub's fault. */
-export type ExchangeFailure = 'rejected' | 'unavailable' | 'misconfigured' | 'unverifiable';
-
-export interface GoogleOAuth {
-  /** False when no client id/secret is configured: connecting cannot work. */
-  readonly configured: boolean;
-  /**
-   * `freshConsent`: prompt=consent, so Google shows the consent screen and mints a refresh token even for an
-   * account that authorized the Hub before; without it a returning account gets none (see grant-reuse.ts).
-   */
-  consentUrl(p: { scopes: readonly string[]; state: string; codeChallenge: string; freshConsent: boolean; loginHint?: string }): string;
-  exchange(code: string, codeVerifier: string): Promise<{ ok: true; tokens: GrantedTokens } | { ok: false; failure: ExchangeFailure }>;
-}
+/** Worth retrying a revocation: Google (or the way to it) failed, not the token. */
+const TRANSIENT: ReadonlySet<FailureKind> = new Set(['server_error', 'network', 'timeout', 'rate_limited']);
 
 const tokenResponse = z.object({
   access_token: z.string().min(1).max(4096),
@@ -63,15 +46,21 @@ function classify(err: unknown): ExchangeFailure {
   throw err;
 }
 
-export function createGoogleOAuth(deps: { config: Config; google: GoogleClients; logger: Logger }): GoogleOAuth {
+export function createGoogleOAuth(deps: { config: Config; google: GoogleClients; logger: Logger }): ProviderOAuth {
   const { config, google, logger } = deps;
   const clientId = config.google.clientId;
   const client = () => google.oauth2({ redirectUri: config.connect.redirectUri, timeoutMs: config.upstream.attemptTimeoutMs });
 
+  const refresh = createTokenEndpoint(config.google, config.upstream.attemptTimeoutMs);
+
   return {
     configured: Boolean(clientId && config.google.clientSecret),
 
-    consentUrl({ scopes, state, codeChallenge, freshConsent, loginHint }) {
+    /**
+     * `freshConsent`: prompt=consent, so Google shows the consent screen and mints a refresh token even for an
+     * account that authorized the Hub before; without it a returning account gets none (see grant-reuse.ts).
+     */
+    authorizeUrl({ scopes, state, codeChallenge, freshConsent, loginHint }) {
       return client().generateAuthUrl({
         access_type: 'offline',
         ...(freshConsent ? { prompt: 'consent' } : {}),
@@ -84,7 +73,7 @@ export function createGoogleOAuth(deps: { config: Config; google: GoogleClients;
       });
     },
 
-    async exchange(code, codeVerifier) {
+    async exchange(code, codeVerifier): Promise<ExchangeOutcome> {
       // One request, never retried: an authorization code is single-use, and Google answers a replayed code by
       // revoking what the first exchange issued — google-auth-library's getToken() would retry a 5xx by itself.
       const startedAt = Date.now();
@@ -139,6 +128,41 @@ export function createGoogleOAuth(deps: { config: Config; google: GoogleClients;
           refreshTokenExpiresAt: t.refresh_token && t.refresh_token_expires_in ? new Date(startedAt + t.refresh_token_expires_in * 1000) : null,
         },
       };
+    },
+
+    refresh,
+
+    /**
+     * One POST to Google's revoke endpoint, the token in the form body (kept out of URLs and thus out of any
+     * proxy log). Sent through the OAuth client's own transport rather than `revokeToken()`, which puts the token
+     * in the query string, takes no abort signal and retries 5xx by itself for seconds: here one bounded attempt
+     * decides, and the admin's retry is the retry. A token Google already considers dead (`invalid_token`) counts
+     * as revoked.
+     */
+    async revoke(token, signal): Promise<RevokeOutcome> {
+      const oauth = google.oauth2();
+      try {
+        await oauth.transporter.request({
+          url: oauth.endpoints.oauth2RevokeUrl,
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+          data: new URLSearchParams({ token }).toString(),
+          signal: AbortSignal.any([signal, AbortSignal.timeout(config.upstream.attemptTimeoutMs)]),
+          retry: false,
+        });
+        return 'revoked';
+      } catch (err) {
+        const failure = classifyGoogleError(err, { operation: 'the token revocation' });
+        if (!failure) throw err;
+        if (failure.status === 400 && failure.reason === 'invalid_token') return 'revoked'; // already revoked or expired
+        if (!TRANSIENT.has(failure.kind)) return 'refused';
+        const retryAfterS = failure.retryAfterMs === undefined ? undefined : failure.retryAfterMs / 1000;
+        return hubError('EXTERNAL_API_ERROR', 'Google could not revoke the grant right now; the connection was kept — retry the request', {
+          retryable: true,
+          details: { reason: failure.kind, ...(failure.status !== undefined ? { upstream_status: failure.status } : {}) },
+          ...(retryAfterS !== undefined ? { retryAfterS } : {}),
+        });
+      }
     },
   };
 }

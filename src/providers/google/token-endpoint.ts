@@ -1,9 +1,9 @@
 import { GaxiosError, request } from 'gaxios';
 import { z } from 'zod';
 import type { Config } from '../../config';
-import { type HubError, hubError } from '../../core/errors';
+import { hubError } from '../../core/errors';
 import { classifyGoogleError } from './errors';
-import type { RefusalCause } from '../../integrations/grant-health';
+import type { RefreshOutcome, RefusalCause } from '../../core/provider';
 
 /**
  * One refresh_token grant at Google's token endpoint, and what its answer means for the connection.
@@ -13,25 +13,6 @@ import type { RefusalCause } from '../../integrations/grant-health';
  * tool call's deadline nor be counted on to send one request. Here: one request, client_secret_post as
  * google-auth-library sends it, a per-request timeout and the caller's signal.
  */
-
-export type RefreshOutcome =
-  | {
-      kind: 'refreshed';
-      accessToken: string;
-      expiresAt: Date | null;
-      /** Only when Google rotated it. */
-      refreshToken?: string;
-      scopes?: string[];
-      /** Time-based access: when the refresh token stops working (`refresh_token_expires_in`). */
-      refreshTokenExpiresAt?: Date;
-    }
-  /**
-   * The grant is gone (revoked, expired, password changed — or re-authentication required, or blocked by a
-   * Workspace admin: `cause`): only a person (or an admin, then a person) can fix it.
-   */
-  | { kind: 'invalid_grant'; cause: RefusalCause; description: string }
-  /** Google down or slow (retryable), or the Hub itself misconfigured (invalid_client: not retryable). */
-  | { kind: 'failed'; error: HubError; misconfigured: boolean };
 
 export type TokenEndpoint = (refreshToken: string, signal: AbortSignal) => Promise<RefreshOutcome>;
 

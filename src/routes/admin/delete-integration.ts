@@ -17,8 +17,8 @@ const params = z.object({
 const query = z.strictObject({ user_id: userIdSchema.optional() });
 
 /**
- * DELETE /api/admin/customers/{customer_id}/integrations/{integration}?user_id= — revokes the grant at Google
- * and forgets the connection (the end user's own with user_id, else the customer-wide one). Idempotent.
+ * DELETE /api/admin/customers/{customer_id}/integrations/{integration}?user_id= — revokes the grant at its vendor
+ * where the vendor allows it (Google; Microsoft cannot: `revoke_skipped: unsupported`) and forgets the connection (the end user's own with user_id, else the customer-wide one). Idempotent.
  */
 export function deleteIntegrationRoute(deps: { disconnect: Disconnect; logger: Logger }): RequestHandler {
   return async (req, res) => {
@@ -44,7 +44,9 @@ export function deleteIntegrationRoute(deps: { disconnect: Disconnect; logger: L
       user_id: target.userId,
       integration: target.integration,
       disconnected: result.value.disconnected,
-      revoked_at_google: result.value.revokedAtGoogle,
+      revoked_at_vendor: result.value.revokedAtVendor,
+      // The name predates Microsoft; kept for clients that read it, it says the same as revoked_at_vendor.
+      revoked_at_google: result.value.revokedAtVendor,
       ...(result.value.revokeSkipped ? { revoke_skipped: result.value.revokeSkipped } : {}),
     });
   };

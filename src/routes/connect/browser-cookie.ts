@@ -1,22 +1,24 @@
 import type { Request } from 'express';
+import type { ProviderId } from '../../core/capabilities';
 import { STATE_LIFETIME_MS, digest } from '../../integrations/oauth-states';
 
 /**
  * The cookie that ties a connect attempt to the browser that started it (RFC 9700 §4.7: the callback must come
  * back from the same user agent, so nobody can make someone else's browser finish a flow they began).
- * SameSite=Lax still sends it on Google's top-level redirect back; scoped to the connect paths only.
+ * SameSite=Lax still sends it on the vendor's top-level redirect back; scoped to the provider's connect paths only
+ * (`/integrations/google`, `/integrations/microsoft`), where its callback comes back.
  */
-const PATH = '/integrations/google';
+const pathOf = (provider: ProviderId) => `/integrations/${provider}`;
 
 /** One cookie per attempt (named after its state), so two connect links opened side by side do not clash. */
 const nameFor = (state: string) => `hub_connect_${digest(state).toString('hex').slice(0, 16)}`;
 
-export function browserCookie(state: string, nonce: string, secure: boolean): string {
-  return `${nameFor(state)}=${nonce}; Path=${PATH}; Max-Age=${STATE_LIFETIME_MS / 1000}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+export function browserCookie(state: string, nonce: string, secure: boolean, provider: ProviderId): string {
+  return `${nameFor(state)}=${nonce}; Path=${pathOf(provider)}; Max-Age=${STATE_LIFETIME_MS / 1000}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
 }
 
-export function clearBrowserCookie(state: string, secure: boolean): string {
-  return `${nameFor(state)}=; Path=${PATH}; Max-Age=0; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+export function clearBrowserCookie(state: string, secure: boolean, provider: ProviderId): string {
+  return `${nameFor(state)}=; Path=${pathOf(provider)}; Max-Age=0; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
 }
 
 export function readBrowserCookie(req: Request, state: string): string | undefined {

@@ -10,6 +10,7 @@ import adminConsole from './0009_admin_console';
 import receiptPrincipal from './0010_receipt_principal';
 import customerNames from './0011_customer_names';
 import microsoftConnections from './0012_microsoft_connections';
+import connectionAccountId from './0013_connection_account_id';
 
 /**
  * Forward-only migrations, applied in this order at start and recorded (with a checksum) in hub_migrations.
@@ -28,4 +29,5 @@ export const MIGRATIONS: readonly { name: string; sql: string }[] = [
   { name: '0010_receipt_principal', sql: receiptPrincipal },
   { name: '0011_customer_names', sql: customerNames },
   { name: '0012_microsoft_connections', sql: microsoftConnections },
+  { name: '0013_connection_account_id', sql: connectionAccountId },
 ];
