@@ -34,7 +34,7 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
   },
   INTEGRATION_EXPIRED: {
     meaning:
-      'The OAuth grant expired or was revoked and could not be refreshed: a person must reconnect at `details.setup_url`. `details.reason` when known: `token_rejected` (Google refused the access token and a refresh could not fix it), or why the grant ended (`revoked`, `time_limited_access`, `testing_mode`, `inactive`, `reauth_required`, `admin_policy_enforced` — the Workspace administrator blocks the app: reconnecting helps only once an administrator allows it).',
+      'The OAuth grant expired or was revoked and could not be refreshed: a person must reconnect at `details.setup_url`. `details.reason` when known: `token_rejected` (Google refused the access token and a refresh could not fix it), or why the grant ended (`revoked`, `time_limited_access`, `testing_mode`, `inactive`, `reauth_required`, `admin_policy_enforced` — the Workspace or Entra administrator blocks the app: reconnecting helps only once an administrator allows it; Microsoft also names `password_changed` and `user_disabled`).',
     details: z.object({ integration, setup_url: setupUrl, reason: reason('Why the grant is no longer usable.').optional() }),
   },
   INTEGRATION_PERMISSION_DENIED: {
