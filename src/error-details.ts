@@ -13,7 +13,9 @@ import { INTEGRATION_IDS } from './core/integrations';
 const integration = z.enum(INTEGRATION_IDS).describe('The integration a person must act on.');
 const setupUrl = z
   .url()
-  .describe('Where a person connects (or reconnects) the integration: a short-lived signed connect link, for a browser (GET /integrations/google/connect).');
+  .describe(
+    'Where a person connects (or reconnects) the integration: a short-lived signed connect link, for a browser (GET /integrations/google/connect, or /integrations/microsoft/connect for outlook_*).',
+  );
 const scopes = (what: string) => z.array(z.string()).describe(what);
 const reason = (what: string) => z.string().describe(what);
 const upstreamStatus = z.int().describe('The HTTP status Google answered with.');

@@ -654,13 +654,13 @@ export interface ErrorDetails {
   INTEGRATION_NOT_CONNECTED: {
     /** The integration a person must act on. */
     integration: "google_calendar" | "google_gmail" | "outlook_calendar" | "outlook_mail";
-    /** Where a person connects (or reconnects) the integration: a short-lived signed connect link, for a browser (GET /integrations/google/connect). */
+    /** Where a person connects (or reconnects) the integration: a short-lived signed connect link, for a browser (GET /integrations/google/connect, or /integrations/microsoft/connect for outlook_*). */
     setup_url: string;
   };
   INTEGRATION_EXPIRED: {
     /** The integration a person must act on. */
     integration: "google_calendar" | "google_gmail" | "outlook_calendar" | "outlook_mail";
-    /** Where a person connects (or reconnects) the integration: a short-lived signed connect link, for a browser (GET /integrations/google/connect). */
+    /** Where a person connects (or reconnects) the integration: a short-lived signed connect link, for a browser (GET /integrations/google/connect, or /integrations/microsoft/connect for outlook_*). */
     setup_url: string;
     /** Why the grant is no longer usable. */
     reason?: string;
@@ -668,7 +668,7 @@ export interface ErrorDetails {
   INTEGRATION_PERMISSION_DENIED: {
     /** The integration a person must act on. */
     integration: "google_calendar" | "google_gmail" | "outlook_calendar" | "outlook_mail";
-    /** Where a person connects (or reconnects) the integration: a short-lived signed connect link, for a browser (GET /integrations/google/connect). */
+    /** Where a person connects (or reconnects) the integration: a short-lived signed connect link, for a browser (GET /integrations/google/connect, or /integrations/microsoft/connect for outlook_*). */
     setup_url: string;
     /** The scopes the tool needs (short names, e.g. `calendar.events`). */
     required_scopes: string[];
