@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { MS_SANDBOX_DEFAULT_APP } from '@hub/microsoft-sandbox';
+import { openPostgres } from '../../src/store/postgres';
+import { openRedis } from '../../src/store/redis';
+import { type TestDb, openTestDb } from '../helpers/db';
+import { services } from '../helpers/env';
+import { type TestHub, buildTestHub } from '../helpers/hub';
+import { captureLogs } from '../helpers/logs';
+import { DEMO, type MicrosoftWorld, startMicrosoftWorld } from '../helpers/microsoft';
+import { REDIRECT_URI, connect, hubOAuth, sandboxConfig } from '../helpers/microsoft-oauth';
+import { OUTLOOK_CALENDAR } from '../../src/providers/microsoft/catalog';
+
+/**
+ * Microsoft rotates the refresh token on every refresh; with replicas sharing PostgreSQL and Redis a burst of calls
+ * for one near-expiry Outlook connection makes Microsoft see one refresh, and every replica then uses what that
+ * refresh stored (the rotated refresh token with its access token, in one write).
+ */
+
+const { databaseUrl, redisUrl } = services();
+const maybe = databaseUrl && redisUrl ? describe : describe.skip;
+
+maybe('refreshing an Outlook connection across replicas', () => {
+  let world: MicrosoftWorld;
+  let testDb: TestDb;
+  const opened: { redis: Redis[]; hubs: TestHub[] } = { redis: [], hubs: [] };
+
+  async function replica(): Promise<TestHub> {
+    const redis = await openRedis(redisUrl!, captureLogs().logger);
+    opened.redis.push(redis);
+    const db = openPostgres({ url: testDb.url!, poolMax: 5, logger: captureLogs().logger });
+    const hub = await buildTestHub({
+      db,
+      redis,
+      env: {
+        HUB_MICROSOFT_SANDBOX_URL: world.running.url,
+        HUB_MICROSOFT_CLIENT_ID: MS_SANDBOX_DEFAULT_APP.clientId,
+        HUB_MICROSOFT_CLIENT_SECRET: MS_SANDBOX_DEFAULT_APP.clientSecret,
+        HUB_MICROSOFT_REDIRECT_URI: REDIRECT_URI,
+        HUB_TOOL_DEADLINE_MS: '5000',
+      },
+    });
+    opened.hubs.push(hub);
+    return hub;
+  }
+
+  beforeAll(async () => {
+    world = await startMicrosoftWorld();
+    testDb = await openTestDb('postgres');
+  });
+  afterAll(async () => {
+    for (const hub of opened.hubs) await hub.close();
+    for (const redis of opened.redis) await redis.quit();
+    await testDb.drop();
+    await world.close();
+  });
+
+  const tokenRequests = async () =>
+    ((await world.control('GET', '/requests')).body.requests as { method: string; path: string }[]).filter(
+      (r) => r.method === 'POST' && r.path.endsWith('/oauth2/v2.0/token'),
+    ).length;
+
+  test('when 20 calls on two replicas need a fresh token at once, then Microsoft sees one refresh and the rotated refresh token is stored with its access token', async () => {
+    const [a, b] = [await replica(), await replica()];
+    await world.control('PUT', '/consent', { mode: 'auto', account: DEMO.ana });
+    const grant = await connect(hubOAuth(sandboxConfig(world)).oauth, { scopes: OUTLOOK_CALENDAR.scopes });
+    const saved = await a.store.save({
+      customerId: randomUUID(),
+      userId: null,
+      integration: 'outlook_calendar',
+      accountEmail: grant.email,
+      accountId: grant.accountId ?? null,
+      scopes: grant.scopes,
+      accessToken: grant.accessToken,
+      refreshToken: grant.refreshToken,
+      // The Hub believes the access token ends within its refresh skew: the next use refreshes.
+      tokenExpiresAt: new Date(Date.now() + 30_000),
+    });
+    const before = await tokenRequests();
+
+    const tokens = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const hub = i % 2 === 0 ? a : b;
+        const connected = await hub.connections.connect({ name: 'test_refresh', requiredScopes: [] }, 'outlook_calendar', {
+          customerId: saved.customerId,
+          userId: null,
+        });
+        if (!connected.ok) throw new Error(connected.error.message);
+        const token = await connected.value.accessToken(AbortSignal.timeout(5_000), undefined);
+        if (!token.ok) throw new Error(token.error.message);
+        return token.value;
+      }),
+    );
+
+    expect((await tokenRequests()) - before).toBe(1);
+    const row = (await a.store.getById(saved.id))!;
+    const stored = a.store.openTokens(row);
+    expect(row.tokenVersion).toBe(saved.tokenVersion + 1);
+    expect(stored.refreshToken).not.toBe(grant.refreshToken);
+    expect(new Set(tokens)).toEqual(new Set([stored.accessToken]));
+    expect(stored.accessToken).not.toBe(grant.accessToken);
+  });
+});
