@@ -115,7 +115,7 @@ export function createConnectFlow(deps: {
   const usedMeanwhile = (p: PendingConnect) => finish(p.returnUrl, p.integration, 'link_used', callbackPages.linkUsedMeanwhile());
 
   /**
-   * Stores the grant unless it would silently re-point the connection to another Google account. The link's
+   * Stores the grant unless it would silently re-point the connection to another account (of any vendor). The link's
    * use and the connection are reserved first, so a second attempt can neither reuse the link nor slip
    * another account in between the comparison and the write.
    */

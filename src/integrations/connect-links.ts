@@ -12,7 +12,7 @@ import { INTEGRATIONS } from './catalog';
  *
  * A link says who made it (`src`): `setup` links are handed to agents (errors, status) and travel through
  * transcripts and chats, so they live shorter (HUB_SETUP_URL_TTL_S) than `admin` links; only an admin link can
- * carry the `replace` intent (`rpl`) that lets it connect a different Google account than the one connected.
+ * carry the `replace` intent (`rpl`) that lets it connect a different account than the one connected.
  * Links are single-use: the flow records the `jti` once a connection is stored (connect-flow.ts).
  *
  * A link opens at its provider's connect route (`/integrations/google/connect`, `/integrations/microsoft/connect`);
@@ -33,7 +33,7 @@ export type LinkOrigin = 'setup' | 'admin';
 
 export interface LinkIssue extends ConnectTarget {
   origin: LinkOrigin;
-  /** May connect another Google account than the one connected now; admin links only. */
+  /** May connect another account than the one connected now; admin links only. */
   replace: boolean;
 }
 

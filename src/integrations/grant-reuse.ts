@@ -7,7 +7,9 @@ import type { SetupTarget } from './setup-url';
 import type { TokenRefresher } from './token-refresh';
 
 /**
- * Reconnecting without minting a new refresh token each time.
+ * Reconnecting without minting a new refresh token each time. Written for Google, whose rules follow; it holds
+ * for Microsoft unchanged: with `offline_access` Microsoft sends a refresh token on every sign-in, so `mayKeep` is
+ * never asked, and a reconnect of a working grant only skips the consent screen (prompt=select_account).
  *
  * Google returns a refresh token only when it shows the consent screen: the first time an account authorizes
  * the app, or whenever the app sends prompt=consent (Google's web-server guide on `access_type=offline` and

@@ -21,7 +21,7 @@ export interface PendingConnect {
   userId: string | null;
   integration: IntegrationId;
   returnUrl: string | null;
-  /** The link was made by an admin with the `replace` intent: it may connect a different Google account. */
+  /** The link was made by an admin with the `replace` intent: it may connect a different account. */
   replace: boolean;
   /** When the link itself expires (null for attempts begun before this was recorded). */
   linkExpiresAt: Date | null;

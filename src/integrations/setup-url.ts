@@ -14,7 +14,7 @@ export type SetupUrlFor = (target: SetupTarget) => string;
  * link for exactly this customer, end user and integration, which a person can open to connect it. Links handed
  * to agents carry no return_url (only admins choose where a person lands afterwards), live HUB_SETUP_URL_TTL_S
  * (shorter than an admin's link: they pass through agents, transcripts and chats), and can never replace the
- * Google account of a connection with another one — only reconnect it, or connect it for the first time.
+ * account of a connection with another one — only reconnect it, or connect it for the first time.
  */
 export function createSetupUrlFor(links: ConnectLinks): SetupUrlFor {
   return (target) => links.create({ ...target, returnUrl: null, origin: 'setup', replace: false }).url;
