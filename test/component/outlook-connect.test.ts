@@ -208,3 +208,23 @@ test('when Microsoft refuses the refresh because the password changed (AADSTS501
   ]);
   expect(events[1]!.details).toMatchObject({ reason: 'password_changed', cause: 'password_changed' });
 });
+
+test('when the Hub has no Microsoft app registration, then an Outlook link opens a page saying what to set, and nothing is begun', async () => {
+  const bare = await buildTestHub();
+  try {
+    const customerId = randomUUID();
+    const res = await client(bare.app)
+      .post('/api/admin/connect-links')
+      .set('Authorization', asAdmin())
+      .send({ customer_id: customerId, integration: 'outlook_mail' })
+      .expect(201);
+    const page = await client(bare.app)
+      .get(onHub(res.body.url as string))
+      .expect(503);
+    expect(page.text).toContain('Microsoft is not configured on this Hub');
+    expect(page.text).toContain('HUB_MICROSOFT_CLIENT_ID');
+    expect(await bare.testDb.db.query('SELECT 1 FROM oauth_states WHERE customer_id = $1', [customerId])).toEqual([]);
+  } finally {
+    await bare.close();
+  }
+});
