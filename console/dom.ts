@@ -60,12 +60,7 @@ export function when(iso: string | null): Node {
 
 const rel = (n: number, unit: string) => (n >= 0 ? `${n} ${unit}${n === 1 ? '' : 's'} ago` : `in ${-n} ${unit}${n === -1 ? '' : 's'}`);
 
-export const INTEGRATIONS = [
-  { id: 'google_calendar', label: 'Google Calendar' },
-  { id: 'google_gmail', label: 'Gmail' },
-] as const;
-
-export const integrationLabel = (id: string) => INTEGRATIONS.find((i) => i.id === id)?.label ?? id;
+export { INTEGRATIONS, integrationLabel } from './vocabulary.js';
 
 const BADGE_TEXT: Record<string, string> = {
   connected: 'Connected',

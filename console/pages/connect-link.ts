@@ -1,13 +1,23 @@
 import { api } from '../api.js';
-import { failure, h, INTEGRATIONS, replace } from '../dom.js';
+import { failure, h, replace } from '../dom.js';
+import { CAPABILITIES, INTEGRATIONS, capabilityLabel } from '../vocabulary.js';
 
-/** Make a connect link (integration, end user, return URL) and copy it. */
+/**
+ * Make a connect link (integration, end user, return URL) and copy it. The integrations are the catalog's, grouped
+ * by capability, each named with its vendor: the link leads to that vendor's sign-in.
+ */
 export function connectLinkForm(customerId: string): HTMLElement {
   const result = h('div', { 'aria-live': 'polite' });
   const integration = h(
     'select',
     { id: 'cl-integration', name: 'integration' },
-    INTEGRATIONS.map((i) => h('option', { value: i.id }, i.label)),
+    CAPABILITIES.map((c) =>
+      h(
+        'optgroup',
+        { label: capabilityLabel(c) },
+        INTEGRATIONS.filter((i) => i.capability === c).map((i) => h('option', { value: i.id }, `${i.display_name} (${i.vendor})`)),
+      ),
+    ),
   );
   const userId = h('input', { id: 'cl-user', name: 'user_id', type: 'text', autocomplete: 'off', 'aria-describedby': 'cl-user-hint' });
   const returnUrl = h('input', { id: 'cl-return', name: 'return_url', type: 'url', autocomplete: 'off', 'aria-describedby': 'cl-return-hint' });
@@ -77,7 +87,7 @@ export function connectLinkForm(customerId: string): HTMLElement {
     h('label', { for: 'cl-return' }, 'Return URL (optional)'),
     returnUrl,
     h('p', { id: 'cl-return-hint', class: 'muted' }, "Where the person lands afterwards; must be on the Hub's allow-list (HUB_CONNECT_RETURN_URLS)."),
-    h('div', { class: 'check' }, replaceAccount, h('label', { for: 'cl-replace' }, 'May replace the connected Google account with a different one')),
+    h('div', { class: 'check' }, replaceAccount, h('label', { for: 'cl-replace' }, 'May replace the connected account with a different one of the same vendor')),
     submit,
   );
   return h('section', { 'aria-labelledby': 'cl-heading' }, h('h2', { id: 'cl-heading' }, 'Make a connect link'), form, result);

@@ -1,5 +1,6 @@
 import { api } from '../api.js';
-import { badge, failure, h, INTEGRATIONS, integrationLabel, loading, ready, replace, when } from '../dom.js';
+import { badge, failure, h, loading, ready, replace, when } from '../dom.js';
+import { CAPABILITIES, INTEGRATIONS, type OfferedIntegration, capabilityLabel, integrationLabel, integrationOf, vendorName } from '../vocabulary.js';
 import { connectLinkForm } from './connect-link.js';
 import { customerNameForm } from './customer-name.js';
 import { providerDefaultsSection } from './provider-defaults.js';
@@ -27,8 +28,9 @@ const who = (c: { user_id: string | null }) => (c.user_id === null ? 'customer-w
 const health = (c: Connection) => (c.status === 'expired' || c.grant.health === 'expired' ? 'expired' : c.grant.health === 'expiring' ? 'expiring' : c.status);
 
 /**
- * Customer: every connection (customer-wide and per end user) with what an admin needs to judge it, and the
- * actions: a connect link, disconnect (confirmed, naming what stops working), working hours, the default provider
+ * Customer: every connection (customer-wide and per end user), grouped by capability with each vendor's
+ * integrations side by side (the catalog's, so Google's and Microsoft's alike), with what an admin needs to judge
+ * it, and the actions: a connect link, disconnect (confirmed, naming what stops working), working hours, the default provider
  * per capability.
  */
 export async function customerPage(main: HTMLElement, customerId: string, isAdmin: boolean): Promise<void> {
@@ -89,7 +91,6 @@ export async function customerPage(main: HTMLElement, customerId: string, isAdmi
       main.append(...actions);
     } else await defaults?.refresh(); // a connection changed: what each capability resolves to may have too
     const list = res.data.integrations;
-    const missing = INTEGRATIONS.filter((i) => !list.some((c) => c.integration === i.id && c.user_id === null));
     replace(
       connections,
       h('h2', { id: 'connections-heading' }, 'Connections'),
@@ -98,15 +99,12 @@ export async function customerPage(main: HTMLElement, customerId: string, isAdmi
             'div',
             { class: 'state empty' },
             h('p', { class: 'state-title' }, 'No connections yet'),
-            h('p', {}, 'Make a connect link below and send it to the person whose Google account should be connected.'),
+            h('p', {}, 'Make a connect link below and send it to the person whose account should be connected.'),
           )
         : null,
-      h(
-        'div',
-        { class: 'cards' },
-        list.map((c) => card(customerId, c, reload)),
-        missing.map((i) => notConnected(i.label)),
-      ),
+      CAPABILITIES.map((capability) => capabilityGroup(customerId, capability, list, reload)),
+      // A connection of an integration this Hub no longer offers (none today): still shown, so it can be disconnected.
+      orphans(list).length > 0 ? h('div', { class: 'cards' }, orphans(list).map((c) => card(customerId, c, reload))) : null,
     );
     if (announce) status.textContent = announce;
     ready();
@@ -120,11 +118,35 @@ export async function customerPage(main: HTMLElement, customerId: string, isAdmi
   await reload();
 }
 
-function notConnected(label: string) {
+const orphans = (list: Connection[]) => list.filter((c) => integrationOf(c.integration) === undefined);
+
+/** One capability (Calendar, Email): every vendor's integration of it, connected or not, side by side. */
+function capabilityGroup(customerId: string, capability: string, list: Connection[], reload: (announce?: string) => Promise<void>) {
+  const offered = INTEGRATIONS.filter((i) => i.capability === capability);
+  const connected = list.filter((c) => offered.some((i) => i.id === c.integration));
+  const missing = offered.filter((i) => !list.some((c) => c.integration === i.id && c.user_id === null));
+  const label = capabilityLabel(capability);
+  return h(
+    'section',
+    { class: 'capability', 'aria-labelledby': `capability-${capability}` },
+    h('h3', { id: `capability-${capability}` }, label),
+    h('p', { class: 'muted' }, `${label} is offered by ${offered.map((i) => `${i.vendor} (${i.display_name})`).join(' and ')}.`),
+    h(
+      'div',
+      { class: 'cards' },
+      connected.map((c) => card(customerId, c, reload)),
+      missing.map((i) => notConnected(i)),
+    ),
+  );
+}
+
+function notConnected(integration: OfferedIntegration) {
+  const label = integration.display_name;
   return h(
     'article',
     { class: 'card', 'aria-label': `${label} · customer-wide` },
-    h('h3', {}, `${label} · customer-wide`),
+    h('h4', {}, `${label} · customer-wide`),
+    h('p', { class: 'muted' }, integration.vendor),
     h('p', {}, badge('not_connected')),
     h('p', { class: 'muted' }, 'Make a connect link below to connect it.'),
   );
@@ -143,6 +165,7 @@ function list(items: string[], none: string) {
 function card(customerId: string, c: Connection, reload: (announce?: string) => Promise<void>) {
   const label = `${integrationLabel(c.integration)} · ${who(c)}`;
   const fields: [string, Node | string][] = [
+    ['Vendor', vendorOf(c.integration)],
     ['Status', badge(health(c))],
     ['Account', c.account_email ?? 'unknown'],
     ['Granted scopes', list(c.scopes, 'none')],
@@ -155,7 +178,7 @@ function card(customerId: string, c: Connection, reload: (announce?: string) => 
   const article = h(
     'article',
     { class: 'card', 'aria-label': label },
-    h('h3', {}, label),
+    h('h4', {}, label),
     h(
       'dl',
       {},
@@ -177,7 +200,7 @@ function disconnectButton(customerId: string, c: Connection, label: string, relo
     'dialog',
     { 'aria-labelledby': `dlg-${c.integration}-${c.user_id ?? ''}` },
     h('h2', { id: `dlg-${c.integration}-${c.user_id ?? ''}` }, `Disconnect ${label}?`),
-    h('p', {}, `The grant of ${c.account_email ?? 'this account'} is revoked at Google and the connection is forgotten.`),
+    h('p', {}, revokeText(c)),
     c.tools_available.length > 0
       ? h(
           'p',
@@ -196,7 +219,7 @@ function disconnectButton(customerId: string, c: Connection, label: string, relo
   confirm.addEventListener('click', async () => {
     confirm.disabled = true;
     const query = c.user_id === null ? '' : `?user_id=${encodeURIComponent(c.user_id)}`;
-    const res = await api('DELETE', `/api/admin/customers/${encodeURIComponent(customerId)}/integrations/${c.integration}${query}`);
+    const res = await api<Disconnected>('DELETE', `/api/admin/customers/${encodeURIComponent(customerId)}/integrations/${c.integration}${query}`);
     confirm.disabled = false;
     if (!res.ok) {
       replace(problem, failure('Not disconnected', res.error, res.requestId));
@@ -204,8 +227,30 @@ function disconnectButton(customerId: string, c: Connection, label: string, relo
     }
     dialog.close();
     dialog.remove();
-    await reload(`${label} disconnected.`);
+    await reload(`${label} disconnected. ${revokedText(c, res.data)}`);
   });
   const open = h('button', { type: 'button', class: 'danger', onclick: () => dialog.showModal() }, 'Disconnect…');
   return h('div', { class: 'actions' }, open, dialog);
+}
+
+/** What the disconnect route answers about the vendor's side (docs/connecting-microsoft.md, "Disconnecting"). */
+interface Disconnected {
+  revoked_at_vendor: boolean;
+  revoke_skipped?: 'unsupported' | 'account_in_use';
+}
+
+const vendorOf = (integration: string) => vendorName(integrationOf(integration)?.provider ?? '');
+
+/** Before: what the Hub will try — it cannot know until the vendor answers whether the vendor revokes one grant. */
+const revokeText = (c: Connection) =>
+  `The Hub asks ${vendorOf(c.integration)} to revoke the grant of ${c.account_email ?? 'this account'} where ${vendorOf(c.integration)} allows it, and forgets the connection.`;
+
+/** After: what actually happened at the vendor, said plainly — a forgotten token is not a revoked grant. */
+function revokedText(c: Connection, r: Disconnected): string {
+  const vendor = vendorOf(c.integration);
+  if (r.revoked_at_vendor) return `${vendor} revoked the grant.`;
+  if (r.revoke_skipped === 'unsupported')
+    return `${vendor} offers no way to revoke one app's grant: the Hub deleted its tokens; the person can remove the Hub's access in their ${vendor} account settings.`;
+  if (r.revoke_skipped === 'account_in_use') return `The grant was not revoked at ${vendor}: another connection of the same account still uses it.`;
+  return `${vendor} did not confirm the revocation: the Hub deleted its tokens; the person can remove the Hub's access in their ${vendor} account settings.`;
 }

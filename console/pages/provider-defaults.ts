@@ -1,7 +1,8 @@
 import { api } from '../api.js';
 import { failure, h, loading, replace, when } from '../dom.js';
+import { VENDORS, capabilityLabel, vendorName } from '../vocabulary.js';
 
-type Provider = 'google' | 'microsoft';
+type Provider = string;
 
 interface CapabilityDefault {
   capability: 'calendar' | 'mail';
@@ -11,12 +12,9 @@ interface CapabilityDefault {
   resolves_to: { provider: Provider; integration: string; reason: 'only_connected' | 'default' | 'first_connected' } | null;
 }
 
-const PROVIDERS: { id: Provider; label: string }[] = [
-  { id: 'google', label: 'Google' },
-  { id: 'microsoft', label: 'Microsoft' },
-];
-const CAPABILITY_LABEL = { calendar: 'Calendar', mail: 'Email' } as const;
-const providerLabel = (p: Provider) => PROVIDERS.find((x) => x.id === p)!.label;
+/** The vendors the catalog offers (src/console/integrations.ts), in its order. */
+const PROVIDERS = VENDORS.map((v) => ({ id: v.provider, label: v.vendor }));
+const providerLabel = vendorName;
 const REASON = { only_connected: 'the only one connected', default: 'the default', first_connected: 'the first connected' } as const;
 
 /**
@@ -35,7 +33,7 @@ export function providerDefaultsSection(customerId: string): { element: HTMLElem
     h(
       'p',
       { class: 'muted' },
-      'With Google and Microsoft both connected for a capability, the default answers. A default may name a provider not yet connected.',
+      `With ${PROVIDERS.map((p) => p.label).join(' and ')} both connected for a capability, the default answers. A default may name a provider not yet connected.`,
     ),
     body,
     status,
@@ -61,11 +59,11 @@ export function providerDefaultsSection(customerId: string): { element: HTMLElem
 }
 
 function capabilityForm(path: string, c: CapabilityDefault, refresh: (announce?: string) => Promise<void>): HTMLElement {
-  const label = CAPABILITY_LABEL[c.capability];
+  const label = capabilityLabel(c.capability);
   const select = h(
     'select',
     { id: `default-${c.capability}`, name: 'provider' },
-    PROVIDERS.map((p) => h('option', { value: p.id, selected: (c.default_provider ?? c.resolves_to?.provider ?? 'google') === p.id }, p.label)),
+    PROVIDERS.map((p) => h('option', { value: p.id, selected: (c.default_provider ?? c.resolves_to?.provider ?? PROVIDERS[0]?.id) === p.id }, p.label)),
   );
   const problem = h('div', { 'aria-live': 'polite' });
   const done = async (res: Awaited<ReturnType<typeof api>>, said: string) => {

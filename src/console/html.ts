@@ -5,6 +5,7 @@ import type { AdminPrincipal } from '../auth/admin-access';
 import '../http/locals';
 import { logAccess } from '../http/request-context';
 import type { ConsoleAssets } from './assets';
+import { CONSOLE_INTEGRATIONS } from './integrations';
 
 /**
  * The console's HTML documents. Strict CSP: scripts, styles and fetches from this origin only — no inline script
@@ -111,8 +112,8 @@ export interface ConsoleVocabulary {
 }
 
 /**
- * The signed-in shell: navigation and an empty main the page's module fills from the admin API. The CSRF token
- * and who is signed in travel in <meta> tags (no inline script under the CSP).
+ * The signed-in shell: navigation and an empty main the page's module fills from the admin API. The CSRF token,
+ * who is signed in and the catalog's integrations travel in <meta> tags (no inline script under the CSP).
  */
 export function shellPage(
   assets: ConsoleAssets,
@@ -137,6 +138,7 @@ export function shellPage(
 <meta name="hub-principal" content="${principal.kind === 'admin' ? 'admin' : `customer:${principal.customerId}`}">
 <meta name="hub-tools" content="${escapeHtml(vocabulary.tools.join(' '))}">
 <meta name="hub-error-codes" content="${escapeHtml(vocabulary.errorCodes.join(' '))}">
+<meta name="hub-integrations" content="${escapeHtml(JSON.stringify(CONSOLE_INTEGRATIONS))}">
 ${preloads(assets)}<script type="module" src="${assets.base}main.js"></script>`,
   )}
 <body><a class="skip" href="#main">Skip to content</a>

@@ -156,7 +156,8 @@ export function createTokenRefresher(deps: TokenRefresherDeps): TokenRefresher {
       used === null
         ? { kind: 'invalid_grant', cause: 'invalid_grant', description: 'no refresh token stored' }
         : await endpointFor(current.integration)(used, signal);
-    if (used !== null) metrics.tokenRefresh(outcome.kind === 'refreshed' ? 'ok' : outcome.kind === 'invalid_grant' ? 'invalid_grant' : 'transient');
+    if (used !== null)
+      metrics.tokenRefresh(outcome.kind === 'refreshed' ? 'ok' : outcome.kind === 'invalid_grant' ? 'invalid_grant' : 'transient', current.integration);
     switch (outcome.kind) {
       case 'refreshed':
         return persist(current, outcome);

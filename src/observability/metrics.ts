@@ -1,4 +1,5 @@
 import { Counter, Gauge, type Metric, Registry, collectDefaultMetrics } from 'prom-client';
+import { OFFERED_INTEGRATIONS } from '../integrations/catalog';
 import { CounterFamily, HistogramFamily } from './series';
 
 /**
@@ -40,8 +41,18 @@ export interface HubMetrics {
   googleRequest(operation: string, statusClass: string, seconds: number): void;
   /** A Google attempt that will be repeated. */
   googleRetry(operation: string): void;
+  /**
+   * One HTTP attempt at any vendor, for the integration it served: its provider (from the catalog; never the
+   * integration id, so the label set stays {google, microsoft, (unknown)}), operation, status class, duration — and a
+   * throttled count when the vendor answered 429 (Graph's and Google's "slow down"). Google's attempts also go to
+   * hub_google_requests_total (and retries to hub_google_retries_total), which existing dashboards and alerts read.
+   */
+  vendorRequest(integration: string, operation: string, status: number | undefined, kind: string | undefined, seconds: number): void;
+  /** A vendor attempt that will be repeated, by provider and operation. */
+  vendorRetry(integration: string, operation: string): void;
   rateLimited(scope: string): void;
-  tokenRefresh(result: RefreshResult): void;
+  /** A refresh sent to a vendor, by the provider of the connection's integration. */
+  tokenRefresh(result: RefreshResult, integration: string): void;
   idempotentReplay(tool: string): void;
   /** Receipts the audit writer had to give up on (wired by the audit trail). */
   auditDropped(n: number): void;
@@ -57,6 +68,11 @@ const GOOGLE_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const CIRCUIT_VALUE: Record<CircuitState, number> = { closed: 0, half_open: 1, open: 2 };
 const REDIS_BREAKER_VALUE = { closed: 0, suspect: 1, open: 2 } as const;
 export const UNKNOWN_TOOL = '(unknown)';
+export const UNKNOWN_PROVIDER = '(unknown)';
+
+/** integration id → provider, from the catalog: the provider label's closed set. */
+const PROVIDER_OF: ReadonlyMap<string, string> = new Map(OFFERED_INTEGRATIONS.map((i) => [i.id, i.provider]));
+export const providerLabel = (integration: string) => PROVIDER_OF.get(integration) ?? UNKNOWN_PROVIDER;
 
 /** Per-label children made once and kept: label sets are closed, so these maps stay small. */
 function memo<T>(make: (key: string) => T): (key: string) => T {
@@ -77,6 +93,8 @@ export const noMetrics: HubMetrics = {
   toolCall() {},
   googleRequest() {},
   googleRetry() {},
+  vendorRequest() {},
+  vendorRetry() {},
   rateLimited() {},
   tokenRefresh() {},
   idempotentReplay() {},
@@ -118,11 +136,31 @@ export function createMetrics(options: { knownTools: readonly string[]; defaultM
     new HistogramFamily('hub_google_request_duration_seconds', 'Duration of one HTTP attempt at Google, by operation.', ['operation'], GOOGLE_BUCKETS),
   );
   const retries = family(new CounterFamily('hub_google_retries_total', 'Google attempts that were retried, by operation.', ['operation']));
+  const vendor = family(
+    new CounterFamily(
+      'hub_vendor_requests_total',
+      'HTTP attempts at a vendor (Google, Microsoft Graph), by provider, operation and status class (2xx, 4xx, 5xx, network, timeout).',
+      ['provider', 'operation', 'status_class'],
+    ),
+  );
+  const vendorSeconds = family(
+    new HistogramFamily('hub_vendor_request_duration_seconds', 'Duration of one HTTP attempt at a vendor, by provider and operation.', ['provider', 'operation'], GOOGLE_BUCKETS),
+  );
+  const throttled = family(
+    new CounterFamily('hub_vendor_throttled_total', 'Vendor attempts answered 429 (throttled: Graph or Google asking the Hub to slow down), by provider and operation.', [
+      'provider',
+      'operation',
+    ]),
+  );
+  const vendorRetries = family(new CounterFamily('hub_vendor_retries_total', 'Vendor attempts that were retried, by provider and operation.', ['provider', 'operation']));
   const limited = family(
     new CounterFamily('hub_rate_limit_rejections_total', "Calls refused by the Hub's own rate limits, by scope (customer, agent, distinct_agents).", ['scope']),
   );
   const refreshes = family(
-    new CounterFamily('hub_token_refreshes_total', 'Access-token refreshes sent to Google, by result (ok, invalid_grant, transient).', ['result']),
+    new CounterFamily('hub_token_refreshes_total', 'Access-token refreshes sent to a vendor, by provider and result (ok, invalid_grant, transient).', [
+      'provider',
+      'result',
+    ]),
   );
   const replays = family(
     new CounterFamily('hub_idempotent_replays_total', 'Calls answered with the stored answer of an earlier call with the same request_id, by tool.', ['tool']),
@@ -244,7 +282,15 @@ export function createMetrics(options: { knownTools: readonly string[]; defaultM
   });
   const retryChild = memo((operation) => retries.child(operation));
   const limitedChild = memo((scope) => limited.child(scope));
-  const refreshChild = memo((result) => refreshes.child(result));
+  const refreshChild = memo((provider) => memo((result) => refreshes.child(provider, result)));
+  const vendorChildren = memo((provider) =>
+    memo((operation) => {
+      const seconds = vendorSeconds.child(provider, operation);
+      const throttle = throttled.child(provider, operation);
+      return { seconds, throttle, byClass: memo((statusClass) => vendor.child(provider, operation, statusClass)) };
+    }),
+  );
+  const vendorRetryChild = memo((provider) => memo((operation) => vendorRetries.child(provider, operation)));
   const replayChild = memo((tool) => replays.child(tool));
 
   return {
@@ -260,8 +306,23 @@ export function createMetrics(options: { knownTools: readonly string[]; defaultM
       c.seconds.observe(seconds);
     },
     googleRetry: (operation) => retryChild(operation).inc(),
+    vendorRequest(integration, operation, status, kind, seconds) {
+      const c = vendorChildren(providerLabel(integration))(operation);
+      c.byClass(statusClass(status, kind)).inc();
+      c.seconds.observe(seconds);
+      if (status === 429) c.throttle.inc();
+      if (providerLabel(integration) === 'google') {
+        const g = googleChildren(operation)(statusClass(status, kind));
+        g.count.inc();
+        g.seconds.observe(seconds);
+      }
+    },
+    vendorRetry(integration, operation) {
+      vendorRetryChild(providerLabel(integration))(operation).inc();
+      if (providerLabel(integration) === 'google') retryChild(operation).inc();
+    },
     rateLimited: (scope) => limitedChild(scope).inc(),
-    tokenRefresh: (result) => refreshChild(result).inc(),
+    tokenRefresh: (result, integration) => refreshChild(providerLabel(integration))(result).inc(),
     idempotentReplay: (tool) => replayChild(toolLabel(tool)).inc(),
     auditDropped: (n) => auditDrops.inc(n),
     setSources(s) {

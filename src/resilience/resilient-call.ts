@@ -185,7 +185,7 @@ export function createResilience(config: UpstreamConfig, vendors: readonly Vendo
         );
         return false;
       }
-      metrics.googleRetry(op.operation);
+      metrics.vendorRetry(op.integration, op.operation);
       logger.debug(
         {
           integration: op.integration,
@@ -225,7 +225,7 @@ export function createResilience(config: UpstreamConfig, vendors: readonly Vendo
               return fn(signal);
             }, deadline);
             lastAnswer = 'success';
-            metrics.googleRequest(op.operation, '2xx', (performance.now() - t0) / 1000);
+            metrics.vendorRequest(op.integration, op.operation, 200, undefined, (performance.now() - t0) / 1000);
             span?.setAttributes({ 'hub.google.status_class': '2xx', 'hub.google.attempt': attemptNumber });
             return value;
           } catch (err) {
@@ -233,7 +233,7 @@ export function createResilience(config: UpstreamConfig, vendors: readonly Vendo
             lastAnswer = outcomeOf(failure);
             if (t0 > 0) {
               const status = statusClass(failure?.status, failure?.kind);
-              metrics.googleRequest(op.operation, status, (performance.now() - t0) / 1000);
+              metrics.vendorRequest(op.integration, op.operation, failure?.status, failure?.kind, (performance.now() - t0) / 1000);
               span?.setAttributes({
                 'hub.google.status_class': status,
                 'hub.google.attempt': attemptNumber,

@@ -104,11 +104,14 @@ test('when a known sequence of calls has run, then /metrics counts exactly those
   expect(sample(text, 'hub_rate_limit_rejections_total{scope="agent"}')).toBe(1);
   expect(sample(text, 'hub_google_requests_total{operation="calendar.settings.get",status_class="5xx"}')).toBe(2);
   expect(sample(text, 'hub_google_requests_total{operation="calendar.settings.get",status_class="2xx"}')).toBe(3);
+  // the same attempts by provider, beside Microsoft Graph's
+  expect(sample(text, 'hub_vendor_requests_total{provider="google",operation="calendar.settings.get",status_class="5xx"}')).toBe(2);
+  expect(sample(text, 'hub_vendor_requests_total{provider="google",operation="calendar.settings.get",status_class="2xx"}')).toBe(3);
   expect(sample(text, 'hub_google_request_duration_seconds_count{operation="calendar.settings.get"}')).toBe(5);
   expect(sample(text, 'hub_google_retries_total{operation="calendar.settings.get"}')).toBe(2);
-  expect(sample(text, 'hub_token_refreshes_total{result="ok"}')).toBe(1);
-  expect(sample(text, 'hub_token_refreshes_total{result="transient"}')).toBe(1);
-  expect(sample(text, 'hub_token_refreshes_total{result="invalid_grant"}')).toBe(1);
+  expect(sample(text, 'hub_token_refreshes_total{provider="google",result="ok"}')).toBe(1);
+  expect(sample(text, 'hub_token_refreshes_total{provider="google",result="transient"}')).toBe(1);
+  expect(sample(text, 'hub_token_refreshes_total{provider="google",result="invalid_grant"}')).toBe(1);
   expect(sample(text, 'hub_idempotent_replays_total{tool="test_write"}')).toBe(1);
   expect(sample(text, 'hub_audit_dropped_total')).toBe(3);
   expect(sample(text, 'hub_idempotency_unrecorded_outcomes')).toBe(0); // test_write's record is stored before its answer
