@@ -9,6 +9,8 @@ import { DEMO_ACCOUNTS, dateOnly, mondayOf } from '@hub/google-sandbox';
 
 export const DEMO_CUSTOMER_ID = '5f0c2f4e-8d3b-4c1e-9a57-3b9d2e6a1c00';
 export const DEMO_AGENT_ID = '6f1c2b1e-0a4e-4f57-9a0b-1c2d3e4f5a6b';
+/** The second demo customer: connected to the Microsoft sandbox (Outlook Calendar and Outlook Mail), never to Google. */
+export const DEMO_MICROSOFT_CUSTOMER_ID = '7a1d3e5b-2c4f-4b6a-8d9e-0f1a2b3c4d5e';
 
 export interface DemoFacts {
   /** The Hub as the person reaches it (`http://$DEMO_HOST:$HUB_PORT`). */
@@ -123,3 +125,4 @@ export function demoLines(f: DemoFacts): string[] {
     `# ${f.connectUrl}`,
   ];
 }
+

@@ -3,12 +3,15 @@ import {
   MS_DEMO_TENANT,
   MS_SANDBOX_DEFAULT_APP,
   type RunningSandbox,
+  type World,
   createSandbox,
   loadMicrosoftSandboxConfig,
   populateDemoWorld,
 } from '@hub/microsoft-sandbox';
 import type { DemoConfig } from './config';
-import { explainListenError } from './server';
+import { createConnectLinks } from './integrations/connect-links';
+import { DEMO_MICROSOFT_CUSTOMER_ID } from './demo-lines';
+import type { RunningHub } from './server';
 
 /**
  * The Microsoft sandbox beside the Google one in `npm run demo`: the identity platform and Graph v1.0 with the
@@ -20,7 +23,9 @@ export async function startDemoMicrosoftSandbox(
   env: Record<string, string | undefined>,
   demo: DemoConfig,
   hubPublicUrl: string,
-): Promise<{ running: RunningSandbox; url: string; note: string }> {
+  /** server.ts's, passed in: importing it here would load `pg` before a tracing SDK could patch it (demo.ts). */
+  explainListenError: (err: unknown, variable: string) => unknown,
+): Promise<{ running: RunningSandbox; url: string; note: string; world: World; env: Record<string, string> }> {
   const config = loadMicrosoftSandboxConfig({ ...env, MS_SANDBOX_HOST: env.MS_SANDBOX_HOST?.trim() || demo.listenHost });
   const sandbox = createSandbox({
     ...(config.seed !== undefined ? { seed: config.seed } : {}),
@@ -42,6 +47,39 @@ export async function startDemoMicrosoftSandbox(
     throw explainListenError(err, 'MS_SANDBOX_PORT');
   });
   const url = `http://${demo.host}:${running.port}`;
-  const note = `Microsoft sandbox: ${url} (authority ${url}/${MS_DEMO_TENANT.id}, Graph ${url}/v1.0, control API ${url}/_sandbox/); people ${Object.values(MS_DEMO_ACCOUNTS).join(', ')}.`;
-  return { running, url, note };
+  const note = `Microsoft sandbox: ${url} (authority ${url}/${MS_DEMO_TENANT.id}, Graph ${url}/v1.0, control API ${url}/_sandbox/); people ${Object.values(MS_DEMO_ACCOUNTS).join(', ')}; second demo customer connected as ${MS_DEMO_ACCOUNTS.ana} through the connect flow.`;
+  // The Hub's Microsoft settings pointed at this sandbox and its app registration, as the Google ones are at its.
+  const hubEnv = {
+    // Where a browser is sent to sign in, and where the Hub calls: the address DEMO_HOST names, as for Google.
+    HUB_MICROSOFT_SANDBOX_URL: url,
+    HUB_MICROSOFT_CLIENT_ID: MS_SANDBOX_DEFAULT_APP.clientId,
+    HUB_MICROSOFT_CLIENT_SECRET: MS_SANDBOX_DEFAULT_APP.clientSecret,
+  };
+  return { running, url, note, world: sandbox.world, env: hubEnv };
+}
+
+/**
+ * Connects the second demo customer's Outlook Calendar and Outlook Mail (Ana Lima of Northwind) through the Hub's
+ * own connect flow, as the Google customer is: the signed link → the Hub → Microsoft's sign-in (the sandbox
+ * consents as Ana, for this one step) → the Hub's callback, which exchanges the code and stores the sealed tokens.
+ */
+export async function connectDemoMicrosoftCustomer(hub: RunningHub, world: World, publicUrl: string, encryptionKeys: Parameters<typeof createConnectLinks>[0]['encryptionKeys']) {
+  const links = createConnectLinks({ publicUrl, encryptionKeys, ttlS: { admin: 300, setup: 300 } });
+  const previous = world.identity.consent;
+  world.identity.consent = { mode: 'auto', account: MS_DEMO_ACCOUNTS.ana };
+  try {
+    for (const integration of ['outlook_calendar', 'outlook_mail'] as const) {
+      // A new world at every start: the last run's connection names a grant that is gone (see connectDemoCustomer).
+      await hub.store.remove(DEMO_MICROSOFT_CUSTOMER_ID, null, integration);
+      const link = links.create({ customerId: DEMO_MICROSOFT_CUSTOMER_ID, userId: null, integration, returnUrl: null, origin: 'admin', replace: false });
+      const atHub = (url: string) => new URL(new URL(url).pathname + new URL(url).search, hub.url).toString();
+      const start = await fetch(atHub(link.url), { redirect: 'manual' });
+      const cookie = start.headers.get('set-cookie')?.split(';')[0];
+      const signIn = await fetch(start.headers.get('location') ?? '', { redirect: 'manual' });
+      const callback = await fetch(atHub(signIn.headers.get('location') ?? ''), { redirect: 'manual', headers: cookie ? { cookie } : {} });
+      if (callback.status !== 200) throw new Error(`connecting the Microsoft demo customer's ${integration} failed: ${callback.status}`);
+    }
+  } finally {
+    world.identity.consent = previous; // people opening an Outlook connect link in the demo see the sign-in page
+  }
 }

@@ -16,10 +16,11 @@ import type { RunningHub } from './server';
  * instrumentations patch as they are required. Nothing imported above loads either.
  */
 const server = () => require('./server') as typeof import('./server');
-import { startDemoMicrosoftSandbox } from './demo-microsoft';
+import { connectDemoMicrosoftCustomer, startDemoMicrosoftSandbox } from './demo-microsoft';
 
 /**
- * `npm run demo`: the Hub and the Google and Microsoft sandboxes on embedded defaults, ready for curl. Every
+ * `npm run demo`: the Hub and the Google and Microsoft sandboxes on embedded defaults, ready for curl, with two demo
+ * customers connected through the Hub's connect flow: one to Google, one to Microsoft (src/demo-microsoft.ts). Every
  * variable that is set is honoured; only missing secrets are generated, printed, and saved next to the embedded
  * database (a restarted demo must still decrypt the tokens it stored). The servers are reached at DEMO_HOST
  * (src/config/demo.ts). Then it prints shell lines that work as pasted (src/demo-lines.ts).
@@ -127,7 +128,12 @@ function seededMail(world: World) {
 async function main() {
   const env = processEnv();
   const demo = loadDemoConfigOrExit(env);
-  const { merged, generated, reused, secretsFile } = demoEnvironment(env, demo);
+  const { merged: google, generated, reused, secretsFile } = demoEnvironment(env, demo);
+  // The Microsoft sandbox first: the Hub's Microsoft settings name its port, which may be any free one. (server.ts
+  // is required only on a listen error, when the process stops anyway: before the tracing SDK starts, it must not load.)
+  const microsoft = await startDemoMicrosoftSandbox(google, demo, google.HUB_PUBLIC_URL, (err, variable) => server().explainListenError(err, variable));
+  process.once('exit', () => void microsoft.running.close());
+  const merged = { ...google, ...microsoft.env };
   const config = loadConfigOrExit(merged);
   // The OTEL_* variables are honoured as by `npm start`: the SDK first, then the server with its tracer.
   const sdk = config.observability.tracingSdk
@@ -138,9 +144,8 @@ async function main() {
   const hub = await server().startHub(config, sdk ? { tracer: trace.getTracer('hub'), onClose: () => sdk.shutdown() } : {});
   server().stopOnSignals(hub);
   process.once('exit', () => void sandbox.running.close());
-  const microsoft = await startDemoMicrosoftSandbox(env, demo, config.publicUrl);
-  process.once('exit', () => void microsoft.running.close());
   await connectDemoCustomer(hub, sandbox.world(), config);
+  await connectDemoMicrosoftCustomer(hub, microsoft.world, config.publicUrl, config.encryptionKeys);
   const notes: string[] = [];
   const fresh = Object.keys(generated).filter((k) => !reused.includes(k));
   if (fresh.length) notes.push(`Generated ${fresh.join(' and ')}${secretsFile ? ` (saved to ${resolve(secretsFile)})` : ''}.`);

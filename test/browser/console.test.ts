@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { DEMO_CUSTOMER_ID } from '../../src/demo-lines';
+import { DEMO_CUSTOMER_ID, DEMO_MICROSOFT_CUSTOMER_ID } from '../../src/demo-lines';
 import { asAdmin } from '../helpers/admin';
 import { SCREENSHOTS, chromiumAvailable, launchChromium, pageReady, screenshot, seriousViolations } from '../helpers/browser';
 import { type TestDb, openTestDb } from '../helpers/db';
@@ -216,11 +216,55 @@ run('admin console in Chromium', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
   }, 60_000);
 
+  test("when an admin opens the Microsoft demo customer, then each capability shows Google's and Microsoft's integrations side by side, Outlook's connected", async () => {
+    await visit(page, `/admin/customers/${DEMO_MICROSOFT_CUSTOMER_ID}`, '03-customer-microsoft');
+    const calendar = page.getByRole('region', { name: 'Calendar', exact: true });
+    expect(await calendar.getByRole('article', { name: 'Outlook Calendar · customer-wide' }).textContent()).toMatch(
+      /Microsoft.*Connected.*ana@northwind\.example.*Calendars\.ReadWrite/s,
+    );
+    expect(await calendar.getByRole('article', { name: 'Google Calendar · customer-wide' }).textContent()).toMatch(/Google.*Not connected/s);
+    const email = page.getByRole('region', { name: 'Email', exact: true });
+    expect(await email.getByRole('article', { name: 'Outlook Mail · customer-wide' }).textContent()).toMatch(/Microsoft.*Connected.*Mail\.Send/s);
+    expect(await email.getByRole('article', { name: 'Gmail · customer-wide' }).textContent()).toContain('Not connected');
+    const defaults = page.getByRole('region', { name: 'Default providers' });
+    await defaults.getByText('Calls now reach Microsoft, the only one connected').first().waitFor();
+  }, 60_000);
+
+  test("when an admin makes an Outlook Mail connect link, then it leads to Microsoft's sign-in; disconnecting Outlook Calendar says Microsoft revoked nothing", async () => {
+    await page.goto(`${hubUrl}/admin/customers/${DEMO_MICROSOFT_CUSTOMER_ID}`);
+    await pageReady(page);
+    await page.getByLabel('Integration').selectOption('outlook_mail');
+    await page.getByLabel('End user id (optional)').fill('browser-outlook');
+    await page.getByRole('button', { name: 'Make connect link' }).click();
+    const url = await page.getByLabel('Connect link', { exact: true }).inputValue();
+    expect(url).toMatch(/\/integrations\/microsoft\/connect\?token=/);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, '04-connect-link-outlook');
+    const person = await browser.newPage();
+    await person.goto(url);
+    expect(new URL(person.url()).pathname).toMatch(/\/oauth2\/v2\.0\/authorize$/); // the Microsoft sandbox's sign-in
+    await person.close();
+
+    // The calendar first: the same Microsoft account still serves Outlook Mail, so nothing may be revoked for it.
+    await card(page, 'Outlook Calendar · customer-wide').getByRole('button', { name: 'Disconnect…' }).click();
+    const dialog = page.getByRole('dialog');
+    expect(await dialog.textContent()).toContain('The Hub asks Microsoft to revoke the grant of ana@northwind.example where Microsoft allows it');
+    await dialog.getByRole('button', { name: 'Disconnect', exact: true }).click();
+    await page.getByText(/Outlook Calendar · customer-wide disconnected\. The grant was not revoked at Microsoft: another connection/).waitFor({ state: 'attached' });
+    expect(await card(page, 'Outlook Calendar · customer-wide').textContent()).toContain('Not connected');
+    // Then the mail, the account's last connection: Microsoft has no way to revoke one app's grant, and the page says so.
+    await card(page, 'Outlook Mail · customer-wide').getByRole('button', { name: 'Disconnect…' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Disconnect', exact: true }).click();
+    await page.getByText(/Outlook Mail · customer-wide disconnected\. Microsoft offers no way to revoke one app's grant/).waitFor({ state: 'attached' });
+    expect(await card(page, 'Outlook Mail · customer-wide').textContent()).toContain('Not connected');
+  }, 90_000);
+
   test('when an admin chooses a default provider for the calendar and then clears it, then the page and the API follow', async () => {
     await page.goto(`${hubUrl}/admin/customers/${DEMO_CUSTOMER_ID}`);
     await pageReady(page);
     const calendar = page.getByRole('region', { name: 'Default providers' }).getByRole('form', { name: 'Calendar default provider' });
-    await calendar.getByText('No default chosen').waitFor();
+    // Connecting Google Calendar first made Google the calendar's default (connect-flow.ts claims it).
+    await calendar.getByText('Default: Google').waitFor();
     expect(await calendar.textContent()).toContain('Calls now reach Google');
     await calendar.getByLabel('Default provider').selectOption('microsoft');
     await calendar.getByRole('button', { name: 'Save default' }).click();
