@@ -61,9 +61,28 @@ export function mailPortContract(provider: ProviderFactory): void {
         expect(found.ok && found.value.kind).toBe('found');
         const copies = await world.mail(ana).search('in:sent subject:"Once only"', { maxResults: 10, includeBody: false });
         expect(copies.ok && copies.value.messages).toHaveLength(1);
-        expect(await world.mail(ana).findSent(['0000000000000000ffffffffffffffff'], since, 50)).toEqual({ ok: true, value: { kind: 'absent' } });
+        // A marker nobody sent is never found. For an attempt begun moments ago a vendor whose sent mail shows a
+        // message only once it arrives cannot yet tell absent from on-its-way, and says so (`pending`, with when
+        // to look again) — never `absent` before it is true; once that time has passed, it is absent everywhere.
+        const unused = '0000000000000000ffffffffffffffff';
+        const fresh = await world.mail(ana).findSent([unused], Date.now(), 50);
+        expect(fresh.ok && (fresh.value.kind === 'absent' || (fresh.value.kind === 'pending' && fresh.value.retryAfterS > 0))).toBe(true);
+        expect(await world.mail(ana).findSent([unused], since - 10 * 60_000, 50)).toEqual({ ok: true, value: { kind: 'absent' } });
       },
     );
+
+    it('when a send has just gone out, then findSent finds it or says it is still on its way, never absent', async () => {
+      const ana = await world.account({ name: 'ana', timeZone: 'UTC' });
+      const since = Date.now();
+      const marker = 'feed0000feed0000feed0000feed0000';
+      const outgoing = { to: [{ address: 'ben@example.com' }], cc: [], bcc: [], subject: 'Just sent', body: 'Hello', bodyType: 'text' as const };
+      const sent = await world.mail(ana).send(outgoing, marker, null);
+      if (!sent.ok) throw new Error(sent.error.message);
+      const found = await world.mail(ana).findSent([marker], since, 50);
+      expect(found.ok && found.value.kind).not.toBe('absent');
+      if (found.ok && found.value.kind === 'found') expect(found.value.id).toBe(sent.value.id);
+      else expect(found).toEqual({ ok: true, value: { kind: 'pending', retryAfterS: expect.any(Number) } });
+    });
 
     it('when a message or thread does not exist, then the port answers RESOURCE_NOT_FOUND', async () => {
       const ana = await world.account({ name: 'ana', timeZone: 'UTC' });

@@ -22,8 +22,8 @@ import { messageListSchema, messageSchema, noContent } from './mail-schemas';
  *    ("The copy of the message is not created until the message successfully sends"): unknown until it arrives.
  * 3. findSent looks the marker up: a sent copy (any folder) → found; only a draft → not sent, and that draft is
  *    remembered so send() sends it instead of drafting a second one (a crash between the two steps); nothing at
- *    all within `sentItemsSettleMs` of the first attempt → the copy may be on its way, so the lookup fails
- *    (retryable, with Retry-After) rather than answer "absent" and invite a second send.
+ *    all within `sentItemsSettleMs` of the first attempt → the copy may be on its way, so the lookup answers
+ *    `pending` (with when to look again) rather than "absent", which would invite a second send.
  */
 
 export const SEND_ID_HEADER = 'X-Hub-Send-Id';
@@ -200,11 +200,7 @@ export async function findSent(
   const settle = ctx.sentItemsSettleMs ?? DEFAULT_SETTLE_MS;
   const elapsed = ctx.now() - sinceMs;
   if (elapsed >= settle) return ok({ kind: 'absent' });
-  return fail(
-    hubError('EXTERNAL_API_ERROR', 'A send begun moments ago may still be on its way to Sent Items, where Outlook shows it only once it arrives', {
-      retryable: true,
-      retryAfterS: Math.max(1, Math.ceil((settle - elapsed) / 1000)),
-      details: { reason: 'sent_items_pending' },
-    }),
-  );
+  // Not absent: a send begun moments ago may still be on its way to Sent Items, where Outlook shows it only
+  // once it arrives. Said as what it is, so the tool neither sends again nor calls the lookup a failure.
+  return ok({ kind: 'pending', retryAfterS: Math.max(1, Math.ceil((settle - elapsed) / 1000)) });
 }
