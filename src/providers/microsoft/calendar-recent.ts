@@ -18,7 +18,8 @@ import { calendarView } from './calendar-view';
  * joined in, as Graph holds them now: moved, cancelled or shown as free as Graph says, and left out once Graph
  * answers 404 (deleted — reads by id do not lag). A failed read fails the whole answer, never a shorter list.
  * Per replica, like every read-after-create memory: a call that lands on another replica sees Outlook's lists as
- * they are.
+ * they are. Remembered by the calendar id the create named: an event created in "primary" joins "primary" and the
+ * account's own address; one created under the default calendar's explicit id joins that id only.
  */
 
 /** Reads under way at once: Outlook allows four per app and mailbox, shared with everything else (limits.ts). */

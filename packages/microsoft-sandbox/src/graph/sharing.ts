@@ -6,11 +6,11 @@ import type { CalendarSharing, Person } from '../world';
  * Exchange Online's default calendar carries a permission for "My Organization" — everyone in the tenant not
  * listed by name — and one per person it is shared with (learn.microsoft.com/graph/api/resources/calendarpermission:
  * role is a calendarRoleType, "none", "freeBusyRead", "limitedRead", "read", "write", …; "My Organization" is the
- * entry that cannot be removed, only changed). Its default is free/busy for the organisation ("Exchange Online
- * default sharing policy: calendar free/busy information with time only", learn.microsoft.com/exchange/
- * sharing/sharing-policies/sharing-policies), and an owner may set it to None
- * (`Set-MailboxFolderPermission -User Default -AccessRights None`, or Outlook's sharing dialog), after which only
- * the people it names see anything.
+ * entry that cannot be removed, only changed: isRemovable false, allowedRoles from none up). Its default is
+ * free/busy for the organisation — calendar-list-calendarpermissions' example answers "My Organization" with
+ * role freeBusyRead, Exchange's `Default` user holding AvailabilityOnly — and an owner may set it to none
+ * (calendarpermission-update, `Set-MailboxFolderPermission -User Default -AccessRights None`, or Outlook's
+ * sharing dialog), after which only the people the calendar names see anything.
  *
  * Where the caller may not see it, the availability service answers that schedule with an error, not with an
  * empty (free) one: EWS's ResponseCode reference gives ErrorNoFreeBusyAccess, "the caller does not have
