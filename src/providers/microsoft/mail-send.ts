@@ -87,10 +87,12 @@ async function createDraft(
     if (reply && made.error.code === 'RESOURCE_NOT_FOUND') return fail(notFoundAs(made.error, 'message', reply.messageId));
     // Writing a draft sends nothing: at most a draft exists, which findSent finds and send() then sends. Said
     // plainly (outcome not_sent, Graph's status left out of the details), so the tool does not ask Sent Items
-    // about a message that cannot have gone out.
+    // about a message that cannot have gone out. This answer reaches the caller as it is, so it carries only what
+    // the contract's envelope documents for a send (error-details.ts): `verification` says why an outcome stays
+    // unknown, and this one is known.
     if (!uncertain(made.error)) return made;
     const { upstream_status: _status, ...details } = made.error.details ?? {};
-    return fail({ ...made.error, details: { ...details, outcome: 'not_sent', verification: 'draft_not_written' } });
+    return fail({ ...made.error, details: { ...details, outcome: 'not_sent' } });
   }
   return ok({ id: made.value.id, conversationId: made.value.conversationId ?? '' });
 }
