@@ -138,6 +138,31 @@ export function calendarPortContract(provider: ProviderFactory): void {
       });
     });
 
+    it('when free/busy spans longer than one vendor request takes, then the pieces come back joined, a meeting across a cut whole', async () => {
+      // 100 days: past Google's 90 × 24 h and Outlook's 61 × 24 h a request. The meetings sit at the start, across
+      // day 61 (Outlook's cut), across day 90 (Google's) and at the end.
+      const ana = await world.account({
+        name: 'ana',
+        timeZone: 'UTC',
+        events: [
+          { title: 'first', start: '2027-01-01T10:00:00Z', end: '2027-01-01T11:00:00Z' },
+          { title: 'across 61', start: '2027-03-02T23:00:00Z', end: '2027-03-03T01:00:00Z' },
+          { title: 'across 90', start: '2027-03-31T23:00:00Z', end: '2027-04-01T01:00:00Z' },
+          { title: 'last', start: '2027-04-10T22:00:00Z', end: '2027-04-10T23:00:00Z' },
+        ],
+      });
+      const busy = await world.calendar(ana).freeBusy(['primary'], { start: t('2027-01-01T00:00:00Z'), end: t('2027-04-11T00:00:00Z') }, 'UTC');
+      expect(busy.ok && busy.value.get('primary')).toEqual({
+        readable: true,
+        busy: [
+          { start: t('2027-01-01T10:00:00Z'), end: t('2027-01-01T11:00:00Z') },
+          { start: t('2027-03-02T23:00:00Z'), end: t('2027-03-03T01:00:00Z') },
+          { start: t('2027-03-31T23:00:00Z'), end: t('2027-04-01T01:00:00Z') },
+          { start: t('2027-04-10T22:00:00Z'), end: t('2027-04-10T23:00:00Z') },
+        ],
+      });
+    });
+
     contractCase(
       provider,
       'dst',

@@ -84,6 +84,39 @@ export function mailPortContract(provider: ProviderFactory): void {
       else expect(found).toEqual({ ok: true, value: { kind: 'pending', retryAfterS: expect.any(Number) } });
     });
 
+    it('when a reply is sent, then it stays in the conversation of the message it answers, as the account\'s own', async () => {
+      const ana = await world.account({ name: 'ana', timeZone: 'UTC', messages: [update(1)] });
+      const page = await world.mail(ana).search('subject:"Update 1"', { maxResults: 1, includeBody: false });
+      const original = page.ok ? page.value.messages[0] : undefined;
+      if (!original) throw new Error('seeded message not found');
+      const target = await world.mail(ana).prepareReply(original.message_id);
+      if (!target.ok) throw new Error(target.error.message);
+      expect(target.value).toMatchObject({ messageId: original.message_id, threadId: original.thread_id, subject: 'Update 1' });
+      const since = Date.now();
+      const marker = 'beef0000beef0000beef0000beef0000';
+      const reply = { to: [{ address: SENDER }], cc: [], bcc: [], subject: 'Re: Update 1', body: 'Thanks', bodyType: 'text' as const };
+      const sent = await world.mail(ana).send(reply, marker, target.value);
+      if (!sent.ok) throw new Error(sent.error.message);
+      expect(sent.value.threadId).toBe(original.thread_id);
+      // Sent mail may show it only once it arrives (Outlook): look until it does, within a few seconds.
+      let found = await world.mail(ana).findSent([marker], since, 50);
+      for (let i = 0; i < 20 && found.ok && found.value.kind === 'pending'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        found = await world.mail(ana).findSent([marker], since, 50);
+      }
+      expect(found).toEqual({ ok: true, value: { kind: 'found', id: sent.value.id, threadId: original.thread_id } });
+      // Both, in any order (the seeded message is dated in 2027, so "oldest first" puts the reply first).
+      const thread = await world.mail(ana).thread(original.thread_id);
+      const members = thread.ok ? thread.value.map((m) => [m.message_id, m.fromAccount]) : [];
+      expect(members).toHaveLength(2);
+      expect(members).toEqual(
+        expect.arrayContaining([
+          [original.message_id, false],
+          [sent.value.id, true],
+        ]),
+      );
+    });
+
     it('when a message or thread does not exist, then the port answers RESOURCE_NOT_FOUND', async () => {
       const ana = await world.account({ name: 'ana', timeZone: 'UTC' });
       const mail = world.mail(ana);
