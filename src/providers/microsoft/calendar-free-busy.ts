@@ -83,8 +83,19 @@ async function schedules(graph: Graph, addresses: readonly string[], window: Int
   return ok(out);
 }
 
-/** Graph's responseCode as a reason a caller can show: a short identifier, or "error". */
-const safeReason = (code: string | null | undefined) => (code && /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/.test(code) ? code : 'error');
+/**
+ * The availability service's codes as Graph passes them in freeBusyError.responseCode: numeric (its
+ * ExceptionCode: "5009" for an address it cannot resolve, microsoft-graph-docs#11225; "5037" for a calendar the
+ * caller may not see, NoFreeBusyAccessException), named as EWS names them so a caller can tell them apart.
+ */
+const AVAILABILITY_CODES = new Map([
+  ['5009', 'ErrorMailRecipientNotFound'],
+  ['5037', 'ErrorNoFreeBusyAccess'],
+]);
+
+/** Graph's responseCode as a reason a caller can show: a known code's name, a short identifier, or "error". */
+const safeReason = (code: string | null | undefined) =>
+  code ? (AVAILABILITY_CODES.get(code) ?? (/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(code) ? code : 'error')) : 'error';
 
 /** One of the account's calendars, by id, read through calendarView. */
 async function calendarBusy(graph: Graph, calendarId: string, range: Interval, zone: string): Promise<Result<CalendarBusy>> {

@@ -13,10 +13,14 @@ import type { CalendarSharing, Person } from '../world';
  * sharing dialog), after which only the people the calendar names see anything.
  *
  * Where the caller may not see it, the availability service answers that schedule with an error, not with an
- * empty (free) one: EWS's ResponseCode reference gives ErrorNoFreeBusyAccess, "the caller does not have
- * free/busy viewing rights on the Calendar folder in question", and Graph's scheduleInformation carries the
- * availability service's per-schedule failure as `error` (a freeBusyError: message, responseCode) with no
- * availabilityView or scheduleItems — as microsoftgraph/microsoft-graph-docs#11225 shows for an unresolved address.
+ * empty (free) one: its calendar query returns "no mailbox data … since the granted access level to caller is
+ * None" as a NoFreeBusyAccessException — "The caller does not have access to free/busy data.", ExceptionCode
+ * 5037 (Microsoft's hybrid free/busy troubleshooting page; EWS's ResponseCode ErrorNoFreeBusyAccess, "the caller
+ * does not have free/busy viewing rights on the Calendar folder in question"). Graph's scheduleInformation
+ * carries such a per-schedule failure as `error` alone — a freeBusyError whose responseCode is that numeric code
+ * and whose message is its description, no availabilityView, no scheduleItems — as microsoftgraph/
+ * microsoft-graph-docs#11225 shows for an address it cannot resolve ("Unable to resolve e-mail address … to an
+ * Active Directory object.", "5009").
  */
 
 export const CALENDAR_ROLES = [
@@ -42,14 +46,11 @@ export function seesFreeBusy(owner: Person, caller: Person): boolean {
 /** The schedule of someone whose free/busy the caller may not see. */
 export const noFreeBusyAccess = (scheduleId: string) => ({
   scheduleId,
-  error: {
-    message: `Microsoft.Exchange.InfoWorker.Common.Availability.NoFreeBusyAccessException: No free/busy access to '${scheduleId}'.`,
-    responseCode: 'ErrorNoFreeBusyAccess',
-  },
+  error: { message: 'The caller does not have access to free/busy data.', responseCode: '5037' },
 });
 
-/** A schedule the availability service cannot resolve to a mailbox (#11225's shape: the error alone). */
+/** A schedule the availability service cannot resolve to a mailbox (#11225, word for word). */
 export const unresolvedSchedule = (scheduleId: string) => ({
   scheduleId,
-  error: { message: `The user '${scheduleId}' could not be found.`, responseCode: 'ErrorMailRecipientNotFound' },
+  error: { message: `Unable to resolve e-mail address ${scheduleId} to an Active Directory object.`, responseCode: '5009' },
 });
