@@ -81,7 +81,9 @@ export function calendarPortContract(provider: ProviderFactory): void {
       const busy = await calendar.freeBusy(['primary'], day, 'Europe/Madrid');
       expect(busy.ok && busy.value.get('primary')).toEqual({ readable: true, busy: [{ start: t('2027-02-10T09:00:00Z'), end: t('2027-02-10T10:00:00Z') }] });
       const agenda = await calendar.agenda(day);
-      expect(agenda.ok && agenda.value.events.map((e) => [e.start, e.end])).toEqual([[{ instant: t('2027-02-10T09:00:00Z') }, { instant: t('2027-02-10T10:00:00Z') }]]);
+      expect(agenda.ok && agenda.value.events.map((e) => [e.start, e.end])).toEqual([
+        [{ instant: t('2027-02-10T09:00:00Z') }, { instant: t('2027-02-10T10:00:00Z') }],
+      ]);
     });
 
     it('when a create is answered with a failure after the vendor made the event, then the repeat under the same key finds it', async () => {

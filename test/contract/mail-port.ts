@@ -84,7 +84,7 @@ export function mailPortContract(provider: ProviderFactory): void {
       else expect(found).toEqual({ ok: true, value: { kind: 'pending', retryAfterS: expect.any(Number) } });
     });
 
-    it('when a reply is sent, then it stays in the conversation of the message it answers, as the account\'s own', async () => {
+    it("when a reply is sent, then it stays in the conversation of the message it answers, as the account's own", async () => {
       const ana = await world.account({ name: 'ana', timeZone: 'UTC', messages: [update(1)] });
       const page = await world.mail(ana).search('subject:"Update 1"', { maxResults: 1, includeBody: false });
       const original = page.ok ? page.value.messages[0] : undefined;

@@ -194,14 +194,19 @@ test('when a calendar is not shared with the caller, then getSchedule answers th
     error: { message: 'Unable to resolve e-mail address ghost@contoso.example to an Active Directory object.', responseCode: '5009' },
   });
   // Named people keep what their own permission gives them, whatever "My Organization" has.
-  await h.control('PUT', '/accounts/ben@contoso.example/calendar-sharing', { my_organization: 'none', people: [{ address: 'ana@contoso.example', role: 'freeBusyRead' }] });
+  await h.control('PUT', '/accounts/ben@contoso.example/calendar-sharing', {
+    my_organization: 'none',
+    people: [{ address: 'ana@contoso.example', role: 'freeBusyRead' }],
+  });
   const named = (await ask())[0];
   expect([named.error, typeof named.availabilityView, Array.isArray(named.scheduleItems)]).toEqual([undefined, 'string', true]);
   await h.control('PUT', '/accounts/ben@contoso.example/calendar-sharing', { people: [{ address: 'ana@contoso.example', role: 'none' }] });
   expect((await ask())[0].error.responseCode).toBe('5037');
   await h.control('PUT', '/accounts/ben@contoso.example/calendar-sharing', {}); // back to Exchange Online's default
   expect((await ask())[0].error).toBeUndefined();
-  expect((await h.control('PUT', '/accounts/ben@contoso.example/calendar-sharing', { people: [{ address: 'zed@elsewhere.example', role: 'read' }] })).status).toBe(400);
+  expect(
+    (await h.control('PUT', '/accounts/ben@contoso.example/calendar-sharing', { people: [{ address: 'zed@elsewhere.example', role: 'read' }] })).status,
+  ).toBe(400);
 });
 
 test('when the calendars are listed or another user’s mailbox is asked for, then the default calendar shows and others are refused', async () => {

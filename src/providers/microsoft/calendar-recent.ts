@@ -64,17 +64,13 @@ const overlaps = (e: AgendaEvent, range: Interval, zone: string) => {
   return start !== undefined && end !== undefined && start < range.end && end > range.start;
 };
 
-/** This replica's recent creates in `calendarId` as agenda rows overlapping `range` (all-day dates in `zone`). */
-async function recentRows(graph: Graph, calendarId: string, range: Interval, zone: string, listed: ReadonlySet<string>): Promise<Result<AgendaEvent[]>> {
-  const recent = await recentEvents(graph, calendarId, listed);
-  if (!recent.ok) return recent;
-  return ok(recent.value.map(toAgendaEvent).filter((e): e is AgendaEvent => e !== undefined && overlaps(e, range, zone)));
-}
+const rowsIn = (events: readonly GraphEvent[], range: Interval, zone: string) =>
+  events.map(toAgendaEvent).filter((e): e is AgendaEvent => e !== undefined && overlaps(e, range, zone));
 
 /** Busy time of this replica's recent creates in `calendarId` over `range`: what getSchedule may not show yet. */
 export async function recentBusy(graph: Graph, calendarId: string, range: Interval, zone: string): Promise<Result<Interval[]>> {
-  const rows = await recentRows(graph, calendarId, range, zone, new Set());
-  return rows.ok ? ok(busyOf(rows.value, zone)) : rows;
+  const recent = await recentEvents(graph, calendarId, new Set());
+  return recent.ok ? ok(busyOf(rowsIn(recent.value, range, zone), zone)) : recent;
 }
 
 /** A calendar's occurrences in `range` (calendarView), with this replica's recent creates it does not list yet. */
@@ -87,12 +83,15 @@ export async function agendaOf(
   const view = await calendarView(graph, calendarBase, range);
   if (!view.ok) return view;
   const { events, ids, complete } = view.value;
-  if ((await createdLately(graph.deps, calendarId)).every((r) => ids.includes(r.id))) return ok({ events, complete });
-  // All-day events lie in the mailbox's zone, as calendarView places them.
-  const zone = await timeZone(graph);
+  const recent = await recentEvents(graph, calendarId, new Set(ids));
+  if (!recent.ok) return recent;
+  if (recent.value.length === 0) return ok({ events, complete });
+  // All-day events lie in the mailbox's zone, as calendarView places them: asked for only when one is all-day.
+  const allDay = recent.value.some((e) => e.isAllDay === true) || events.some((e) => e.start !== null && 'date' in e.start);
+  const zone = allDay ? await timeZone(graph) : ok('UTC');
   if (!zone.ok) return zone;
-  const extra = await recentRows(graph, calendarId, range, zone.value, new Set(ids));
-  if (!extra.ok) return extra;
+  const extra = rowsIn(recent.value, range, zone.value);
+  if (extra.length === 0) return ok({ events, complete });
   const startOf = (e: AgendaEvent) => instantOfTime(e.start, zone.value) ?? 0;
-  return ok({ events: [...events, ...extra.value].sort((a, b) => startOf(a) - startOf(b)), complete });
+  return ok({ events: [...events, ...extra].sort((a, b) => startOf(a) - startOf(b)), complete });
 }

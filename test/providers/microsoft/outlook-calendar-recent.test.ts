@@ -1,6 +1,6 @@
 import { createToolCache } from '../../../src/tools/tool-cache';
 import { DEMO, type MicrosoftWorld, startMicrosoftWorld } from '../../helpers/microsoft';
-import { outlookCalendar } from './outlook-calendar';
+import { eventsTitled, outlookCalendar } from './outlook-calendar';
 
 /**
  * Read-after-create for Outlook's lists (calendar-recent.ts): getSchedule and calendarView show a new event only
@@ -53,4 +53,21 @@ test('when another replica (no shared memory) asks right after the create, then 
   if (!made.ok) throw new Error(made.error.message);
   const elsewhere = await outlookCalendar(world, DEMO.ana).port.freeBusy(['primary'], day, 'Europe/Madrid');
   expect(elsewhere.ok && elsewhere.value.get('primary')).toEqual({ readable: true, busy: [] });
+});
+
+test('when the Hub’s new event was made all-day in Outlook at once, then the agenda places it on its days in the mailbox’s zone', async () => {
+  const cache = createToolCache();
+  const made = await outlookCalendar(world, DEMO.ana, { cache }).port.createEvent('primary', draft, { dedupKey: null });
+  if (!made.ok) throw new Error(made.error.message);
+  // Ana turns it into an all-day event on 6 April; her mailbox keeps Romance Standard Time (22:00 UTC midnights).
+  const stored = eventsTitled(world, DEMO.ana, 'Planning')[0]!;
+  Object.assign(stored, {
+    isAllDay: true,
+    start: t('2027-04-05T22:00:00Z'),
+    end: t('2027-04-06T22:00:00Z'),
+    startZone: 'Romance Standard Time',
+    endZone: 'Romance Standard Time',
+  });
+  const agenda = await outlookCalendar(world, DEMO.ana, { cache }).port.agenda({ start: t('2027-04-05T23:00:00Z'), end: t('2027-04-06T01:00:00Z') });
+  expect(agenda.ok && agenda.value.events.map((e) => [e.start, e.end])).toEqual([[{ date: '2027-04-06' }, { date: '2027-04-07' }]]);
 });

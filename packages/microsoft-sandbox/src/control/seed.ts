@@ -36,7 +36,10 @@ export function createTenant(world: World, spec: z.infer<typeof tenantSpecSchema
 /** "My Organization"'s role and people's (existing accounts, by address) on the default calendar. */
 export const calendarSharingSchema = z.strictObject({
   my_organization: z.enum(CALENDAR_ROLES).optional(),
-  people: z.array(z.strictObject({ address: z.email(), role: z.enum(CALENDAR_ROLES) })).max(100).optional(),
+  people: z
+    .array(z.strictObject({ address: z.email(), role: z.enum(CALENDAR_ROLES) }))
+    .max(100)
+    .optional(),
 });
 
 const time = z.string().regex(/^\d{2}:\d{2}(:\d{2})?$/);
