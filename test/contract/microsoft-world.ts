@@ -82,12 +82,18 @@ export const microsoftProvider: ProviderFactory = {
       async fault(operation, kind, options = {}) {
         await must('POST', '/faults', { operation: OPERATIONS[operation], times: 1, ...FAULTS[kind], ...(options.applied ? { apply_first: true } : {}) });
       },
+      // Every answer the sandbox gave is checked against Graph's CSDL as it leaves (checkResponses): a case that
+      // drew one Graph could not have given fails, as the Google world's expectFaithful does. A reset starts a
+      // fresh world, so each case's answers are checked before it.
       async reset() {
+        expect(world.sandbox.world.violations).toEqual([]);
         await must('POST', '/reset', {});
       },
       async close() {
+        const { violations } = world.sandbox.world;
         await html.close();
         await world.close();
+        expect(violations).toEqual([]);
       },
     };
   },
