@@ -134,6 +134,10 @@ export interface ReceiptFacts {
   redacted: boolean;
 }
 
+/** Facts on their way to the receipt thread: their JSON (receipt-writer.ts, flat), or the facts themselves. */
+export type WaitingFacts = ReceiptFacts | string;
+export const unflat = (w: WaitingFacts): ReceiptFacts => (typeof w === 'string' ? (JSON.parse(w) as ReceiptFacts) : w);
+
 /** A refused call keeps no payload at all, and of its error only the Hub's own words: a fixed-size receipt. */
 function refusedError(e: ErrorFacts): ErrorFacts {
   const details: Record<string, string> = {};
