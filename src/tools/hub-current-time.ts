@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { type Result, ok } from '../core/errors';
-import { googleScope } from '../integrations/catalog';
 import { timezoneInput } from './calendar/inputs';
 import { formatInZone } from './calendar/time';
 import { defineTool } from './types';
@@ -54,10 +53,10 @@ export const hubCurrentTime = defineTool({
     "The current date and time in a time zone: ISO 8601 with offset, the local date, the weekday and the zone's current UTC offset. " +
     'Call it before reasoning about "today", "tomorrow" or "next week". Pass timezone (IANA, e.g. "Europe/Madrid") when you know ' +
     "where the person is; without it the connected Google Calendar's time zone is used.",
-  integration: 'google_calendar',
+  capability: 'calendar',
   // Only without `timezone`: Calendar settings.get accepts calendar.settings.readonly (Discovery calendar-v3.json),
   // which the calendar.readonly every Hub grant holds implies.
-  requiredScopes: [googleScope('calendar.settings.readonly')],
+  permissions: ['calendar.settings.read'],
   sideEffects: 'reads',
   input,
   output,
