@@ -25,7 +25,7 @@ export interface ToolVersionInputs {
   };
   /** calendar_delete_event 1.1.0 (active): Delete (cancel) a Google Calendar event by its event_id; attendees are emailed a cancellation unless send_notifications is false. Deleting an event that is already deleted succeeds with already_deleted: true; an unknown event_id fails with RESOURCE_NOT_FOUND. */
   "calendar_delete_event@1.1.0": {
-    /** The event id returned by calendar_create_event (Google Calendar event id). */
+    /** The event id returned by calendar_create_event. */
     event_id: string;
     /** Email the guests about this (Google "sendUpdates": all when true, none when false). Default: true. With false the organizer emails nobody: guests who do not use Google Calendar never learn of it, and Google Calendar users see a new event on their calendar only if their settings add invitations by themselves (otherwise Google emails them its own invitation and the event appears once they answer). Use false only when the guests already know. */
     send_notifications?: boolean;
@@ -85,7 +85,7 @@ export interface ToolVersionInputs {
   };
   /** calendar_update_event 1.1.0 (active): Change an existing Google Calendar event: only the fields given in `updates` change (title, start, end, description, location, attendees). `attendees` is the complete new guest list: guests left out are removed, guests who stay keep their replies (accepted/declined/tentative), new guests are invited. Attendees are emailed about the change unless send_notifications is false. Returns the event in the same shape as calendar_create_event. An unknown event_id fails with RESOURCE_NOT_FOUND. */
   "calendar_update_event@1.1.0": {
-    /** The event id returned by calendar_create_event (Google Calendar event id). */
+    /** The event id returned by calendar_create_event. */
     event_id: string;
     /** Only the fields to change; the others stay as they are. */
     updates: {
@@ -111,7 +111,7 @@ export interface ToolVersionInputs {
   };
   /** email_check_replies 1.1.0 (active): Check a Gmail conversation for replies: given its thread_id (from email_send or email_search) and a time, returns the messages in that thread received after it that were not sent by the connected account itself, oldest first. Use it to follow up on an email you sent: pass the send time, or the date of the last reply you already saw. */
   "email_check_replies@1.1.0": {
-    /** Gmail thread id, as returned by email_search, email_read or email_send. */
+    /** The thread id, as returned by email_search, email_read or email_send. */
     thread_id: string;
     /** ISO 8601 date-time with Z or an offset, e.g. "2024-01-10T09:30:00Z": only messages received after it count. */
     since: string;
@@ -120,7 +120,7 @@ export interface ToolVersionInputs {
   };
   /** email_read 1.2.0 (active): Read one email from the connected Gmail mailbox by its message id (from email_search): sender, recipients, subject, date, the full text body (HTML-only mail converted to text) and the list of attachments. Set mark_as_read to mark it read in Gmail, as opening it in Gmail would. */
   "email_read@1.2.0": {
-    /** Gmail message id, as returned by email_search, email_read or email_send. */
+    /** The message id, as returned by email_search, email_read or email_send. */
     message_id: string;
     /** Also mark the message as read in Gmail (default false). */
     mark_as_read?: boolean;
