@@ -2,9 +2,9 @@
 
 /** What each tool version takes as `inputs`, per tool version. */
 export interface ToolVersionInputs {
-  /** calendar_create_event 1.1.0 (active): Create an event on the connected Google Calendar (default: the primary calendar) and, by default, email invitations to the attendees (with send_notifications false, some guests may never see the event: see that field). Times are RFC 3339 with an offset; end must be after start. Pass context.request_id and reuse it when retrying: a retried call never creates a second event. Returns the event id (for calendar_update_event / calendar_delete_event), its link, status and each attendee's response. */
+  /** calendar_create_event 1.1.0 (active): Create an event on the connected calendar (Google Calendar or Outlook; default: the primary calendar) and, by default, email invitations to the attendees (with send_notifications false, some guests may never see the event: see that field). Times are RFC 3339 with an offset; end must be after start. Pass context.request_id and reuse it when retrying: a retried call never creates a second event. Returns the event id (for calendar_update_event / calendar_delete_event), its link, status and each attendee's response. */
   "calendar_create_event@1.1.0": {
-    /** Event title (shown as the summary in Google Calendar). */
+    /** Event title (the summary in Google Calendar, the subject in Outlook). */
     title: string;
     /** When the event starts: RFC 3339 date-time with an offset, e.g. "2024-01-15T14:00:00-05:00". */
     start: string;
@@ -16,18 +16,18 @@ export interface ToolVersionInputs {
     location?: string;
     /** Email addresses of the guests to invite. */
     attendees?: string[];
-    /** Email the guests about this (Google "sendUpdates": all when true, none when false). Default: true. With false the organizer emails nobody: guests who do not use Google Calendar never learn of it, and Google Calendar users see a new event on their calendar only if their settings add invitations by themselves (otherwise Google emails them its own invitation and the event appears once they answer). Use false only when the guests already know. */
+    /** Email the guests about this (Google "sendUpdates": all when true, none when false). Default: true. With false the organizer emails nobody: guests who do not use Google Calendar never learn of it, and Google Calendar users see a new event on their calendar only if their settings add invitations by themselves (otherwise Google emails them its own invitation and the event appears once they answer). Use false only when the guests already know. On Outlook, which cannot change a meeting without mailing its guests, false is refused (VALIDATION_ERROR) whenever someone would be mailed. */
     send_notifications?: boolean;
     /** Calendar id: "primary" (the connected account's own calendar, the default) or a calendar id / email address. */
     calendar_id?: string;
     /** Which connected provider answers: google (Google Calendar, Gmail) or microsoft (Outlook). Leave it out to let the Hub choose: the end user's own connection first, else the only one connected, else the customer's default. */
     provider?: "google" | "microsoft";
   };
-  /** calendar_delete_event 1.1.0 (active): Delete (cancel) a Google Calendar event by its event_id; attendees are emailed a cancellation unless send_notifications is false. Deleting an event that is already deleted succeeds with already_deleted: true; an unknown event_id fails with RESOURCE_NOT_FOUND. */
+  /** calendar_delete_event 1.1.0 (active): Delete (cancel) a calendar event by its event_id; attendees are emailed a cancellation unless send_notifications is false. Deleting an event that is already deleted succeeds with already_deleted: true; an unknown event_id fails with RESOURCE_NOT_FOUND. */
   "calendar_delete_event@1.1.0": {
     /** The event id returned by calendar_create_event. */
     event_id: string;
-    /** Email the guests about this (Google "sendUpdates": all when true, none when false). Default: true. With false the organizer emails nobody: guests who do not use Google Calendar never learn of it, and Google Calendar users see a new event on their calendar only if their settings add invitations by themselves (otherwise Google emails them its own invitation and the event appears once they answer). Use false only when the guests already know. */
+    /** Email the guests about this (Google "sendUpdates": all when true, none when false). Default: true. With false the organizer emails nobody: guests who do not use Google Calendar never learn of it, and Google Calendar users see a new event on their calendar only if their settings add invitations by themselves (otherwise Google emails them its own invitation and the event appears once they answer). Use false only when the guests already know. On Outlook, which cannot change a meeting without mailing its guests, false is refused (VALIDATION_ERROR) whenever someone would be mailed. */
     send_notifications?: boolean;
     /** Calendar id: "primary" (the connected account's own calendar, the default) or a calendar id / email address. */
     calendar_id?: string;
@@ -63,7 +63,7 @@ export interface ToolVersionInputs {
     /** Which connected provider answers: google (Google Calendar, Gmail) or microsoft (Outlook). Leave it out to let the Hub choose: the end user's own connection first, else the only one connected, else the customer's default. */
     provider?: "google" | "microsoft";
   };
-  /** calendar_get_availability 1.1.0 (active): Get busy time periods of one or more Google calendars (default: the connected account's primary calendar) between two dates, plus the account owner's working hours. Use it before proposing or booking a meeting. Busy periods are sorted by start and name their calendar; times are RFC 3339 with the offset of `timezone` (default: the calendar's zone). Calendars Google could not read are listed under `errors` — treat them as unknown, never as free. To get ranked meeting suggestions instead, use calendar_find_optimal_times. */
+  /** calendar_get_availability 1.1.0 (active): Get busy time periods of one or more calendars (default: the connected account's primary calendar) between two dates, plus the account owner's working hours. Use it before proposing or booking a meeting. Busy periods are sorted by start and name their calendar; times are RFC 3339 with the offset of `timezone` (default: the calendar's zone). Calendars the provider could not read are listed under `errors` — treat them as unknown, never as free. To get ranked meeting suggestions instead, use calendar_find_optimal_times. */
   "calendar_get_availability@1.1.0": {
     /** First day (or instant) to report: a date "YYYY-MM-DD" (a whole day in the time zone; an end date is included) or an RFC 3339 date-time with an offset. */
     start_date: string;
@@ -76,20 +76,20 @@ export interface ToolVersionInputs {
     /** Which connected provider answers: google (Google Calendar, Gmail) or microsoft (Outlook). Leave it out to let the Hub choose: the end user's own connection first, else the only one connected, else the customer's default. */
     provider?: "google" | "microsoft";
   };
-  /** calendar_list_calendars 1.1.0 (active): List the calendars the connected Google account can see: its own, ones it created, and ones shared with it — each with id, name, whether it is the primary calendar, the access role and time zone. Use the ids with calendar_get_availability (calendars) and calendar_create_event (calendar_id); set min_access_role to "writer" to see only calendars you can add events to. */
+  /** calendar_list_calendars 1.1.0 (active): List the calendars the connected account (Google Calendar or Outlook) can see: its own, ones it created, and ones shared with it — each with id, name, whether it is the primary calendar, the access role and time zone. Use the ids with calendar_get_availability (calendars) and calendar_create_event (calendar_id); set min_access_role to "writer" to see only calendars you can add events to. */
   "calendar_list_calendars@1.1.0": {
     /** Only calendars where the account has at least this role: "writer" for calendars you may create events on, "reader" for those whose events you may read. Default: all. */
     min_access_role?: "freeBusyReader" | "reader" | "writer" | "owner";
     /** Which connected provider answers: google (Google Calendar, Gmail) or microsoft (Outlook). Leave it out to let the Hub choose: the end user's own connection first, else the only one connected, else the customer's default. */
     provider?: "google" | "microsoft";
   };
-  /** calendar_update_event 1.1.0 (active): Change an existing Google Calendar event: only the fields given in `updates` change (title, start, end, description, location, attendees). `attendees` is the complete new guest list: guests left out are removed, guests who stay keep their replies (accepted/declined/tentative), new guests are invited. Attendees are emailed about the change unless send_notifications is false. Returns the event in the same shape as calendar_create_event. An unknown event_id fails with RESOURCE_NOT_FOUND. */
+  /** calendar_update_event 1.1.0 (active): Change an existing calendar event: only the fields given in `updates` change (title, start, end, description, location, attendees). `attendees` is the complete new guest list: guests left out are removed, guests who stay keep their replies (accepted/declined/tentative), new guests are invited. Attendees are emailed about the change unless send_notifications is false. Returns the event in the same shape as calendar_create_event. An unknown event_id fails with RESOURCE_NOT_FOUND. */
   "calendar_update_event@1.1.0": {
     /** The event id returned by calendar_create_event. */
     event_id: string;
     /** Only the fields to change; the others stay as they are. */
     updates: {
-      /** Event title (shown as the summary in Google Calendar). */
+      /** Event title (the summary in Google Calendar, the subject in Outlook). */
       title?: string;
       /** New start: RFC 3339 date-time with an offset, e.g. "2024-01-15T14:00:00-05:00". */
       start?: string;
@@ -102,14 +102,14 @@ export interface ToolVersionInputs {
       /** The new guest list: everyone who should be invited (guests left out are removed). Guests who stay keep their replies; new ones are invited. */
       attendees?: string[];
     };
-    /** Email the guests about this (Google "sendUpdates": all when true, none when false). Default: true. With false the organizer emails nobody: guests who do not use Google Calendar never learn of it, and Google Calendar users see a new event on their calendar only if their settings add invitations by themselves (otherwise Google emails them its own invitation and the event appears once they answer). Use false only when the guests already know. */
+    /** Email the guests about this (Google "sendUpdates": all when true, none when false). Default: true. With false the organizer emails nobody: guests who do not use Google Calendar never learn of it, and Google Calendar users see a new event on their calendar only if their settings add invitations by themselves (otherwise Google emails them its own invitation and the event appears once they answer). Use false only when the guests already know. On Outlook, which cannot change a meeting without mailing its guests, false is refused (VALIDATION_ERROR) whenever someone would be mailed. */
     send_notifications?: boolean;
     /** Calendar id: "primary" (the connected account's own calendar, the default) or a calendar id / email address. */
     calendar_id?: string;
     /** Which connected provider answers: google (Google Calendar, Gmail) or microsoft (Outlook). Leave it out to let the Hub choose: the end user's own connection first, else the only one connected, else the customer's default. */
     provider?: "google" | "microsoft";
   };
-  /** email_check_replies 1.1.0 (active): Check a Gmail conversation for replies: given its thread_id (from email_send or email_search) and a time, returns the messages in that thread received after it that were not sent by the connected account itself, oldest first. Use it to follow up on an email you sent: pass the send time, or the date of the last reply you already saw. */
+  /** email_check_replies 1.1.0 (active): Check an email conversation (Gmail or Outlook) for replies: given its thread_id (from email_send or email_search) and a time, returns the messages in that thread received after it that were not sent by the connected account itself, oldest first. Use it to follow up on an email you sent: pass the send time, or the date of the last reply you already saw. */
   "email_check_replies@1.1.0": {
     /** The thread id, as returned by email_search, email_read or email_send. */
     thread_id: string;
@@ -118,18 +118,18 @@ export interface ToolVersionInputs {
     /** Which connected provider answers: google (Google Calendar, Gmail) or microsoft (Outlook). Leave it out to let the Hub choose: the end user's own connection first, else the only one connected, else the customer's default. */
     provider?: "google" | "microsoft";
   };
-  /** email_read 1.2.0 (active): Read one email from the connected Gmail mailbox by its message id (from email_search): sender, recipients, subject, date, the full text body (HTML-only mail converted to text) and the list of attachments. Set mark_as_read to mark it read in Gmail, as opening it in Gmail would. */
+  /** email_read 1.2.0 (active): Read one email from the connected mailbox (Gmail or Outlook) by its message id (from email_search): sender, recipients, subject, date, the full text body (HTML-only mail converted to text) and the list of attachments. Set mark_as_read to mark it read, as opening it would. */
   "email_read@1.2.0": {
     /** The message id, as returned by email_search, email_read or email_send. */
     message_id: string;
-    /** Also mark the message as read in Gmail (default false). */
+    /** Also mark the message as read in the mailbox (default false). */
     mark_as_read?: boolean;
     /** Which connected provider answers: google (Google Calendar, Gmail) or microsoft (Outlook). Leave it out to let the Hub choose: the end user's own connection first, else the only one connected, else the customer's default. */
     provider?: "google" | "microsoft";
   };
-  /** email_search 2.1.0 (active): Search the connected Gmail mailbox with a Gmail query (from:, to:, subject:, has:attachment, newer_than:7d, is:unread, …), one page at a time. Returns the newest matching messages with sender, recipients, subject, snippet, date (ISO 8601 UTC) and whether they have attachments, plus next_page_token: when it is not null there are more matches — call again with page_token set to it and the same query. A page without a next_page_token is the end; an answer with fewer messages than max_results but a next_page_token is not. result_size_estimate is Gmail's rough estimate, not a count. */
+  /** email_search 2.1.0 (active): Search the connected mailbox (Gmail or Outlook) with a Gmail-syntax query (from:, to:, subject:, has:attachment, newer_than:7d, is:unread, …), one page at a time. Returns the newest matching messages with sender, recipients, subject, snippet, date (ISO 8601 UTC) and whether they have attachments, plus next_page_token: when it is not null there are more matches — call again with page_token set to it and the same query. A page without a next_page_token is the end; an answer with fewer messages than max_results but a next_page_token is not. result_size_estimate is Gmail's rough estimate, not a count. */
   "email_search@2.1.0": {
-    /** Gmail search query, as typed in Gmail's search box, e.g. "from:john@example.com subject:proposal newer_than:7d". Empty matches all mail. */
+    /** Search query in Gmail's syntax (on Outlook the Hub translates it, refusing an operator Outlook lacks), e.g. "from:john@example.com subject:proposal newer_than:7d". Empty matches all mail. */
     query: string;
     /** How many messages to return on this page, newest first (1–100, default 10). */
     max_results?: number;
@@ -140,9 +140,9 @@ export interface ToolVersionInputs {
     /** Continue a search: the next_page_token of the previous answer, with the same query. */
     page_token?: string;
   };
-  /** email_search 1.2.0 (deprecated): Search the connected Gmail mailbox with a Gmail query (from:, to:, subject:, has:attachment, newer_than:7d, is:unread, …). Returns the newest matching messages with sender, recipients, subject, snippet, date (ISO 8601 UTC) and whether they have attachments; set include_body to also get each text body. Use email_read for one message in full. */
+  /** email_search 1.2.0 (deprecated): Search the connected mailbox (Gmail or Outlook) with a Gmail-syntax query (from:, to:, subject:, has:attachment, newer_than:7d, is:unread, …). Returns the newest matching messages with sender, recipients, subject, snippet, date (ISO 8601 UTC) and whether they have attachments; set include_body to also get each text body. Use email_read for one message in full. */
   "email_search@1.2.0": {
-    /** Gmail search query, as typed in Gmail's search box, e.g. "from:john@example.com subject:proposal newer_than:7d". Empty matches all mail. */
+    /** Search query in Gmail's syntax (on Outlook the Hub translates it, refusing an operator Outlook lacks), e.g. "from:john@example.com subject:proposal newer_than:7d". Empty matches all mail. */
     query: string;
     /** How many messages to return, newest first (1–100, default 10). */
     max_results?: number;
@@ -151,7 +151,7 @@ export interface ToolVersionInputs {
     /** Which connected provider answers: google (Google Calendar, Gmail) or microsoft (Outlook). Leave it out to let the Hub choose: the end user's own connection first, else the only one connected, else the customer's default. */
     provider?: "google" | "microsoft";
   };
-  /** email_send 1.1.0 (active): Send an email from the connected Gmail account. Give recipients in to/cc/bcc (at least one, at most 100 in all), a subject and a body (plain text, or HTML with body_type "html"). To answer a message in its conversation, pass its id as reply_to_message_id: the reply is threaded (In-Reply-To/References, same Gmail thread) and the subject defaults to "Re: <original subject>". The email is really sent and cannot be recalled. Pass context.request_id and reuse it on retries: the Hub then sends at most once, and checks the Sent folder before repeating a send whose outcome was uncertain. */
+  /** email_send 1.1.0 (active): Send an email from the connected mailbox (Gmail or Outlook). Give recipients in to/cc/bcc (at least one, at most 100 in all), a subject and a body (plain text, or HTML with body_type "html"). To answer a message in its conversation, pass its id as reply_to_message_id: the reply is threaded (same thread or conversation) and the subject defaults to "Re: <original subject>". The email is really sent and cannot be recalled. Pass context.request_id and reuse it on retries: the Hub then sends at most once, and checks the Sent folder before repeating a send whose outcome was uncertain. */
   "email_send@1.1.0": {
     /** Recipients: "name@example.com" or "Name <name@example.com>", one address per entry. */
     to: string[];
@@ -165,14 +165,14 @@ export interface ToolVersionInputs {
     body: string;
     /** "text" (default) or "html" (sent with a plain-text alternative). */
     body_type?: "text" | "html";
-    /** To reply in a conversation: the Gmail id of the message being answered (from email_search or email_read). */
+    /** To reply in a conversation: the id of the message being answered (from email_search or email_read). */
     reply_to_message_id?: string | null;
     /** Which connected provider answers: google (Google Calendar, Gmail) or microsoft (Outlook). Leave it out to let the Hub choose: the end user's own connection first, else the only one connected, else the customer's default. */
     provider?: "google" | "microsoft";
   };
-  /** hub_current_time 1.0.0 (active): The current date and time in a time zone: ISO 8601 with offset, the local date, the weekday and the zone's current UTC offset. Call it before reasoning about "today", "tomorrow" or "next week". Pass timezone (IANA, e.g. "Europe/Madrid") when you know where the person is; without it the connected Google Calendar's time zone is used. */
+  /** hub_current_time 1.0.0 (active): The current date and time in a time zone: ISO 8601 with offset, the local date, the weekday and the zone's current UTC offset. Call it before reasoning about "today", "tomorrow" or "next week". Pass timezone (IANA, e.g. "Europe/Madrid") when you know where the person is; without it the connected calendar's time zone is used. */
   "hub_current_time@1.0.0": {
-    /** IANA time zone such as "America/New_York". Default: the time zone of the connected Google Calendar (an error if none is connected). */
+    /** IANA time zone such as "America/New_York". Default: the time zone of the connected calendar (an error if none is connected). */
     timezone?: string;
   };
   /** hub_echo 1.0.0 (active): Connectivity check for the Hub. Returns the given message unchanged. Use it to verify that the Hub is reachable and your service secret works; it calls no external service and has no side effects. */
@@ -184,7 +184,7 @@ export interface ToolVersionInputs {
 
 /** What each tool version answers as `result`, per tool version. */
 export interface ToolVersionResults {
-  /** calendar_create_event 1.1.0 (active): Create an event on the connected Google Calendar (default: the primary calendar) and, by default, email invitations to the attendees (with send_notifications false, some guests may never see the event: see that field). Times are RFC 3339 with an offset; end must be after start. Pass context.request_id and reuse it when retrying: a retried call never creates a second event. Returns the event id (for calendar_update_event / calendar_delete_event), its link, status and each attendee's response. */
+  /** calendar_create_event 1.1.0 (active): Create an event on the connected calendar (Google Calendar or Outlook; default: the primary calendar) and, by default, email invitations to the attendees (with send_notifications false, some guests may never see the event: see that field). Times are RFC 3339 with an offset; end must be after start. Pass context.request_id and reuse it when retrying: a retried call never creates a second event. Returns the event id (for calendar_update_event / calendar_delete_event), its link, status and each attendee's response. */
   "calendar_create_event@1.1.0": {
     event_id: string;
     html_link: string;
@@ -194,7 +194,7 @@ export interface ToolVersionResults {
       response_status: "needsAction" | "declined" | "tentative" | "accepted";
     }[];
   };
-  /** calendar_delete_event 1.1.0 (active): Delete (cancel) a Google Calendar event by its event_id; attendees are emailed a cancellation unless send_notifications is false. Deleting an event that is already deleted succeeds with already_deleted: true; an unknown event_id fails with RESOURCE_NOT_FOUND. */
+  /** calendar_delete_event 1.1.0 (active): Delete (cancel) a calendar event by its event_id; attendees are emailed a cancellation unless send_notifications is false. Deleting an event that is already deleted succeeds with already_deleted: true; an unknown event_id fails with RESOURCE_NOT_FOUND. */
   "calendar_delete_event@1.1.0": {
     event_id: string;
     deleted: true;
@@ -213,7 +213,7 @@ export interface ToolVersionResults {
       }[];
     }[];
   };
-  /** calendar_get_availability 1.1.0 (active): Get busy time periods of one or more Google calendars (default: the connected account's primary calendar) between two dates, plus the account owner's working hours. Use it before proposing or booking a meeting. Busy periods are sorted by start and name their calendar; times are RFC 3339 with the offset of `timezone` (default: the calendar's zone). Calendars Google could not read are listed under `errors` — treat them as unknown, never as free. To get ranked meeting suggestions instead, use calendar_find_optimal_times. */
+  /** calendar_get_availability 1.1.0 (active): Get busy time periods of one or more calendars (default: the connected account's primary calendar) between two dates, plus the account owner's working hours. Use it before proposing or booking a meeting. Busy periods are sorted by start and name their calendar; times are RFC 3339 with the offset of `timezone` (default: the calendar's zone). Calendars the provider could not read are listed under `errors` — treat them as unknown, never as free. To get ranked meeting suggestions instead, use calendar_find_optimal_times. */
   "calendar_get_availability@1.1.0": {
     busy_periods: {
       start: string;
@@ -232,9 +232,9 @@ export interface ToolVersionResults {
       reason: string;
     }[];
   };
-  /** calendar_list_calendars 1.1.0 (active): List the calendars the connected Google account can see: its own, ones it created, and ones shared with it — each with id, name, whether it is the primary calendar, the access role and time zone. Use the ids with calendar_get_availability (calendars) and calendar_create_event (calendar_id); set min_access_role to "writer" to see only calendars you can add events to. */
+  /** calendar_list_calendars 1.1.0 (active): List the calendars the connected account (Google Calendar or Outlook) can see: its own, ones it created, and ones shared with it — each with id, name, whether it is the primary calendar, the access role and time zone. Use the ids with calendar_get_availability (calendars) and calendar_create_event (calendar_id); set min_access_role to "writer" to see only calendars you can add events to. */
   "calendar_list_calendars@1.1.0": {
-    /** Primary first, then in the order Google lists them. */
+    /** Primary first, then in the order the provider lists them. */
     calendars: {
       /** Pass as calendar_id / calendars to the other calendar tools. */
       id: string;
@@ -244,13 +244,13 @@ export interface ToolVersionResults {
       primary: boolean;
       /** freeBusyReader: busy times only; reader: events; writer: create and edit events; owner: also sharing (Google may add roles such as writerWithoutPrivateAccess). */
       access_role: string;
-      /** IANA time zone of the calendar, when Google gives one. */
+      /** IANA time zone of the calendar, when the provider gives one (Outlook calendars have none: null). */
       time_zone: string | null;
     }[];
     /** Present when the account has more calendars than one call returns (2,500). */
     truncated?: true;
   };
-  /** calendar_update_event 1.1.0 (active): Change an existing Google Calendar event: only the fields given in `updates` change (title, start, end, description, location, attendees). `attendees` is the complete new guest list: guests left out are removed, guests who stay keep their replies (accepted/declined/tentative), new guests are invited. Attendees are emailed about the change unless send_notifications is false. Returns the event in the same shape as calendar_create_event. An unknown event_id fails with RESOURCE_NOT_FOUND. */
+  /** calendar_update_event 1.1.0 (active): Change an existing calendar event: only the fields given in `updates` change (title, start, end, description, location, attendees). `attendees` is the complete new guest list: guests left out are removed, guests who stay keep their replies (accepted/declined/tentative), new guests are invited. Attendees are emailed about the change unless send_notifications is false. Returns the event in the same shape as calendar_create_event. An unknown event_id fails with RESOURCE_NOT_FOUND. */
   "calendar_update_event@1.1.0": {
     event_id: string;
     html_link: string;
@@ -260,7 +260,7 @@ export interface ToolVersionResults {
       response_status: "needsAction" | "declined" | "tentative" | "accepted";
     }[];
   };
-  /** email_check_replies 1.1.0 (active): Check a Gmail conversation for replies: given its thread_id (from email_send or email_search) and a time, returns the messages in that thread received after it that were not sent by the connected account itself, oldest first. Use it to follow up on an email you sent: pass the send time, or the date of the last reply you already saw. */
+  /** email_check_replies 1.1.0 (active): Check an email conversation (Gmail or Outlook) for replies: given its thread_id (from email_send or email_search) and a time, returns the messages in that thread received after it that were not sent by the connected account itself, oldest first. Use it to follow up on an email you sent: pass the send time, or the date of the last reply you already saw. */
   "email_check_replies@1.1.0": {
     has_new_replies: boolean;
     replies: {
@@ -268,11 +268,11 @@ export interface ToolVersionResults {
       /** Sender address. */
       from: string;
       snippet: string;
-      /** When Gmail received it, ISO 8601 UTC. */
+      /** When the mailbox received it, ISO 8601 UTC. */
       date: string;
     }[];
   };
-  /** email_read 1.2.0 (active): Read one email from the connected Gmail mailbox by its message id (from email_search): sender, recipients, subject, date, the full text body (HTML-only mail converted to text) and the list of attachments. Set mark_as_read to mark it read in Gmail, as opening it in Gmail would. */
+  /** email_read 1.2.0 (active): Read one email from the connected mailbox (Gmail or Outlook) by its message id (from email_search): sender, recipients, subject, date, the full text body (HTML-only mail converted to text) and the list of attachments. Set mark_as_read to mark it read, as opening it would. */
   "email_read@1.2.0": {
     message_id: string;
     thread_id: string;
@@ -283,14 +283,14 @@ export interface ToolVersionResults {
     subject: string;
     /** The text/plain body, or text derived from the HTML body when there is no plain one. */
     body: string;
-    /** When Gmail received it, ISO 8601 UTC. */
+    /** When the mailbox received it, ISO 8601 UTC. */
     date: string;
     attachments: {
       filename: string;
       /** Bytes. */
       size: number;
       mime_type: string;
-      /** Gmail's id for downloading this attachment. */
+      /** The provider's id of this attachment. */
       attachment_id: string;
     }[];
     /** Present when the body was cut to the size limit. */
@@ -298,7 +298,7 @@ export interface ToolVersionResults {
     /** Present when an HTML body could not be laid out as text in time (or nests too deeply): the body is its text with the tags stripped. */
     body_degraded?: true;
   };
-  /** email_search 2.1.0 (active): Search the connected Gmail mailbox with a Gmail query (from:, to:, subject:, has:attachment, newer_than:7d, is:unread, …), one page at a time. Returns the newest matching messages with sender, recipients, subject, snippet, date (ISO 8601 UTC) and whether they have attachments, plus next_page_token: when it is not null there are more matches — call again with page_token set to it and the same query. A page without a next_page_token is the end; an answer with fewer messages than max_results but a next_page_token is not. result_size_estimate is Gmail's rough estimate, not a count. */
+  /** email_search 2.1.0 (active): Search the connected mailbox (Gmail or Outlook) with a Gmail-syntax query (from:, to:, subject:, has:attachment, newer_than:7d, is:unread, …), one page at a time. Returns the newest matching messages with sender, recipients, subject, snippet, date (ISO 8601 UTC) and whether they have attachments, plus next_page_token: when it is not null there are more matches — call again with page_token set to it and the same query. A page without a next_page_token is the end; an answer with fewer messages than max_results but a next_page_token is not. result_size_estimate is Gmail's rough estimate, not a count. */
   "email_search@2.1.0": {
     messages: {
       message_id: string;
@@ -309,7 +309,7 @@ export interface ToolVersionResults {
       to: string[];
       subject: string;
       snippet: string;
-      /** When Gmail received it, ISO 8601 UTC. */
+      /** When the mailbox received it, ISO 8601 UTC. */
       date: string;
       has_attachments: boolean;
       /** Text body, only with include_body. */
@@ -326,7 +326,7 @@ export interface ToolVersionResults {
     /** Pass as page_token (with the same query) for the next page; null when this is the last page. */
     next_page_token: string | null;
   };
-  /** email_search 1.2.0 (deprecated): Search the connected Gmail mailbox with a Gmail query (from:, to:, subject:, has:attachment, newer_than:7d, is:unread, …). Returns the newest matching messages with sender, recipients, subject, snippet, date (ISO 8601 UTC) and whether they have attachments; set include_body to also get each text body. Use email_read for one message in full. */
+  /** email_search 1.2.0 (deprecated): Search the connected mailbox (Gmail or Outlook) with a Gmail-syntax query (from:, to:, subject:, has:attachment, newer_than:7d, is:unread, …). Returns the newest matching messages with sender, recipients, subject, snippet, date (ISO 8601 UTC) and whether they have attachments; set include_body to also get each text body. Use email_read for one message in full. */
   "email_search@1.2.0": {
     messages: {
       message_id: string;
@@ -337,7 +337,7 @@ export interface ToolVersionResults {
       to: string[];
       subject: string;
       snippet: string;
-      /** When Gmail received it, ISO 8601 UTC. */
+      /** When the mailbox received it, ISO 8601 UTC. */
       date: string;
       has_attachments: boolean;
       /** Text body, only with include_body. */
@@ -350,15 +350,15 @@ export interface ToolVersionResults {
     /** Number of messages returned. */
     total_results: number;
   };
-  /** email_send 1.1.0 (active): Send an email from the connected Gmail account. Give recipients in to/cc/bcc (at least one, at most 100 in all), a subject and a body (plain text, or HTML with body_type "html"). To answer a message in its conversation, pass its id as reply_to_message_id: the reply is threaded (In-Reply-To/References, same Gmail thread) and the subject defaults to "Re: <original subject>". The email is really sent and cannot be recalled. Pass context.request_id and reuse it on retries: the Hub then sends at most once, and checks the Sent folder before repeating a send whose outcome was uncertain. */
+  /** email_send 1.1.0 (active): Send an email from the connected mailbox (Gmail or Outlook). Give recipients in to/cc/bcc (at least one, at most 100 in all), a subject and a body (plain text, or HTML with body_type "html"). To answer a message in its conversation, pass its id as reply_to_message_id: the reply is threaded (same thread or conversation) and the subject defaults to "Re: <original subject>". The email is really sent and cannot be recalled. Pass context.request_id and reuse it on retries: the Hub then sends at most once, and checks the Sent folder before repeating a send whose outcome was uncertain. */
   "email_send@1.1.0": {
-    /** Gmail id of the sent message. */
+    /** Id of the sent message. */
     message_id: string;
-    /** Gmail id of its conversation. */
+    /** Id of its conversation (Gmail thread, Outlook conversation). */
     thread_id: string;
     status: "sent";
   };
-  /** hub_current_time 1.0.0 (active): The current date and time in a time zone: ISO 8601 with offset, the local date, the weekday and the zone's current UTC offset. Call it before reasoning about "today", "tomorrow" or "next week". Pass timezone (IANA, e.g. "Europe/Madrid") when you know where the person is; without it the connected Google Calendar's time zone is used. */
+  /** hub_current_time 1.0.0 (active): The current date and time in a time zone: ISO 8601 with offset, the local date, the weekday and the zone's current UTC offset. Call it before reasoning about "today", "tomorrow" or "next week". Pass timezone (IANA, e.g. "Europe/Madrid") when you know where the person is; without it the connected calendar's time zone is used. */
   "hub_current_time@1.0.0": {
     /** The current time in the zone, ISO 8601 with its UTC offset, whole seconds: "2024-01-15T09:30:00-05:00". */
     now: string;

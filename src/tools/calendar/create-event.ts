@@ -33,7 +33,7 @@ export const calendarCreateEvent = defineTool({
   name: 'calendar_create_event',
   version: '1.1.0',
   description:
-    'Create an event on the connected Google Calendar (default: the primary calendar) and, by default, email ' +
+    'Create an event on the connected calendar (Google Calendar or Outlook; default: the primary calendar) and, by default, email ' +
     'invitations to the attendees (with send_notifications false, some guests may never see the event: see that ' +
     'field). Times are RFC 3339 with an offset; end must be after start. Pass ' +
     'context.request_id and reuse it when retrying: a retried call never creates a second event. Returns the ' +

@@ -21,7 +21,7 @@ export const calendarDeleteEvent = defineTool({
   name: 'calendar_delete_event',
   version: '1.1.0',
   description:
-    'Delete (cancel) a Google Calendar event by its event_id; attendees are emailed a cancellation unless ' +
+    'Delete (cancel) a calendar event by its event_id; attendees are emailed a cancellation unless ' +
     'send_notifications is false. Deleting an event that is already deleted succeeds with already_deleted: true; ' +
     'an unknown event_id fails with RESOURCE_NOT_FOUND.',
   capability: 'calendar',

@@ -41,10 +41,10 @@ export const calendarGetAvailability = defineTool({
   name: 'calendar_get_availability',
   version: '1.1.0',
   description:
-    "Get busy time periods of one or more Google calendars (default: the connected account's primary calendar) " +
+    "Get busy time periods of one or more calendars (default: the connected account's primary calendar) " +
     "between two dates, plus the account owner's working hours. Use it before proposing or booking a meeting. " +
     'Busy periods are sorted by start and name their calendar; times are RFC 3339 with the offset of `timezone` ' +
-    "(default: the calendar's zone). Calendars Google could not read are listed under `errors` — treat them as " +
+    "(default: the calendar's zone). Calendars the provider could not read are listed under `errors` — treat them as " +
     'unknown, never as free. To get ranked meeting suggestions instead, use calendar_find_optimal_times.',
   capability: 'calendar',
   permissions: ['calendar.read'],

@@ -31,10 +31,10 @@ const calendar = z.object({
     .describe(
       'freeBusyReader: busy times only; reader: events; writer: create and edit events; owner: also sharing (Google may add roles such as writerWithoutPrivateAccess).',
     ),
-  time_zone: z.string().nullable().describe('IANA time zone of the calendar, when Google gives one.'),
+  time_zone: z.string().nullable().describe('IANA time zone of the calendar, when the provider gives one (Outlook calendars have none: null).'),
 });
 const output = z.object({
-  calendars: z.array(calendar).describe('Primary first, then in the order Google lists them.'),
+  calendars: z.array(calendar).describe('Primary first, then in the order the provider lists them.'),
   truncated: z.literal(true).optional().describe('Present when the account has more calendars than one call returns (2,500).'),
 });
 type Output = z.output<typeof output>;
@@ -43,7 +43,7 @@ export const calendarListCalendars = defineTool({
   name: 'calendar_list_calendars',
   version: '1.1.0',
   description:
-    'List the calendars the connected Google account can see: its own, ones it created, and ones shared with it — each with ' +
+    'List the calendars the connected account (Google Calendar or Outlook) can see: its own, ones it created, and ones shared with it — each with ' +
     'id, name, whether it is the primary calendar, the access role and time zone. Use the ids with calendar_get_availability ' +
     '(calendars) and calendar_create_event (calendar_id); set min_access_role to "writer" to see only calendars you can add events to.',
   capability: 'calendar',

@@ -36,7 +36,7 @@ export const calendarUpdateEvent = defineTool({
   name: 'calendar_update_event',
   version: '1.1.0',
   description:
-    'Change an existing Google Calendar event: only the fields given in `updates` change (title, start, end, ' +
+    'Change an existing calendar event: only the fields given in `updates` change (title, start, end, ' +
     'description, location, attendees). `attendees` is the complete new guest list: guests left out are removed, ' +
     'guests who stay keep their replies (accepted/declined/tentative), new guests are invited. Attendees are ' +
     'emailed about the change unless send_notifications is false. Returns the event in the same shape as ' +

@@ -40,7 +40,7 @@ export const emailCheckReplies = defineTool({
   name: 'email_check_replies',
   version: '1.1.0',
   description:
-    'Check a Gmail conversation for replies: given its thread_id (from email_send or email_search) and a time, returns the messages ' +
+    'Check an email conversation (Gmail or Outlook) for replies: given its thread_id (from email_send or email_search) and a time, returns the messages ' +
     'in that thread received after it that were not sent by the connected account itself, oldest first. Use it to follow up on an ' +
     'email you sent: pass the send time, or the date of the last reply you already saw.',
   capability: 'mail',

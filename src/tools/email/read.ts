@@ -13,7 +13,7 @@ const MARK_PERMISSIONS: readonly Permission[] = ['mail.modify'];
 
 const input = z.strictObject({
   message_id: inputId('message'),
-  mark_as_read: z.boolean().default(false).describe('Also mark the message as read in Gmail (default false).'),
+  mark_as_read: z.boolean().default(false).describe('Also mark the message as read in the mailbox (default false).'),
   provider: providerInput.optional(),
 });
 
@@ -26,7 +26,7 @@ const output = z.object({
       filename: z.string(),
       size: z.number().int().describe('Bytes.'),
       mime_type: z.string(),
-      attachment_id: z.string().describe("Gmail's id for downloading this attachment."),
+      attachment_id: z.string().describe("The provider's id of this attachment."),
     }),
   ),
   truncated: truncatedField,
@@ -38,9 +38,9 @@ export const emailRead = defineTool({
   name: 'email_read',
   version: '1.2.0',
   description:
-    'Read one email from the connected Gmail mailbox by its message id (from email_search): sender, recipients, subject, date, ' +
-    'the full text body (HTML-only mail converted to text) and the list of attachments. Set mark_as_read to mark it read in Gmail, ' +
-    'as opening it in Gmail would.',
+    'Read one email from the connected mailbox (Gmail or Outlook) by its message id (from email_search): sender, recipients, subject, date, ' +
+    'the full text body (HTML-only mail converted to text) and the list of attachments. Set mark_as_read to mark it read, ' +
+    'as opening it would.',
   capability: 'mail',
   permissions: PERMISSIONS,
   // The one change it can make (clearing UNREAD) is idempotent at Gmail and is what opening the mail does; treating

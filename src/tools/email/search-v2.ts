@@ -44,7 +44,7 @@ export const emailSearchV2 = defineTool({
   name: 'email_search',
   version: '2.1.0',
   description:
-    'Search the connected Gmail mailbox with a Gmail query (from:, to:, subject:, has:attachment, newer_than:7d, is:unread, …), ' +
+    'Search the connected mailbox (Gmail or Outlook) with a Gmail-syntax query (from:, to:, subject:, has:attachment, newer_than:7d, is:unread, …), ' +
     'one page at a time. Returns the newest matching messages with sender, recipients, subject, snippet, date (ISO 8601 UTC) ' +
     'and whether they have attachments, plus next_page_token: when it is not null there are more matches — call again with ' +
     'page_token set to it and the same query. A page without a next_page_token is the end; an answer with fewer messages ' +

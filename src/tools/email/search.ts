@@ -14,7 +14,9 @@ export const searchInputFields = {
   query: z
     .string()
     .max(2048)
-    .describe('Gmail search query, as typed in Gmail\'s search box, e.g. "from:john@example.com subject:proposal newer_than:7d". Empty matches all mail.'),
+    .describe(
+      'Search query in Gmail\'s syntax (on Outlook the Hub translates it, refusing an operator Outlook lacks), e.g. "from:john@example.com subject:proposal newer_than:7d". Empty matches all mail.',
+    ),
   max_results: z.number().int().min(1).max(100).default(10).describe('How many messages to return, newest first (1–100, default 10).'),
   include_body: z.boolean().default(false).describe("Also return each message's text body (default false; bodies can be long)."),
   provider: providerInput.optional(),
@@ -48,7 +50,7 @@ export const emailSearch = defineTool({
   // v2 takes the same inputs and answers the same fields plus paging. It still runs, exactly as the contract says.
   lifecycle: { status: 'deprecated', deprecatedAt: '2026-11-23T00:00:00Z', sunsetAt: '2027-05-24T00:00:00Z', replacement: 'email_search@2' },
   description:
-    'Search the connected Gmail mailbox with a Gmail query (from:, to:, subject:, has:attachment, newer_than:7d, is:unread, …). ' +
+    'Search the connected mailbox (Gmail or Outlook) with a Gmail-syntax query (from:, to:, subject:, has:attachment, newer_than:7d, is:unread, …). ' +
     'Returns the newest matching messages with sender, recipients, subject, snippet, date (ISO 8601 UTC) and whether they have ' +
     'attachments; set include_body to also get each text body. Use email_read for one message in full.',
   capability: 'mail',

@@ -30,7 +30,7 @@ const input = z
     body_type: z.enum(['text', 'html']).default('text').describe('"text" (default) or "html" (sent with a plain-text alternative).'),
     reply_to_message_id: inputId('message')
       .nullish()
-      .describe('To reply in a conversation: the Gmail id of the message being answered (from email_search or email_read).'),
+      .describe('To reply in a conversation: the id of the message being answered (from email_search or email_read).'),
     provider: providerInput.optional(),
   })
   .superRefine((v, issue) => {
@@ -44,8 +44,8 @@ const input = z
 type Input = z.output<typeof input>;
 
 const output = z.object({
-  message_id: z.string().describe('Gmail id of the sent message.'),
-  thread_id: z.string().describe('Gmail id of its conversation.'),
+  message_id: z.string().describe('Id of the sent message.'),
+  thread_id: z.string().describe('Id of its conversation (Gmail thread, Outlook conversation).'),
   status: z.literal('sent'),
 });
 type Output = z.output<typeof output>;
@@ -80,9 +80,9 @@ export const emailSend = defineTool({
   name: 'email_send',
   version: '1.1.0',
   description:
-    'Send an email from the connected Gmail account. Give recipients in to/cc/bcc (at least one, at most 100 in all), a subject and a ' +
+    'Send an email from the connected mailbox (Gmail or Outlook). Give recipients in to/cc/bcc (at least one, at most 100 in all), a subject and a ' +
     'body (plain text, or HTML with body_type "html"). To answer a message in its conversation, pass its id as reply_to_message_id: ' +
-    'the reply is threaded (In-Reply-To/References, same Gmail thread) and the subject defaults to "Re: <original subject>". ' +
+    'the reply is threaded (same thread or conversation) and the subject defaults to "Re: <original subject>". ' +
     'The email is really sent and cannot be recalled. Pass context.request_id and reuse it on retries: the Hub then sends at most once, ' +
     'and checks the Sent folder before repeating a send whose outcome was uncertain.',
   capability: 'mail',
