@@ -53,12 +53,26 @@ const PROVIDERS: [string, (customerId: string) => Promise<EveryToolWorld>][] = [
   ['Microsoft', (customerId) => connectBothMicrosoft(hub, ms, customerId)],
 ];
 
-describe.each(PROVIDERS)('every tool on %s', (_name, connect) => {
+/** What the receipts show for a few of the calls: each vendor's own operations and statuses. */
+const receiptOps: Record<string, string[]> = {
+  Google: ['calendar_create_event calendar.events.insert 200', 'email_send gmail.users.messages.send 200'],
+  Microsoft: ['calendar_create_event events.create 201', 'email_send messages.create 201', 'email_send messages.send 202'],
+};
+
+describe.each(PROVIDERS)('every tool on %s', (name, connect) => {
   test('when a customer connected only this provider, then every built-in tool answers from it', async () => {
     const customerId = randomUUID();
     const world = await connect(customerId);
     const called = await runEveryTool(callFor({ customerId, userId: null }), world);
     expectEveryToolCalled(called);
+    // Each call's receipt lists the vendor operations it made, with the vendor's status: Graph's for Outlook.
+    await hub.audit.drain();
+    const rows = await hub.testDb.db.query<{ tool: string; google_ops: { operation: string; status: number | string }[] }>(
+      'SELECT tool, google_ops FROM audit_receipts WHERE customer_id = $1',
+      [customerId],
+    );
+    const ops = rows.flatMap((r) => r.google_ops.map((o) => `${r.tool} ${o.operation} ${o.status}`));
+    expect(ops).toEqual(expect.arrayContaining(receiptOps[name]!));
   }, 60_000);
 });
 
