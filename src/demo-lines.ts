@@ -11,6 +11,8 @@ export const DEMO_CUSTOMER_ID = '5f0c2f4e-8d3b-4c1e-9a57-3b9d2e6a1c00';
 export const DEMO_AGENT_ID = '6f1c2b1e-0a4e-4f57-9a0b-1c2d3e4f5a6b';
 /** The second demo customer: connected to the Microsoft sandbox (Outlook Calendar and Outlook Mail), never to Google. */
 export const DEMO_MICROSOFT_CUSTOMER_ID = '7a1d3e5b-2c4f-4b6a-8d9e-0f1a2b3c4d5e';
+/** Ana Lima's colleague in the Microsoft sandbox's demo tenant (MS_DEMO_ACCOUNTS.ben: not imported, the lines stay sandbox-free). */
+const NORTHWIND_BEN = 'ben@northwind.example';
 
 export interface DemoFacts {
   /** The Hub as the person reaches it (`http://$DEMO_HOST:$HUB_PORT`). */
@@ -112,6 +114,7 @@ export function demoLines(f: DemoFacts): string[] {
     '# the Google sandbox behind the demo: its accounts, and the log of calls the Hub made to "Google"',
     `curl -s ${f.sandboxUrl}/_sandbox/accounts`,
     `curl -s ${f.sandboxUrl}/_sandbox/requests`,
+    ...(f.microsoftSandboxUrl ? microsoftCustomerLines(f, execute, auth) : []),
     ...(f.microsoftSandboxUrl
       ? [
           '# the Microsoft sandbox (identity platform and Graph v1.0): its people, and the log of calls made to it',
@@ -126,3 +129,25 @@ export function demoLines(f: DemoFacts): string[] {
   ];
 }
 
+/**
+ * The second demo customer, connected to Microsoft: the same tools, the same agent, another customer id — the Hub
+ * answers from Outlook (docs/provider-choice.md: Microsoft is the only vendor it has connected).
+ */
+function microsoftCustomerLines(f: DemoFacts, execute: (body: object) => string, auth: string): string[] {
+  const call = { agent_id: DEMO_AGENT_ID, customer_id: DEMO_MICROSOFT_CUSTOMER_ID };
+  // The Microsoft sandbox seeds the ISO week around now (populateDemoWorld: luxon's startOf('week'), Monday), which on
+  // a weekend is the week just ended — unlike the Google sandbox's next working week (mondayOf).
+  const monday = DateTime.fromJSDate(f.now, { zone: 'Europe/Madrid' }).startOf('week');
+  const day = (n: number) => monday.plus({ days: n }).toISODate()!;
+  return [
+    '# the second demo customer, connected to Microsoft (Ana Lima at Northwind): the same tools answer from Outlook',
+    execute({
+      tool: 'calendar_get_availability',
+      ...call,
+      inputs: { start_date: day(0), end_date: day(4), timezone: 'Europe/Madrid', calendars: ['primary', NORTHWIND_BEN] },
+    }),
+    execute({ tool: 'email_search', ...call, inputs: { query: `from:${NORTHWIND_BEN}`, max_results: 10, include_body: false } }),
+    '# which integrations the Microsoft customer has connected, and what each capability resolves to',
+    `curl -s ${f.hubUrl}/api/internal/integrations/status/${DEMO_MICROSOFT_CUSTOMER_ID}/ ${auth}`,
+  ];
+}

@@ -4,11 +4,12 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { type PastedLine, type RunningDemo, pasteIntoBash, scratchProject, shellEnv, startDemo } from '../helpers/demo';
 import { freePort } from '../helpers/ports';
+import { DEMO_MICROSOFT_CUSTOMER_ID } from '../../src/demo-lines';
 
 /**
  * The bar of the first five minutes: every line `npm run demo` prints works when pasted into a shell — with the
- * secrets it generated and with secrets the person supplied, before and after a restart — and its browser link
- * reaches the sandbox's consent page. Runs the built demo (dist/; `npm test` builds it first).
+ * secrets it generated and with secrets the person supplied, before and after a restart, for the Google demo
+ * customer and the Microsoft one alike — and its browser link reaches the sandbox's consent page. Runs the built demo (dist/; `npm test` builds it first).
  */
 
 jest.setTimeout(240_000);
@@ -40,9 +41,13 @@ function pasteAndCheck(demo: RunningDemo, project: string, env: Record<string, s
     else if (tool === 'hub_echo' && p.line.includes('"message":42')) expect(body.error.code).toBe('VALIDATION_ERROR');
     else if (tool) {
       expect({ tool, body }).toMatchObject({ tool, body: { success: true } });
-      byTool[tool] = body;
+      // The second demo customer's calls (Microsoft) are kept apart from the first's (Google).
+      byTool[p.line.includes(DEMO_MICROSOFT_CUSTOMER_ID) ? `microsoft:${tool}` : tool] = body;
     } else if (p.line.includes('/api/admin/')) expect(Array.isArray(body.integrations)).toBe(true);
-    else if (p.line.includes('/integrations/status/')) expect(body.integrations).toBeDefined();
+    else if (p.line.includes(`/integrations/status/${DEMO_MICROSOFT_CUSTOMER_ID}/`)) {
+      expect(body.integrations.outlook_calendar).toMatchObject({ connected: true, email: 'ana@northwind.example' });
+      expect(body.integrations.outlook_mail).toMatchObject({ connected: true, email: 'ana@northwind.example' });
+    } else if (p.line.includes('/integrations/status/')) expect(body.integrations).toBeDefined();
   }
   expect(pasted.find((p) => p.line.endsWith('/openapi.yaml'))!.out).toContain('openapi: 3.1');
   return byTool;
@@ -68,6 +73,9 @@ async function runTwice(project: string, demoEnv: Record<string, string>, pasteE
       expect({ run, replay: byTool.calendar_create_event.metadata.idempotent_replay ?? false }).toEqual({ run, replay: false });
       expect(byTool.calendar_update_event.result.event_id).toBe(byTool.calendar_create_event.result.event_id);
       expect(byTool.email_read.result.attachments[0].filename).toBe('q4-planning.pdf');
+      // The Microsoft customer's printed lines answer from Outlook: Ana's week of meetings, Ben's mail in her inbox.
+      expect(byTool['microsoft:calendar_get_availability'].result.busy_periods.length).toBeGreaterThan(0);
+      expect(byTool['microsoft:email_search'].result.messages.length).toBeGreaterThan(0);
       await followConnectLink(demo);
       answers.push(byTool);
     } finally {
