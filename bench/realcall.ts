@@ -51,6 +51,7 @@ import { type HubThread, SANDBOX_MAIN, cpuMsOf, machineCpuMs, startProcess, stop
  *
  * BENCH_BASELINE_DIST (the dist/ directory of another build) adds that Hub, interleaved, for before/after figures.
  * BENCH_HUB_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) is passed to the Hub processes as NODE_OPTIONS.
+ * BENCH_VENDORS (default google,microsoft): `microsoft` adds Outlook beside Google (bench/realcall-outlook.ts), alone it skips the rest.
  *
  * Quotas are out of the picture on purpose (the sandbox's Gmail concurrency and unit limits off, the Hub's rate
  * limits and mailbox cap raised): this measures CPU and latency, not Google's limits.
@@ -76,7 +77,7 @@ const CAL_SCOPES = [googleScope('calendar.readonly'), googleScope('calendar.even
 const GMAIL_SCOPES = [googleScope('gmail.send'), googleScope('gmail.readonly'), googleScope('gmail.modify')];
 
 const ADMIN_SECRET = randomBytes(32).toString('hex');
-/** google: the section per tool below; microsoft: Outlook beside Google (bench/realcall-outlook.ts). */
+/** google: the per-tool section below; microsoft: Outlook beside Google, Google's share measured again as its reference. */
 const VENDORS = (env.BENCH_VENDORS ?? 'google,microsoft').split(',');
 
 /**
@@ -528,11 +529,14 @@ async function main() {
       };
       const outlookWays = {
         vendor: 'outlook' as const,
-        hub: measured.map((h) => ({ label: h.label, call: (t: string) => hubCall({ ...h, customerId: h.outlookCustomerId! }, t) })),
+        hub: measured.map((h) => ({
+          label: h.label,
+          call: (t: string) => hubCall({ ...h, label: `${h.label} (Outlook)`, customerId: h.outlookCustomerId! }, t),
+        })),
         direct: { label: 'direct', call: outlook.direct },
         floor: { label: 'floor', call: outlook.floor },
       };
-      await compareShares({ tools: TOOLS, calls: CALLS, gapMs: GAP_MS, vendors: VENDORS.includes('google') ? [googleWays, outlookWays] : [outlookWays], out });
+      await compareShares({ tools: TOOLS, calls: CALLS, gapMs: GAP_MS, vendors: [googleWays, outlookWays], out });
     }
   } finally {
     for (const h of hubs) await stopProcess(h.child);
