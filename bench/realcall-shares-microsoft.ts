@@ -9,6 +9,8 @@ export interface Way {
   label: string;
   /** One call; resolves when answered. */
   call(tool: string): Promise<void>;
+  /** A Hub's: CPU ms its process(es) have used so far. */
+  cpuMs?: () => number;
 }
 
 export interface VendorWays {
@@ -23,6 +25,10 @@ const ms = (x: number) => x.toFixed(2);
 const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(2)}`;
 
 export const TARGET_MS = 0.2;
+/** CPU blocks per vendor and Hub, calls per block, and the pause before a block's CPU is read (past the audit's flush). */
+const CPU_ROUNDS = 3;
+const CPU_CALLS = 200;
+const SETTLE_MS = 500;
 
 async function timed(fn: () => Promise<void>): Promise<number> {
   const start = performance.now();
@@ -71,6 +77,21 @@ export async function compareShares(options: {
         );
       }
     }
+    // The Hub's CPU per call on each vendor, in alternated blocks of calls one at a time: what its own share is
+    // made of, and far steadier than a latency on a loaded machine (/proc's 10 ms ticks over CPU_CALLS calls).
+    const cpu = new Map<string, number[]>();
+    for (let r = 0; r < CPU_ROUNDS; r++) {
+      for (const v of vendors) {
+        for (const h of v.hub) {
+          if (!h.cpuMs) continue;
+          const before = h.cpuMs();
+          for (let i = 0; i < CPU_CALLS; i++) await h.call(tool);
+          await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+          const key = `${h.label}\u0000${v.vendor}`;
+          cpu.set(key, [...(cpu.get(key) ?? []), (h.cpuMs() - before) / CPU_CALLS]);
+        }
+      }
+    }
     const google = vendors.find((v) => v.vendor === 'google');
     const outlook = vendors.find((v) => v.vendor === 'outlook');
     if (google && outlook) {
@@ -83,6 +104,13 @@ export async function compareShares(options: {
           `  ${h.label.padEnd(7)} share: Google ${signed(g)} ms, Outlook ${signed(o)} ms, **Outlook − Google ${signed(diff)} ms** ` +
             `(target within ${TARGET_MS} ms: ${Math.abs(diff) <= TARGET_MS ? 'met' : 'NOT met'})\n`,
         );
+        const gc = cpu.get(`${h.label}\u0000google`);
+        const oc = cpu.get(`${h.label}\u0000outlook`);
+        if (gc && oc)
+          out(
+            `  ${''.padEnd(7)} Hub CPU per call (median of ${CPU_ROUNDS} blocks × ${CPU_CALLS}): Google ${ms(pct(gc, 0.5))} ms, Outlook ${ms(pct(oc, 0.5))} ms, ` +
+              `Outlook − Google ${signed(pct(oc, 0.5) - pct(gc, 0.5))} ms (blocks: Google ${gc.map(ms).join(', ')}; Outlook ${oc.map(ms).join(', ')})\n`,
+          );
       }
     }
   }

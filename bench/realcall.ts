@@ -523,7 +523,7 @@ async function main() {
     if (outlook) {
       const googleWays = {
         vendor: 'google' as const,
-        hub: measured.map((h) => ({ label: h.label, call: (t: string) => hubCall(h, t) })),
+        hub: measured.map((h) => ({ label: h.label, call: (t: string) => hubCall(h, t), cpuMs: () => treeCpuMs(h.pid) })),
         direct: { label: 'direct', call: (t: string) => directCall(t) },
         floor: { label: 'floor', call: (t: string) => directCall(t, forwarded) },
       };
@@ -532,6 +532,7 @@ async function main() {
         hub: measured.map((h) => ({
           label: h.label,
           call: (t: string) => hubCall({ ...h, label: `${h.label} (Outlook)`, customerId: h.outlookCustomerId! }, t),
+          cpuMs: () => treeCpuMs(h.pid),
         })),
         direct: { label: 'direct', call: outlook.direct },
         floor: { label: 'floor', call: outlook.floor },
