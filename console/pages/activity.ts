@@ -4,29 +4,31 @@ import { ERROR_CODES, TOOL_NAMES } from '../vocabulary.js';
 import { chosenCustomer, customerChooser, customerHeading } from './pick-customer.js';
 import { downloadReplayBundle, receiptDetail } from './receipt.js';
 
+/** A receipt as the admin API shows it (openapi.yaml, Receipt): a field whose value is null is absent, `replay` only when true. */
 export interface Receipt {
   call_id: string;
-  tool: string | null;
-  version: string | null;
-  user_id: string | null;
-  agent_id: string | null;
-  conversation_id: string | null;
+  tool?: string;
+  version?: string;
+  user_id?: string;
+  agent_id?: string;
+  conversation_id?: string;
   request_id: string;
-  trace_id: string | null;
+  trace_id?: string;
   t_start: string;
   t_end: string;
   duration_ms: number;
   outcome: string;
-  retryable: boolean | null;
+  /** Absent for a success. */
+  retryable?: boolean;
   api_calls: number;
   google_operations: { operation: string; status: number | string; ms: number }[];
-  replay: boolean;
+  replay?: true;
   payload_mode: string;
-  /** The credential that made the call: key:<id> or secret:<fingerprint> (null on older receipts). */
-  principal?: string | null;
+  /** The credential that made the call: key:<id> or secret:<fingerprint> (absent on older receipts). */
+  principal?: string;
   input?: unknown;
   output?: unknown;
-  error: { code?: string; message?: string; details?: unknown } | null;
+  error?: { code?: string; message?: string | null; details?: unknown };
 }
 
 /** The filters, each the list-receipts query parameter of the same name (openapi.yaml, listReceipts). */

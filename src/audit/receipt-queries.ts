@@ -1,30 +1,36 @@
 import type { Queryable } from '../store/db';
 
-/** A receipt as the admin API shows it: the call's envelope fields plus who called and what Google did. */
+/**
+ * A receipt as the admin API shows it: the call's envelope fields plus who called and what Google did. A field
+ * whose value is null is left out (an absent field means null), and `replay` is left out unless true: most calls
+ * have no end user, conversation, trace or error, and the names of what they lack were a tenth of a receipt.
+ */
 export interface ReceiptView {
   call_id: string;
-  tool: string | null;
-  version: string | null;
-  customer_id: string | null;
-  user_id: string | null;
-  agent_id: string | null;
-  conversation_id: string | null;
+  tool?: string;
+  version?: string;
+  customer_id?: string;
+  user_id?: string;
+  agent_id?: string;
+  conversation_id?: string;
   request_id: string;
-  trace_id: string | null;
+  trace_id?: string;
   t_start: string;
   t_end: string;
   duration_ms: number;
   outcome: string;
-  retryable: boolean | null;
+  /** Absent for a success. */
+  retryable?: boolean;
   api_calls: number;
   google_operations: unknown[];
-  replay: boolean;
+  /** Present (true) only for the stored answer of an earlier call with the same request_id. */
+  replay?: true;
   payload_mode: string;
-  /** The credential that made the call: `key:<service key id>` or `secret:<fingerprint>`; null on older receipts. */
-  principal: string | null;
-  input: unknown;
-  output: unknown;
-  error: unknown;
+  /** The credential that made the call: `key:<service key id>` or `secret:<fingerprint>`; absent on older receipts. */
+  principal?: string;
+  input?: unknown;
+  output?: unknown;
+  error?: unknown;
 }
 
 interface ReceiptRow {
@@ -59,30 +65,35 @@ const COLUMNS =
 
 const parsed = (v: unknown) => (typeof v === 'string' ? (JSON.parse(v) as unknown) : v); // jsonb: objects from pg, text from some drivers
 
-export const toView = (r: ReceiptRow): ReceiptView => ({
-  call_id: r.call_id,
-  tool: r.tool,
-  version: r.version,
-  customer_id: r.customer_id,
-  user_id: r.user_id,
-  agent_id: r.agent_id,
-  conversation_id: r.conversation_id,
-  request_id: r.request_id,
-  trace_id: r.trace_id,
-  t_start: new Date(r.started_at).toISOString(),
-  t_end: new Date(r.ended_at).toISOString(),
-  duration_ms: r.duration_ms,
-  outcome: r.outcome,
-  retryable: r.retryable,
-  api_calls: r.api_calls,
-  google_operations: (parsed(r.google_ops) as unknown[]) ?? [],
-  replay: r.replay,
-  payload_mode: r.payload_mode,
-  principal: r.principal ?? null,
-  input: parsed(r.input) ?? null,
-  output: parsed(r.output) ?? null,
-  error: parsed(r.error) ?? null,
-});
+/** The view's fields in order, each left out when null (rows written before this rule hold the same NULLs). */
+export function toView(r: ReceiptRow): ReceiptView {
+  const v: Record<string, unknown> = { call_id: r.call_id };
+  const put = (k: keyof ReceiptView, value: unknown) => {
+    if (value !== null && value !== undefined) v[k] = value;
+  };
+  put('tool', r.tool);
+  put('version', r.version);
+  put('customer_id', r.customer_id);
+  put('user_id', r.user_id);
+  put('agent_id', r.agent_id);
+  put('conversation_id', r.conversation_id);
+  v.request_id = r.request_id;
+  put('trace_id', r.trace_id);
+  v.t_start = new Date(r.started_at).toISOString();
+  v.t_end = new Date(r.ended_at).toISOString();
+  v.duration_ms = r.duration_ms;
+  v.outcome = r.outcome;
+  put('retryable', r.retryable);
+  v.api_calls = r.api_calls;
+  v.google_operations = (parsed(r.google_ops) as unknown[] | null) ?? [];
+  if (r.replay) v.replay = true;
+  v.payload_mode = r.payload_mode;
+  put('principal', r.principal);
+  put('input', parsed(r.input));
+  put('output', parsed(r.output));
+  put('error', parsed(r.error));
+  return v as unknown as ReceiptView;
+}
 
 export interface ReceiptFilter {
   agentId?: string;

@@ -4,7 +4,7 @@ import type { Logger } from '../logger';
 import { pgliteOverPort } from '../store/pglite-proxy';
 import { openPostgres } from '../store/postgres';
 import { createBatchWriter } from './batch-writer';
-import { type ReceiptFacts, type ReceiptRow, insertReceipts, rowOfFacts } from './receipts';
+import { type ReceiptRow, type WaitingFacts, insertReceipts, rowOfFacts, unflat } from './receipts';
 import { type PayloadMode, createRedactor } from './redact';
 
 /**
@@ -27,7 +27,7 @@ export interface ReceiptThreadData {
   retryForMs: number;
 }
 
-export type ToThread = { type: 'facts'; facts: ReceiptFacts[] } | { type: 'drain'; id: number; timeoutMs: number } | { type: 'close'; timeoutMs: number };
+export type ToThread = { type: 'facts'; facts: WaitingFacts[] } | { type: 'drain'; id: number; timeoutMs: number } | { type: 'close'; timeoutMs: number };
 
 export type FromThread =
   | { type: 'stats'; received: number; queued: number; written: number; dropped: number }
@@ -90,7 +90,7 @@ function run(port: NonNullable<typeof parentPort>, data: ReceiptThreadData): voi
         for (const facts of message.facts) {
           received++;
           try {
-            writer.push(rowOfFacts(facts, redact, key));
+            writer.push(rowOfFacts(unflat(facts), redact, key));
           } catch (err) {
             logger.error({ err }, 'audit receipt could not be built; dropped'); // a bug, never the caller's problem
             unbuilt++;

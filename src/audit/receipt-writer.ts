@@ -7,7 +7,18 @@ import type { Db } from '../store/db';
 import { createBatchWriter } from './batch-writer';
 import { valuesWithin } from './call-id';
 import type { FromThread, ReceiptThreadData, ToThread } from './receipt-thread';
-import { type CallRecord, type ReceiptFacts, type ReceiptRow, callIdOfFacts, insertReceipts, receiptFacts, redactFacts, rowOfFacts } from './receipts';
+import {
+  type CallRecord,
+  type ReceiptFacts,
+  type ReceiptRow,
+  type WaitingFacts,
+  callIdOfFacts,
+  insertReceipts,
+  receiptFacts,
+  redactFacts,
+  rowOfFacts,
+  unflat,
+} from './receipts';
 import { MAX_INPUT_NODES, MAX_NODES, type PayloadMode, type Redactor } from './redact';
 
 /**
@@ -94,6 +105,23 @@ function bounded(f: ReceiptFacts, o: ReceiptWriterOptions): ReceiptFacts {
   return over ? redactFacts(f, o.redact, o.key) : f;
 }
 
+/**
+ * Facts as they wait for the hand-off: their JSON, so that what waits up to HAND_OFF_MS is one flat string per call
+ * rather than the call's body and answer as trees the garbage collector copies and promotes meanwhile, and the
+ * hand-off copies bytes rather than walking objects. Measured on bench:realcall (20 concurrent availability calls, a
+ * 2-core VM at load average 12), the request thread's CPU for the push and hand-off fell from 58-63 us a call to
+ * 36-47 us (JSON.stringify included). The facts are the call's
+ * JSON body and its answer, which went out as JSON: nothing is lost in the form. Facts JSON cannot write (a BigInt
+ * in an error's details) wait as objects, as before.
+ */
+function flat(facts: ReceiptFacts): WaitingFacts {
+  try {
+    return JSON.stringify(facts);
+  } catch {
+    return facts;
+  }
+}
+
 export function threadedReceiptWriter(o: ReceiptWriterOptions & { database: ReceiptThreadData['database']; secret: Buffer; entry: string }): ReceiptWriter {
   const data: ReceiptThreadData = {
     database: o.database,
@@ -107,7 +135,7 @@ export function threadedReceiptWriter(o: ReceiptWriterOptions & { database: Rece
   const transferList = 'pglite' in o.database ? [o.database.pglite] : [];
   // Named `hub-receipts` for the OS (top -H, /proc/<pid>/task/*/comm): the benches split the Hub's CPU by thread.
   const worker = new Worker(o.entry, { name: 'hub-receipts', workerData: data, transferList, stdout: false, stderr: false });
-  let pending: ReceiptFacts[] = [];
+  let pending: WaitingFacts[] = [];
   let timer: NodeJS.Timeout | undefined;
   const thread = { received: 0, queued: 0, written: 0, dropped: 0 };
   let sent = 0;
@@ -160,7 +188,7 @@ export function threadedReceiptWriter(o: ReceiptWriterOptions & { database: Rece
     o.logger.error({ err, lost }, 'audit receipt thread failed; receipts are written on the request thread from now on');
     if (lost > 0) drop(lost);
     fallback = inlineFactsWriter(o);
-    for (const facts of pending.splice(0)) fallback.pushFacts(facts);
+    for (const waiting of pending.splice(0)) fallback.pushFacts(unflat(waiting));
     for (const resolve of waiters.values()) resolve();
     waiters.clear();
   };
@@ -183,7 +211,7 @@ export function threadedReceiptWriter(o: ReceiptWriterOptions & { database: Rece
       }
       if (fallback) return fallback.pushFacts(facts);
       if (closing || inFlight() >= o.maxQueued) return drop(1);
-      pending.push(facts);
+      pending.push(flat(facts));
       if (pending.length >= HAND_OFF_AT) handOff();
       else if (timer === undefined) {
         timer = setTimeout(handOff, HAND_OFF_MS);

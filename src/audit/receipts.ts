@@ -5,7 +5,8 @@ import type { GoogleOp } from './google-ops';
 import { executeRequestSchema, readChargeKey } from '../tools/execute-request';
 import type { Execution } from '../tools/execute';
 import type { Queryable } from '../store/db';
-import { MAX_INPUT_NODES, type PayloadMode, type Redactor } from './redact';
+import { MAX_DEPTH, MAX_INPUT_NODES, type PayloadMode, type Redactor } from './redact';
+import { type HashRule, ID_KEY } from './shape';
 import { receiptErrorDetails, receiptErrorMessage } from './hub-text';
 
 export type { GoogleOp };
@@ -133,6 +134,10 @@ export interface ReceiptFacts {
   redacted: boolean;
 }
 
+/** Facts on their way to the receipt thread: their JSON (receipt-writer.ts, flat), or the facts themselves. */
+export type WaitingFacts = ReceiptFacts | string;
+export const unflat = (w: WaitingFacts): ReceiptFacts => (typeof w === 'string' ? (JSON.parse(w) as ReceiptFacts) : w);
+
 /** A refused call keeps no payload at all, and of its error only the Hub's own words: a fixed-size receipt. */
 function refusedError(e: ErrorFacts): ErrorFacts {
   const details: Record<string, string> = {};
@@ -231,6 +236,29 @@ const redactError = (error: ErrorFacts | null, redact: Redactor, mode: PayloadMo
 };
 
 /**
+ * Which of a result's strings keep their hash: the ones a replay follows from call to call — ids, calendars,
+ * addresses (the rule arrays follow already, shape.ts) — and the ones that repeat a string of the call's inputs (an
+ * answer echoing what it was asked stays matchable to it). The rest of an answer (a status, a link, working hours)
+ * keeps its length only: its equality with other calls' answers is nothing a replay matches on, and its hash was a
+ * fifth of a small receipt. The inputs are walked within the inputs' own budget.
+ */
+export function answerHashRule(inputs: unknown): HashRule {
+  const asked = new Set<string>();
+  let budget = MAX_INPUT_NODES;
+  const collect = (v: unknown, depth: number): void => {
+    if (--budget < 0) return;
+    if (typeof v === 'string') asked.add(v);
+    else if (typeof v === 'object' && v !== null && depth < MAX_DEPTH)
+      for (const k in v) {
+        if (budget < 0) return;
+        if (Object.hasOwn(v, k)) collect((v as Record<string, unknown>)[k], depth + 1);
+      }
+  };
+  collect(inputs, 0);
+  return (s, key) => ID_KEY.test(key) || asked.has(s);
+}
+
+/**
  * The facts with their call_id made and their payloads redacted per the mode: nothing of the call's raw body is
  * kept beyond this. For a refused call (`redacted` already, no payload), only the call_id is made.
  */
@@ -241,7 +269,7 @@ export function redactFacts(facts: ReceiptFacts, redact: Redactor, key: KeyObjec
     callId,
     head: facts.head,
     inputs: redact(facts.inputs, MAX_INPUT_NODES),
-    output: facts.output === undefined ? null : redact(facts.output),
+    output: facts.output === undefined ? null : redact(facts.output, undefined, answerHashRule(facts.inputs)),
     error: redactError(facts.error, redact, facts.head[HEAD_PAYLOAD_MODE] as PayloadMode),
     redacted: true,
   };

@@ -1,7 +1,7 @@
 import { createHmac, createSecretKey } from 'node:crypto';
 import type { PayloadMode } from '../config';
 import { redactUrl } from '../http/request-context';
-import { CONTENT_KEY, CREDENTIAL_KEY, MAX_KEYS, REMOVED, type Shaper, compactShaper } from './shape';
+import { CONTENT_KEY, CREDENTIAL_KEY, type HashRule, MAX_KEYS, REMOVED, type Shaper, compactShaper } from './shape';
 
 /**
  * What a receipt keeps of a call's input, output and error details (HUB_AUDIT_PAYLOADS):
@@ -36,7 +36,8 @@ export const MAX_INPUT_NODES = 1_000;
 /** Outputs come from the Hub's own tools (100 messages of a search): a larger budget, still bounded. */
 export const MAX_NODES = 4_000;
 
-export type Redactor = (value: unknown, maxNodes?: number) => unknown;
+/** `hashed` narrows which strings keep a hash in `redacted` mode (shape.ts, HashRule); the other modes ignore it. */
+export type Redactor = (value: unknown, maxNodes?: number, hashed?: HashRule) => unknown;
 
 /** The keyed hash of a string: 64 bits of HMAC-SHA256, hex. The last few are remembered (an answer repeats its input). */
 export function keyedHash(key: Buffer): (s: string) => string {
@@ -59,7 +60,7 @@ export function createRedactor(mode: PayloadMode, key: Buffer): Redactor {
   if (mode === 'none') return () => null;
   if (mode === 'redacted') {
     const shaper: Shaper = compactShaper(keyedHash(key));
-    return (value, maxNodes = MAX_NODES) => (value === undefined ? null : shaper(value, maxNodes));
+    return (value, maxNodes = MAX_NODES, hashed) => (value === undefined ? null : shaper(value, maxNodes, hashed));
   }
   return fullRedactor();
 }

@@ -3,7 +3,8 @@
  *
  * - an object keeps its keys (at most MAX_KEYS, the rest counted in `"$more_keys"`), each with the shape of its value;
  * - a string becomes `"string(N) #H"`: its length and a 64-bit keyed hash, so equal values match across receipts
- *   without being readable; message contents (subject, body, snippet…) become `"string(N)"`, length only;
+ *   without being readable; message contents (subject, body, snippet…) become `"string(N)"`, length only, and so
+ *   do the strings a HashRule leaves out (a result's strings that are neither ids nor a repeat of the inputs);
  * - numbers, booleans and null are kept; values under credential keys become `‹removed›`;
  * - an array becomes `{"$array": N, "$each": S}`: its count and the shape its items share (item shapes name
  *   types only: `"string"`, `"number"`, nested arrays as `[S]`), or `"$kinds"` (up to 3 distinct shapes) and
@@ -14,7 +15,13 @@
  * The walk visits at most `maxNodes` values (beyond it `"$cut"`), and a shape larger than MAX_SHAPE_CHARS once
  * serialised is replaced by a marker: a receipt's payloads have a fixed bound whatever the caller sent.
  */
-export type Shaper = (value: unknown, maxNodes: number) => unknown;
+export type Shaper = (value: unknown, maxNodes: number, hashed?: HashRule) => unknown;
+
+/**
+ * Which strings outside arrays keep their hash (`string(N) #H`) rather than their length alone (`string(N)`); every
+ * one when no rule is given (inputs, error details: equality across calls is what a replay matches on).
+ */
+export type HashRule = (s: string, key: string) => boolean;
 
 /** Keys kept per object; a wider object keeps the first ones and the count of the rest. */
 export const MAX_KEYS = 64;
@@ -32,7 +39,7 @@ const MAX_DEPTH = 32;
 export const CREDENTIAL_KEY = /token|secret|passw|authori[sz]ation|api[_-]?key|credential|cookie|signature/i;
 export const CONTENT_KEY = /^(subject|body|body_text|body_html|html|text|snippet|raw|content|description|summary|title|notes)$/i;
 /** Strings whose equality a replay follows from call to call: ids, calendars, addresses. */
-const ID_KEY = /(^|_)ids?$|[a-z]Ids?$|^(calendars?|emails?|address(es)?|to|cc|bcc|from|reply_to|attendees?|organizer|labels?)$/i;
+export const ID_KEY = /(^|_)ids?$|[a-z]Ids?$|^(calendars?|emails?|address(es)?|to|cc|bcc|from|reply_to|attendees?|organizer|labels?)$/i;
 export const REMOVED = '‹removed›';
 
 const keyName = (k: string) => (k.length > MAX_KEY_CHARS ? `${k.slice(0, MAX_KEY_CHARS)}…` : k);
@@ -119,9 +126,10 @@ export function compactShaper(hash: (s: string) => string): Shaper {
     return out;
   };
 
+  let hashed: HashRule | undefined;
   const walk = (v: unknown, key: string, content: boolean, depth: number): unknown => {
     if (--budget < 0) return '$cut';
-    if (typeof v === 'string') return content ? `string(${v.length})` : `string(${v.length}) #${hash(v)}`;
+    if (typeof v === 'string') return content || (hashed !== undefined && !hashed(v, key)) ? `string(${v.length})` : `string(${v.length}) #${hash(v)}`;
     if (v === null || typeof v !== 'object') return typeof v === 'number' || typeof v === 'boolean' ? v : null;
     if (depth >= MAX_DEPTH) return '$cut: too deep';
     if (Array.isArray(v)) return arrayShape(v, key, depth);
@@ -136,8 +144,9 @@ export function compactShaper(hash: (s: string) => string): Shaper {
     return out;
   };
 
-  return (value, maxNodes) => {
+  return (value, maxNodes, rule) => {
     budget = maxNodes;
+    hashed = rule;
     const shape = walk(value, '', false, 0);
     const size = JSON.stringify(shape).length;
     return size > MAX_SHAPE_CHARS ? { $cut: `shape of ${size} characters exceeds ${MAX_SHAPE_CHARS}` } : shape;

@@ -112,7 +112,12 @@ export interface WorkingHoursFact {
 }
 
 export interface CalendarPort {
-  /** The account's IANA time zone (memoised by the adapter per connection). */
+  /**
+   * The account's IANA time zone (memoised by the adapter per connection). A vendor that keeps its own zone names
+   * answers the IANA zone with the same rules — Outlook's Windows zones each stand for several IANA zones with
+   * identical offsets (Romance Standard Time: Paris, Madrid, Brussels, Copenhagen), so the name may be another
+   * city's than the one the person chose, never another clock.
+   */
   timeZone(): Promise<Result<string>>;
   /** The working hours the vendor keeps for the account (Outlook's mailboxSettings); null when it keeps none (Google). */
   workingHours(): Promise<Result<WorkingHoursFact | null>>;

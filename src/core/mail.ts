@@ -89,9 +89,17 @@ export interface SentRef {
   threadId: string;
 }
 
-/** Whether a message carrying one of the send markers is in the account's sent mail. */
+/**
+ * Whether a message carrying one of the send markers is in the account's sent mail. `pending`: not there yet, and
+ * the vendor shows a sent message only once it arrives (Outlook's Sent Items), so one sent moments ago may still
+ * appear — neither found nor absent; look again after `retryAfterS`. An adapter answers `absent` only when it is
+ * true.
+ */
 export type SentLookup =
-  { kind: 'found'; id: string; threadId: string } | { kind: 'absent' } | { kind: 'unverifiable'; reason: 'no_read_scope' | 'scan_limit' };
+  | { kind: 'found'; id: string; threadId: string }
+  | { kind: 'absent' }
+  | { kind: 'pending'; retryAfterS: number }
+  | { kind: 'unverifiable'; reason: 'no_read_scope' | 'scan_limit' };
 
 export interface MailPort {
   /** The mailbox's own address (memoised by the adapter per connection). */

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRedactor } from '../../src/audit/redact';
-import { threadedReceiptWriter } from '../../src/audit/receipt-writer';
+import { receiptThreadEntry, threadedReceiptWriter } from '../../src/audit/receipt-writer';
 import type { CallRecord } from '../../src/audit/receipts';
 import { openPostgres } from '../../src/store/postgres';
 import { anExecuteBody } from '../helpers/factories';
@@ -154,4 +154,51 @@ test('when a receipt writer is never closed, then its thread does not keep the p
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   expect(code).toBe(0);
   expect(Date.now() - started).toBeLessThan(10_000);
+});
+
+onPostgres('when facts hold what JSON cannot write (a BigInt in an error’s details), then they cross to the thread as objects and are written', async () => {
+  const testDb = await openTestDb('postgres');
+  const secret = randomBytes(32);
+  const writer = threadedReceiptWriter({
+    db: testDb.db,
+    logger: captureLogs().logger,
+    mode: 'redacted',
+    redact: createRedactor('redacted', secret),
+    maxQueued: 100,
+    batchSize: 25,
+    flushIntervalMs: 10,
+    retryForMs: 60_000,
+    database: { url: testDb.url!, poolMax: 1 },
+    key: createSecretKey(secret),
+    secret,
+    entry: receiptThreadEntry()!,
+  });
+  const record = (details: Record<string, unknown>): CallRecord => ({
+    body: anExecuteBody({ inputs: { message: 'm' } }),
+    execution: {
+      ok: false,
+      tool: 'hub_echo',
+      requestId: randomUUID(),
+      apiCalls: 0,
+      error: { code: 'EXTERNAL_API_ERROR', retryable: true, message: 'upstream failed', details },
+    },
+    version: '1.0.0',
+    startedAt: Date.now(),
+    endedAt: Date.now(),
+    durationMs: 1,
+    ops: [],
+    opsOmitted: 0,
+    traceId: null,
+  });
+  try {
+    writer.push(record({ quota: 10n ** 20n, at: new Date(0) }));
+    writer.push(record({ reason: 'plain' }));
+    await writer.drain(5_000);
+    expect(writer.stats()).toMatchObject({ writer: 'thread', written: 2, dropped: 0, queued: 0 });
+    const stored = await testDb.db.query<{ error: { code: string } }>('SELECT error FROM audit_receipts ORDER BY id');
+    expect(stored.map((r) => r.error.code)).toEqual(['EXTERNAL_API_ERROR', 'EXTERNAL_API_ERROR']);
+  } finally {
+    await writer.close();
+    await testDb.drop();
+  }
 });

@@ -61,9 +61,61 @@ export function mailPortContract(provider: ProviderFactory): void {
         expect(found.ok && found.value.kind).toBe('found');
         const copies = await world.mail(ana).search('in:sent subject:"Once only"', { maxResults: 10, includeBody: false });
         expect(copies.ok && copies.value.messages).toHaveLength(1);
-        expect(await world.mail(ana).findSent(['0000000000000000ffffffffffffffff'], since, 50)).toEqual({ ok: true, value: { kind: 'absent' } });
+        // A marker nobody sent is never found. For an attempt begun moments ago a vendor whose sent mail shows a
+        // message only once it arrives cannot yet tell absent from on-its-way, and says so (`pending`, with when
+        // to look again) — never `absent` before it is true; once that time has passed, it is absent everywhere.
+        const unused = '0000000000000000ffffffffffffffff';
+        const fresh = await world.mail(ana).findSent([unused], Date.now(), 50);
+        expect(fresh.ok && (fresh.value.kind === 'absent' || (fresh.value.kind === 'pending' && fresh.value.retryAfterS > 0))).toBe(true);
+        expect(await world.mail(ana).findSent([unused], since - 10 * 60_000, 50)).toEqual({ ok: true, value: { kind: 'absent' } });
       },
     );
+
+    it('when a send has just gone out, then findSent finds it or says it is still on its way, never absent', async () => {
+      const ana = await world.account({ name: 'ana', timeZone: 'UTC' });
+      const since = Date.now();
+      const marker = 'feed0000feed0000feed0000feed0000';
+      const outgoing = { to: [{ address: 'ben@example.com' }], cc: [], bcc: [], subject: 'Just sent', body: 'Hello', bodyType: 'text' as const };
+      const sent = await world.mail(ana).send(outgoing, marker, null);
+      if (!sent.ok) throw new Error(sent.error.message);
+      const found = await world.mail(ana).findSent([marker], since, 50);
+      expect(found.ok && found.value.kind).not.toBe('absent');
+      if (found.ok && found.value.kind === 'found') expect(found.value.id).toBe(sent.value.id);
+      else expect(found).toEqual({ ok: true, value: { kind: 'pending', retryAfterS: expect.any(Number) } });
+    });
+
+    it("when a reply is sent, then it stays in the conversation of the message it answers, as the account's own", async () => {
+      const ana = await world.account({ name: 'ana', timeZone: 'UTC', messages: [update(1)] });
+      const page = await world.mail(ana).search('subject:"Update 1"', { maxResults: 1, includeBody: false });
+      const original = page.ok ? page.value.messages[0] : undefined;
+      if (!original) throw new Error('seeded message not found');
+      const target = await world.mail(ana).prepareReply(original.message_id);
+      if (!target.ok) throw new Error(target.error.message);
+      expect(target.value).toMatchObject({ messageId: original.message_id, threadId: original.thread_id, subject: 'Update 1' });
+      const since = Date.now();
+      const marker = 'beef0000beef0000beef0000beef0000';
+      const reply = { to: [{ address: SENDER }], cc: [], bcc: [], subject: 'Re: Update 1', body: 'Thanks', bodyType: 'text' as const };
+      const sent = await world.mail(ana).send(reply, marker, target.value);
+      if (!sent.ok) throw new Error(sent.error.message);
+      expect(sent.value.threadId).toBe(original.thread_id);
+      // Sent mail may show it only once it arrives (Outlook): look until it does, within a few seconds.
+      let found = await world.mail(ana).findSent([marker], since, 50);
+      for (let i = 0; i < 20 && found.ok && found.value.kind === 'pending'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        found = await world.mail(ana).findSent([marker], since, 50);
+      }
+      expect(found).toEqual({ ok: true, value: { kind: 'found', id: sent.value.id, threadId: original.thread_id } });
+      // Both, in any order (the seeded message is dated in 2027, so "oldest first" puts the reply first).
+      const thread = await world.mail(ana).thread(original.thread_id);
+      const members = thread.ok ? thread.value.map((m) => [m.message_id, m.fromAccount]) : [];
+      expect(members).toHaveLength(2);
+      expect(members).toEqual(
+        expect.arrayContaining([
+          [original.message_id, false],
+          [sent.value.id, true],
+        ]),
+      );
+    });
 
     it('when a message or thread does not exist, then the port answers RESOURCE_NOT_FOUND', async () => {
       const ana = await world.account({ name: 'ana', timeZone: 'UTC' });

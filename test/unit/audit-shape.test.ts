@@ -102,6 +102,20 @@ describe('receipts made on the receipt thread', () => {
   });
 });
 
+describe("a result's hashes", () => {
+  test('when a result holds ids, a repeat of an input and strings of its own, then only the ids and the repeat keep a hash', () => {
+    const inputs = { title: 'Planning', start: '2027-03-01T10:00:00-05:00', end: '2027-03-01T11:00:00-05:00' };
+    const value = { event_id: 'evt123', status: 'confirmed', start: inputs.start, html_link: 'https://calendar.example/evt123' };
+    const execution: Execution = { ok: true, tool: 'calendar_create_event', value, requestId: 'r-hash', apiCalls: 1 };
+    const row = JSON.parse(rowOfFacts(receiptFacts(record(execution, inputs), 'redacted'), shape, createSecretKey(key))) as unknown[];
+    const [input, output] = [row[19] as Record<string, string>, row[20] as Record<string, string>];
+    expect(output.event_id).toMatch(/^string\(6\) #[0-9a-f]{16}$/); // an id: a later call follows it
+    expect(output.start).toBe(input.start); // the answer repeats an input: still matched to it
+    expect(output).toMatchObject({ status: 'string(9)', html_link: `string(${value.html_link.length})` }); // the answer's own words
+    expect(input.end).toMatch(/^string\(25\) #[0-9a-f]{16}$/); // every input string keeps its hash
+  });
+});
+
 describe("an error's Hub-written words", () => {
   test('when a call fails validation or a policy, then the issue paths, their messages and the rule stay in clear; values stay redacted', () => {
     const error = {

@@ -232,25 +232,25 @@ export type CapabilityDefaultRequest = {
   provider: "google" | "microsoft";
 };
 
-/** One execute call's envelope. `input`, `output` and `error` follow `payload_mode`: `none` (null), `redacted` (the compact shape: keys, numbers and booleans; each string as `string(N) #H` — its length and a 64-bit keyed hash, equal values share H — and message subjects, bodies, snippets, titles and descriptions as `string(N)` only; an array as `{"$array": N, "$each": shape}` with the hashes of its ids, calendars and addresses in `$ids`/`$hashes`) or `full`. Values under credential-like keys are `‹removed›` in every mode. A call refused before its tool ran (out of scope, rate limited, an unreadable body, an unknown tool) keeps no payload (`payload_mode: none`) and of its error only the code, the Hub's message and the reason. */
+/** One execute call's envelope. `input`, `output` and `error` follow `payload_mode`: `none` (null), `redacted` (the compact shape: keys, numbers and booleans; each string as `string(N) #H` — its length and a 64-bit keyed hash, equal values share H — and message subjects, bodies, snippets, titles and descriptions as `string(N)` only, as are a result's strings other than ids, calendars, addresses and repeats of an input string; an array as `{"$array": N, "$each": shape}` with the hashes of its ids, calendars and addresses in `$ids`/`$hashes`) or `full`. Values under credential-like keys are `‹removed›` in every mode. A call refused before its tool ran (out of scope, rate limited, an unreadable body, an unknown tool) keeps no payload (`payload_mode: none`) and of its error only the code, the Hub's message and the reason. */
 export type Receipt = {
   /** Deterministic over tool@version, normalised inputs and request_id. */
   call_id: string;
-  tool: string | null;
-  version: string | null;
-  customer_id: string | null;
-  user_id: string | null;
-  agent_id: string | null;
-  conversation_id: string | null;
+  tool?: string;
+  version?: string;
+  customer_id?: string;
+  user_id?: string;
+  agent_id?: string;
+  conversation_id?: string;
   request_id: string;
-  trace_id: string | null;
+  trace_id?: string;
   t_start: string;
   t_end: string;
   duration_ms: number;
   /** `ok`, or the error code the call answered with. */
   outcome: "ok" | ErrorCode;
-  /** Null for a success. */
-  retryable: boolean | null;
+  /** Absent for a success. */
+  retryable?: boolean;
   api_calls: number;
   /** Every Google attempt in order (at most 100 listed), token refreshes as `oauth2.token`. */
   google_operations: {
@@ -259,14 +259,17 @@ export type Receipt = {
     status: number | string;
     ms: number;
   }[];
-  /** The stored answer of an earlier call with the same request_id. */
-  replay: boolean;
+  /** The stored answer of an earlier call with the same request_id; absent otherwise. */
+  replay?: true;
   payload_mode: "none" | "redacted" | "full";
-  /** The credential that made the call: `key:<service key id>`, or `secret:<first 12 hex digits of the HUB_SERVICE_SECRETS secret's SHA-256>`. Null on receipts written before the Hub recorded it. */
-  principal: string | null;
-  input: unknown;
-  output: unknown;
-  error: unknown;
+  /** The credential that made the call: `key:<service key id>`, or `secret:<first 12 hex digits of the HUB_SERVICE_SECRETS secret's SHA-256>`. Absent on receipts written before the Hub recorded it. */
+  principal?: string;
+  /** Per `payload_mode`; absent when nothing was kept. */
+  input?: unknown;
+  /** Per `payload_mode`; absent for a failure or when nothing was kept. */
+  output?: unknown;
+  /** The error the call answered with (its code, retryable, message and details, per `payload_mode`); absent for a success. */
+  error?: unknown;
 };
 
 /** The closed set of error codes; each always comes with the same HTTP status. */

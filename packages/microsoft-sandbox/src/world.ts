@@ -32,6 +32,8 @@ export interface Person {
   /** A Windows time-zone name, as Outlook keeps it in mailboxSettings. */
   timeZone: string;
   workingHours: { daysOfWeek: string[]; startTime: string; endTime: string };
+  /** Who may see the default calendar's free/busy: graph/sharing.ts. */
+  calendarSharing: CalendarSharing;
   disabled: boolean;
   /** Holds an administrator role that may grant tenant-wide consent (Global or Cloud Application Administrator). */
   admin: boolean;
@@ -39,6 +41,17 @@ export interface Person {
   tokensValidFrom: number;
   /** Why tokensValidFrom last moved, for the error's wording. */
   invalidatedBy: 'password' | 'revoked' | null;
+}
+
+/**
+ * The default calendar's permissions that decide what getSchedule shows others (calendarpermission resource):
+ * "My Organization" — everyone in the tenant not listed by name — and people by their object id. Roles are
+ * Graph's calendarRoleType values (none, freeBusyRead, limitedRead, read, write, …): any role but `none` lets
+ * its holder see free/busy.
+ */
+export interface CalendarSharing {
+  myOrganization: string;
+  people: Map<string, string>;
 }
 
 export interface RequestLogEntry {

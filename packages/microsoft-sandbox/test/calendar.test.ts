@@ -182,6 +182,33 @@ test('when getSchedule is asked, then it answers availabilityView per slot, hide
   ).rejects.toMatchObject({ statusCode: 400 });
 });
 
+test('when a calendar is not shared with the caller, then getSchedule answers that schedule with the no-access error alone, never as free', async () => {
+  const window = { startTime: { dateTime: '2026-03-10T00:00:00', timeZone: 'UTC' }, endTime: { dateTime: '2026-03-11T00:00:00', timeZone: 'UTC' } };
+  const ask = async () => (await ana.api('/me/calendar/getSchedule').post({ schedules: ['ben@contoso.example', 'ghost@contoso.example'], ...window })).value;
+  const shared = await h.control('PUT', '/accounts/ben@contoso.example/calendar-sharing', { my_organization: 'none' });
+  expect(shared.body.calendar_sharing).toEqual({ my_organization: 'none', people: [] });
+  const [ben1, ghost] = await ask();
+  expect(ben1).toEqual({ scheduleId: 'ben@contoso.example', error: { message: 'The caller does not have access to free/busy data.', responseCode: '5037' } });
+  expect(ghost).toEqual({
+    scheduleId: 'ghost@contoso.example',
+    error: { message: 'Unable to resolve e-mail address ghost@contoso.example to an Active Directory object.', responseCode: '5009' },
+  });
+  // Named people keep what their own permission gives them, whatever "My Organization" has.
+  await h.control('PUT', '/accounts/ben@contoso.example/calendar-sharing', {
+    my_organization: 'none',
+    people: [{ address: 'ana@contoso.example', role: 'freeBusyRead' }],
+  });
+  const named = (await ask())[0];
+  expect([named.error, typeof named.availabilityView, Array.isArray(named.scheduleItems)]).toEqual([undefined, 'string', true]);
+  await h.control('PUT', '/accounts/ben@contoso.example/calendar-sharing', { people: [{ address: 'ana@contoso.example', role: 'none' }] });
+  expect((await ask())[0].error.responseCode).toBe('5037');
+  await h.control('PUT', '/accounts/ben@contoso.example/calendar-sharing', {}); // back to Exchange Online's default
+  expect((await ask())[0].error).toBeUndefined();
+  expect(
+    (await h.control('PUT', '/accounts/ben@contoso.example/calendar-sharing', { people: [{ address: 'zed@elsewhere.example', role: 'read' }] })).status,
+  ).toBe(400);
+});
+
 test('when the calendars are listed or another user’s mailbox is asked for, then the default calendar shows and others are refused', async () => {
   const cals = await ana.api('/me/calendars').get();
   expect(cals.value).toEqual([expect.objectContaining({ name: 'Calendar', isDefaultCalendar: true })]);

@@ -39,8 +39,9 @@ export const graphEventSchema = z.object({
 });
 export type GraphEvent = z.infer<typeof graphEventSchema>;
 
-/** What calendarView rows need for the agenda and for busy time (no link, no attendees). */
+/** What calendarView rows need for the agenda and for busy time (no link, no attendees); the id tells the adapter's own recent creates apart. */
 export const agendaRowSchema = graphEventSchema.pick({
+  id: true,
   start: true,
   end: true,
   isAllDay: true,
@@ -49,7 +50,7 @@ export const agendaRowSchema = graphEventSchema.pick({
   isOrganizer: true,
   responseStatus: true,
 });
-export const AGENDA_SELECT = 'start,end,isAllDay,isCancelled,showAs,isOrganizer,responseStatus';
+export const AGENDA_SELECT = 'id,start,end,isAllDay,isCancelled,showAs,isOrganizer,responseStatus';
 
 /**
  * An attendee's answer in the port's words: none/notResponded → needsAction, tentativelyAccepted → tentative,

@@ -1,10 +1,11 @@
-import { DateTime } from 'luxon';
 import { z } from 'zod';
-import type { CalendarBusy, EventTime, Interval } from '../../core/calendar';
+import type { CalendarBusy, Interval } from '../../core/calendar';
 import { type Result, fail, ok } from '../../core/errors';
 import { instantOf } from './calendar-answers';
 import { type Graph, calendarPath, unexpectedAnswer } from './calendar-graph';
 import { inTurns, mergeIntervals, windowsOf } from './calendar-intervals';
+import { createdLately } from './calendar-memory';
+import { busyOf, recentBusy } from './calendar-recent';
 import { calendarView } from './calendar-view';
 
 /**
@@ -22,6 +23,9 @@ import { calendarView } from './calendar-view';
  * Other ids are the account's own calendars (what listCalendars answers): getSchedule takes only addresses, so
  * their busy time comes from calendarView — events not cancelled and not shown as free; all-day events as whole
  * days in `zone`. An unknown calendar is unreadable (`notFound`), not a failure of the whole call.
+ *
+ * Both lag behind a create; the events this replica created in the account's own calendars during the last
+ * minute are joined in as Graph holds them (calendar-recent.ts), so the Hub's own new meeting is never free time.
  */
 
 const MAX_SCHEDULES = 20;
@@ -79,11 +83,19 @@ async function schedules(graph: Graph, addresses: readonly string[], window: Int
   return ok(out);
 }
 
-/** Graph's responseCode as a reason a caller can show: a short identifier, or "error". */
-const safeReason = (code: string | null | undefined) => (code && /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/.test(code) ? code : 'error');
+/**
+ * The availability service's codes as Graph passes them in freeBusyError.responseCode: numeric (its
+ * ExceptionCode: "5009" for an address it cannot resolve, microsoft-graph-docs#11225; "5037" for a calendar the
+ * caller may not see, NoFreeBusyAccessException), named as EWS names them so a caller can tell them apart.
+ */
+const AVAILABILITY_CODES = new Map([
+  ['5009', 'ErrorMailRecipientNotFound'],
+  ['5037', 'ErrorNoFreeBusyAccess'],
+]);
 
-const instantOfTime = (t: EventTime | null, zone: string): number | undefined =>
-  t === null ? undefined : 'instant' in t ? t.instant : DateTime.fromISO(t.date, { zone }).startOf('day').toMillis();
+/** Graph's responseCode as a reason a caller can show: a known code's name, a short identifier, or "error". */
+const safeReason = (code: string | null | undefined) =>
+  code ? (AVAILABILITY_CODES.get(code) ?? (/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(code) ? code : 'error')) : 'error';
 
 /** One of the account's calendars, by id, read through calendarView. */
 async function calendarBusy(graph: Graph, calendarId: string, range: Interval, zone: string): Promise<Result<CalendarBusy>> {
@@ -97,14 +109,19 @@ async function calendarBusy(graph: Graph, calendarId: string, range: Interval, z
     return view;
   }
   if (!view.value.complete) return ok({ readable: false, reason: 'tooManyEvents' });
-  const busy: Interval[] = [];
-  for (const e of view.value.events) {
-    if (e.status === 'cancelled' || e.free) continue;
-    const start = instantOfTime(e.start, zone);
-    const end = instantOfTime(e.end, zone);
-    if (start !== undefined && end !== undefined && Number.isFinite(start) && Number.isFinite(end)) busy.push({ start, end });
-  }
-  return ok({ readable: true, busy });
+  return ok({ readable: true, busy: busyOf(view.value.events, zone) });
+}
+
+/**
+ * The account's own calendar an id stands for, where this replica created events lately: "primary" and the
+ * account's own address (getSchedule reads its default calendar), or a calendar id. Undefined for other people.
+ */
+async function ownCalendarOf(id: string, ownAddress: () => Promise<Result<string>>, hasRecentPrimary: boolean): Promise<Result<string | undefined>> {
+  if (!id.includes('@')) return ok(id);
+  if (!hasRecentPrimary) return ok(undefined);
+  const own = await ownAddress();
+  if (!own.ok) return own;
+  return ok(own.value.trim().toLowerCase() === id.trim().toLowerCase() ? 'primary' : undefined);
 }
 
 export async function freeBusy(
@@ -143,6 +160,7 @@ export async function freeBusy(
   }
 
   const out = new Map<string, CalendarBusy>();
+  const hasRecentPrimary = (await createdLately(graph.deps, 'primary')).length > 0;
   for (const id of ids) {
     const key = addressOf.get(id) ?? `calendar\u0000${id}`;
     const pieces = parts.map((p) => p.get(key)).filter((p): p is CalendarBusy => p !== undefined);
@@ -156,6 +174,15 @@ export async function freeBusy(
           range,
         ),
       });
+    // The account's own new events, which getSchedule and calendarView may not show yet (calendar-recent.ts).
+    const shown = out.get(id);
+    if (!shown?.readable || windows.length === 0) continue;
+    const calendarId = await ownCalendarOf(id, ownAddress, hasRecentPrimary);
+    if (!calendarId.ok) return calendarId;
+    if (calendarId.value === undefined) continue;
+    const recent = await recentBusy(graph, calendarId.value, range, zone);
+    if (!recent.ok) return recent;
+    if (recent.value.length > 0) out.set(id, { readable: true, busy: mergeIntervals([...shown.busy, ...recent.value], range) });
   }
   return ok(out);
 }

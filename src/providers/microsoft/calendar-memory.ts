@@ -11,6 +11,8 @@ import { type GraphCalendarDeps, factKey } from './calendar-graph';
  * - a lookup of an event by its dedupe key after a lost answer is asked again with backoff inside the deadline;
  * - a 404 for an event this replica created in the last minute is taken for lag, asked again the same way, and
  *   if it outlasts the waits it is RESOURCE_NOT_FOUND with `recently_created: true`, retryable (as for Google);
+ * - lists this replica reads (getSchedule, calendarView) are joined with the events it created in the last
+ *   minute, read by id (calendar-recent.ts), so its own new event is never shown as free time;
  * - Graph answers 404 for a deleted event, as for one that never existed (Google keeps a 410): a delete this
  *   replica sent lets a repeat of it say `alreadyDeleted` (calendar-delete.ts).
  * All of it is per process: a call that lands on another replica gets Graph's answer as it is.
@@ -33,6 +35,31 @@ const holds = async (deps: GraphCalendarDeps, key: string) => (await deps.cache.
 
 export async function rememberCreated(deps: GraphCalendarDeps, calendarId: string, eventId: string): Promise<void> {
   await deps.cache.memo(eventFact(deps, 'created', calendarId, eventId), RECENT_CREATE_MS, async () => ok(true));
+  // The calendar's list of them, newest last, for the lists that lag (calendar-recent.ts). Replaced whole: a
+  // create racing this one on the same replica may drop the other's entry — that event then shows in lists only
+  // once Outlook has propagated it, as on another replica.
+  const key = recentKey(deps, calendarId);
+  const now = deps.now();
+  const kept = (await createdLately(deps, calendarId)).filter((r) => r.id !== eventId).slice(-(MAX_RECENT - 1));
+  deps.cache.forget(key);
+  await deps.cache.memo(key, RECENT_CREATE_MS, async () => ok([...kept, { id: eventId, at: now }]));
+}
+
+/** An event this replica created, and when. */
+export interface RecentCreate {
+  id: string;
+  at: number;
+}
+
+/** How many recent creates per calendar are remembered: beyond one agent's burst, a bound on the reads they cost. */
+const MAX_RECENT = 20;
+const recentKey = (deps: GraphCalendarDeps, calendarId: string) => factKey(deps, `calendar:recent\u0000${calendarId.trim().toLowerCase()}`);
+
+/** The events this replica created in `calendarId` within the last RECENT_CREATE_MS, oldest first. */
+export async function createdLately(deps: GraphCalendarDeps, calendarId: string): Promise<RecentCreate[]> {
+  const got = await deps.cache.memo<RecentCreate[]>(recentKey(deps, calendarId), RECENT_CREATE_MS, async () => fail(ABSENT));
+  const horizon = deps.now() - RECENT_CREATE_MS;
+  return got.ok ? got.value.filter((r) => r.at > horizon) : [];
 }
 
 export const createdRecently = (deps: GraphCalendarDeps, calendarId: string, eventId: string): Promise<boolean> =>

@@ -18,8 +18,16 @@ const MAX_PAGES = 8;
 
 const pageSchema = z.object({ value: z.array(agendaRowSchema).max(1000), '@odata.nextLink': z.string().max(8192).nullish() });
 
-export async function calendarView(graph: Graph, calendarBase: string, range: Interval): Promise<Result<{ events: AgendaEvent[]; complete: boolean }>> {
+export interface ViewRows {
+  events: AgendaEvent[];
+  /** Graph's ids of `events`, in the same order. */
+  ids: string[];
+  complete: boolean;
+}
+
+export async function calendarView(graph: Graph, calendarBase: string, range: Interval): Promise<Result<ViewRows>> {
   const events: AgendaEvent[] = [];
+  const ids: string[] = [];
   let req: GraphRequest = {
     method: 'GET',
     path: `${calendarBase}/calendarView`,
@@ -32,11 +40,12 @@ export async function calendarView(graph: Graph, calendarBase: string, range: In
       const event = toAgendaEvent(row);
       if (!event) return fail(unexpectedAnswer('events.calendarView'));
       events.push(event);
+      ids.push(row.id);
     }
     const next = answer.value['@odata.nextLink'];
-    if (!next) return ok({ events, complete: true });
+    if (!next) return ok({ events, ids, complete: true });
     if (!graph.isGraphLink(next)) return fail(unexpectedAnswer('events.calendarView'));
     req = { method: 'GET', path: next };
   }
-  return ok({ events, complete: false });
+  return ok({ events, ids, complete: false });
 }

@@ -9,8 +9,8 @@ import { type GraphCalendarDeps, createGraph, factKey } from './calendar-graph';
 import { listCalendars } from './calendar-list';
 import { timeZone, workingHours } from './calendar-mailbox';
 import { createdRecently, settleById } from './calendar-memory';
+import { agendaOf } from './calendar-recent';
 import { updateEvent } from './calendar-update';
-import { calendarView } from './calendar-view';
 
 export type { GraphCalendarDeps } from './calendar-graph';
 
@@ -48,7 +48,7 @@ export function createGraphCalendar(deps: GraphCalendarDeps): CalendarPort {
     updateEvent: (calendarId, eventId, changes, options) => updateEvent(graph, calendarId, eventId, changes, options),
     deleteEvent: (calendarId, eventId, options) => deleteEvent(graph, calendarId, eventId, options),
     freeBusy: (ids, range, zone) => freeBusy(graph, ids, range, zone, ownAddress),
-    agenda: (range) => calendarView(graph, '/me/calendar', range),
+    agenda: (range) => agendaOf(graph, 'primary', '/me/calendar', range),
     listCalendars: (minAccessRole) => listCalendars(graph, minAccessRole),
   };
 }

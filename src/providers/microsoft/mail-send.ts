@@ -22,8 +22,8 @@ import { messageListSchema, messageSchema, noContent } from './mail-schemas';
  *    ("The copy of the message is not created until the message successfully sends"): unknown until it arrives.
  * 3. findSent looks the marker up: a sent copy (any folder) → found; only a draft → not sent, and that draft is
  *    remembered so send() sends it instead of drafting a second one (a crash between the two steps); nothing at
- *    all within `sentItemsSettleMs` of the first attempt → the copy may be on its way, so the lookup fails
- *    (retryable, with Retry-After) rather than answer "absent" and invite a second send.
+ *    all within `sentItemsSettleMs` of the first attempt → the copy may be on its way, so the lookup answers
+ *    `pending` (with when to look again) rather than "absent", which would invite a second send.
  */
 
 export const SEND_ID_HEADER = 'X-Hub-Send-Id';
@@ -87,10 +87,12 @@ async function createDraft(
     if (reply && made.error.code === 'RESOURCE_NOT_FOUND') return fail(notFoundAs(made.error, 'message', reply.messageId));
     // Writing a draft sends nothing: at most a draft exists, which findSent finds and send() then sends. Said
     // plainly (outcome not_sent, Graph's status left out of the details), so the tool does not ask Sent Items
-    // about a message that cannot have gone out.
+    // about a message that cannot have gone out. This answer reaches the caller as it is, so it carries only what
+    // the contract's envelope documents for a send (error-details.ts): `verification` says why an outcome stays
+    // unknown, and this one is known.
     if (!uncertain(made.error)) return made;
     const { upstream_status: _status, ...details } = made.error.details ?? {};
-    return fail({ ...made.error, details: { ...details, outcome: 'not_sent', verification: 'draft_not_written' } });
+    return fail({ ...made.error, details: { ...details, outcome: 'not_sent' } });
   }
   return ok({ id: made.value.id, conversationId: made.value.conversationId ?? '' });
 }
@@ -200,11 +202,7 @@ export async function findSent(
   const settle = ctx.sentItemsSettleMs ?? DEFAULT_SETTLE_MS;
   const elapsed = ctx.now() - sinceMs;
   if (elapsed >= settle) return ok({ kind: 'absent' });
-  return fail(
-    hubError('EXTERNAL_API_ERROR', 'A send begun moments ago may still be on its way to Sent Items, where Outlook shows it only once it arrives', {
-      retryable: true,
-      retryAfterS: Math.max(1, Math.ceil((settle - elapsed) / 1000)),
-      details: { reason: 'sent_items_pending' },
-    }),
-  );
+  // Not absent: a send begun moments ago may still be on its way to Sent Items, where Outlook shows it only
+  // once it arrives. Said as what it is, so the tool neither sends again nor calls the lookup a failure.
+  return ok({ kind: 'pending', retryAfterS: Math.max(1, Math.ceil((settle - elapsed) / 1000)) });
 }

@@ -39,7 +39,7 @@ export function replayBundleRoute(deps: { db: Db; logger: Logger; catalogEntry: 
     if (found.receipts.length === 0) return sendError(res, hubError('RESOURCE_NOT_FOUND', 'No receipts for this conversation and customer'));
     const tools: Record<string, unknown> = {};
     for (const r of found.receipts) {
-      if (r.tool === null || r.version === null) continue;
+      if (r.tool === undefined || r.version === undefined) continue; // absent: the call named no tool this Hub knows
       const key = `${r.tool}@${r.version}`;
       if (key in tools) continue;
       const entry = deps.catalogEntry(r.tool, r.version);

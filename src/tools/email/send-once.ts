@@ -33,6 +33,8 @@ export async function checkEarlierSend(ctx: ToolContext, tokens: readonly string
     ctx.logger.info({ reason: earlier.reason }, 'an earlier attempt had sent this email; answering with it instead of sending again');
     return ok({ id: found.id, threadId: found.threadId });
   }
+  // Possibly on its way to the vendor's sent mail: sending again could make a second copy, so not now.
+  if (found.kind === 'pending') return fail(notInSentYet(ctx, 'An earlier attempt with this request_id may have sent this email', {}, found.retryAfterS));
   // store_reset is weak evidence (most keys after a reset are new): when it cannot be checked, send.
   if (found.kind === 'unverifiable' && earlier.reason === 'taken_over') {
     return fail(unknownOutcome(found, 'An earlier attempt with this request_id may have sent this email', {}));
@@ -69,22 +71,29 @@ export async function sendChecked(ctx: ToolContext, mail: OutgoingMail, token: s
         );
       }
       // No answer: Gmail may still be working on it. Only a retry that looks first again may follow.
-      const retryable = ctx.idempotencyKey !== null;
-      return fail(
-        hubError(
-          'EXTERNAL_API_ERROR',
-          `${what}; the message is not in Sent yet, so it may still go out. ${retryable ? 'A retry with the same request_id checks again before sending' : 'Check the Sent folder before sending it again'}`,
-          {
-            retryable,
-            details: { ...upstreamDetails(sent.error), outcome: 'unknown', verification: 'not_found_yet' },
-            ...(retryable ? { retryAfterS: NOT_FOUND_YET_RETRY_S } : {}),
-          },
-        ),
-      );
+      return fail(notInSentYet(ctx, what, upstreamDetails(sent.error), NOT_FOUND_YET_RETRY_S));
     }
+    case 'pending':
+      // The vendor's sent mail may not show it yet, whatever its status said: unknown, never "not sent".
+      return fail(notInSentYet(ctx, what, upstreamDetails(sent.error), found.retryAfterS));
     case 'unverifiable':
       return fail(unknownOutcome(found, what, upstreamDetails(sent.error)));
   }
+}
+
+/** Not in Sent yet, and it may still arrive: unknown; with a request_id the retry looks again before sending. */
+function notInSentYet(ctx: ToolContext, what: string, details: Record<string, unknown>, retryAfterS: number): HubError {
+  const retryable = ctx.idempotencyKey !== null;
+  if (retryable) ctx.outcomeUncertain();
+  return hubError(
+    'EXTERNAL_API_ERROR',
+    `${what}; the message is not in Sent yet, so it may still go out. ${retryable ? 'A retry with the same request_id checks again before sending' : 'Check the Sent folder before sending it again'}`,
+    {
+      retryable,
+      details: { ...details, outcome: 'unknown', verification: 'not_found_yet' },
+      ...(retryable ? { retryAfterS } : {}),
+    },
+  );
 }
 
 const failureText = (e: HubError) =>

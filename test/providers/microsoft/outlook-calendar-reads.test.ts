@@ -57,6 +57,20 @@ test('when free/busy is asked for the account, a colleague and a stranger, then 
   expect(requestsFor(world, 'calendar.getSchedule')).toHaveLength(1);
 });
 
+test('when a colleague keeps free/busy from the organisation, then they are unreadable with that reason, never free', async () => {
+  await seed(DEMO.chen, { subject: 'Private', start: '2027-03-22T09:00:00Z', end: '2027-03-22T10:00:00Z' });
+  expect((await world.control('PUT', `/accounts/${DEMO.chen}/calendar-sharing`, { my_organization: 'none' })).status).toBe(200);
+  const range = { start: ms('2027-03-22T00:00:00Z'), end: ms('2027-03-23T00:00:00Z') };
+  const busy = await outlookCalendar(world, DEMO.ana).port.freeBusy([DEMO.chen], range, 'UTC');
+  expect(busy.ok && busy.value.get(DEMO.chen)).toEqual({ readable: false, reason: 'ErrorNoFreeBusyAccess' });
+  // Shared with Ana by name: readable again, for her alone.
+  await world.control('PUT', `/accounts/${DEMO.chen}/calendar-sharing`, { my_organization: 'none', people: [{ address: DEMO.ana, role: 'freeBusyRead' }] });
+  const shared = await outlookCalendar(world, DEMO.ana).port.freeBusy([DEMO.chen], range, 'UTC');
+  expect(shared.ok && shared.value.get(DEMO.chen)).toEqual({ readable: true, busy: [{ start: ms('2027-03-22T09:00:00Z'), end: ms('2027-03-22T10:00:00Z') }] });
+  const toBen = await outlookCalendar(world, DEMO.ben).port.freeBusy([DEMO.chen], range, 'UTC');
+  expect(toBen.ok && toBen.value.get(DEMO.chen)).toEqual({ readable: false, reason: 'ErrorNoFreeBusyAccess' });
+});
+
 test('when more than 20 people are asked, then getSchedule is asked in batches of 20 and everyone is answered', async () => {
   const people = [DEMO.ben, DEMO.chen, ...Array.from({ length: 23 }, (_, i) => `ghost${i}@northwind.example`)];
   const { port } = outlookCalendar(world, DEMO.ana);

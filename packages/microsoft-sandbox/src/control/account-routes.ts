@@ -4,7 +4,18 @@ import { consentKey } from '../identity/state';
 import { type Person, type World, findPerson } from '../world';
 import { describePerson } from './describe';
 import type { answer as Answer, fail as Fail, parse as Parse } from './routes';
-import { accountSpecSchema, addCalendar, addEvent, addMessage, calendarSpecSchema, createPerson, eventSpecSchema, messageSpecSchema } from './seed';
+import {
+  accountSpecSchema,
+  addCalendar,
+  addEvent,
+  addMessage,
+  calendarSharingSchema,
+  calendarSpecSchema,
+  createPerson,
+  eventSpecSchema,
+  messageSpecSchema,
+  setCalendarSharing,
+} from './seed';
 
 /** The control API's people: create and inspect them, seed their mailboxes, and kill their grants. */
 export function mountAccounts(router: Router, w: () => World, { parse, fail, answer }: { parse: typeof Parse; fail: typeof Fail; answer: typeof Answer }) {
@@ -41,6 +52,14 @@ export function mountAccounts(router: Router, w: () => World, { parse, fail, ans
     withPerson((world, req, res, p) => {
       const spec = parse(messageSpecSchema, req, res);
       if (spec) answer(res, addMessage(world, p, spec, new Map()), 201, (m) => ({ id: m.restId, immutable_id: m.immutableId }));
+    }),
+  );
+  // The owner changes who sees the default calendar's free/busy (Outlook's sharing dialog, calendarPermission).
+  router.put(
+    '/accounts/:upn/calendar-sharing',
+    withPerson((world, req, res, p) => {
+      const spec = parse(calendarSharingSchema, req, res);
+      if (spec) answer(res, setCalendarSharing(world, p, spec), 200, (who) => describePerson(world, who));
     }),
   );
   // An administrator renames the account (a new UPN, hence a new address): its object id stays, so its tokens and

@@ -12,6 +12,10 @@ export function describePerson(world: World, p: Person) {
     tenant: { id: p.tenantId, domain: tenant?.domain },
     time_zone: p.timeZone,
     working_hours: p.workingHours,
+    calendar_sharing: {
+      my_organization: p.calendarSharing.myOrganization,
+      people: [...p.calendarSharing.people].map(([id, role]) => ({ address: world.people.get(id)?.userPrincipalName ?? id, role })),
+    },
     disabled: p.disabled,
     admin: p.admin,
     tokens_valid_from: p.tokensValidFrom ? new Date(p.tokensValidFrom).toISOString() : null,

@@ -3,6 +3,7 @@ import { changeKey, folderId, guid, immutableItemId, restItemId } from '../ids';
 import { mailboxOf } from '../graph/context';
 import { type Calendar, type EventRec, type MessageRec, folderByName, newMessageIds } from '../graph/mailbox';
 import { newConversation, newInternetMessageId } from '../graph/send';
+import { CALENDAR_ROLES, defaultSharing } from '../graph/sharing';
 import { ianaOf, windowsOf } from '../graph/time';
 import { ALPHABETS } from '../random';
 import { type Person, type Tenant, type World, findPerson } from '../world';
@@ -32,6 +33,15 @@ export function createTenant(world: World, spec: z.infer<typeof tenantSpecSchema
   return { ok: true, value: t };
 }
 
+/** "My Organization"'s role and people's (existing accounts, by address) on the default calendar. */
+export const calendarSharingSchema = z.strictObject({
+  my_organization: z.enum(CALENDAR_ROLES).optional(),
+  people: z
+    .array(z.strictObject({ address: z.email(), role: z.enum(CALENDAR_ROLES) }))
+    .max(100)
+    .optional(),
+});
+
 const time = z.string().regex(/^\d{2}:\d{2}(:\d{2})?$/);
 export const accountSpecSchema = z.strictObject({
   upn: z.email(),
@@ -44,7 +54,22 @@ export const accountSpecSchema = z.strictObject({
     .optional(),
   /** An administrator who may grant consent for the whole tenant (the admin-consent endpoint). */
   admin: z.boolean().optional(),
+  /** The default calendar's permissions (graph/sharing.ts); unset, Exchange Online's default. */
+  calendar_sharing: calendarSharingSchema.optional(),
 });
+
+/** Replaces `p`'s calendar permissions with `spec`'s (an unset "My Organization" keeps the default). */
+export function setCalendarSharing(world: World, p: Person, spec: z.infer<typeof calendarSharingSchema>): Outcome<Person> {
+  const sharing = defaultSharing();
+  if (spec.my_organization) sharing.myOrganization = spec.my_organization;
+  for (const entry of spec.people ?? []) {
+    const who = findPerson(world, entry.address);
+    if (!who || who.tenantId !== p.tenantId) return fail(400, `no account ${entry.address} in ${p.userPrincipalName}'s organisation to share with`);
+    sharing.people.set(who.id, entry.role);
+  }
+  p.calendarSharing = sharing;
+  return { ok: true, value: p };
+}
 
 export function createPerson(world: World, spec: z.infer<typeof accountSpecSchema>): Outcome<Person> {
   if (findPerson(world, spec.upn)) return fail(409, `account ${spec.upn} exists`);
@@ -74,11 +99,16 @@ export function createPerson(world: World, spec: z.infer<typeof accountSpecSchem
       startTime: (spec.working_hours?.start ?? '08:00').padEnd(8, ':00'),
       endTime: (spec.working_hours?.end ?? '17:00').padEnd(8, ':00'),
     },
+    calendarSharing: defaultSharing(),
     disabled: false,
     admin: spec.admin ?? false,
     tokensValidFrom: 0,
     invalidatedBy: null,
   };
+  if (spec.calendar_sharing) {
+    const shared = setCalendarSharing(world, p, spec.calendar_sharing);
+    if (!shared.ok) return shared;
+  }
   world.people.set(p.id, p);
   mailboxOf(world, p);
   return { ok: true, value: p };

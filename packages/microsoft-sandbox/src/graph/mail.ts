@@ -136,6 +136,7 @@ function attachment(ctx: GraphCtx): ReturnType<Handler> {
   };
 }
 
+/** A mailFolder with the v1.0 CSDL's properties (sizeInBytes is beta's only: v1.0 never sends it). */
 function folderJson(ctx: GraphCtx, f: Folder) {
   const now = ctx.world.clock.now();
   const items = ctx.box.messages.filter((m) => m.folder === f.id && m.visibleAt <= now);
@@ -146,7 +147,6 @@ function folderJson(ctx: GraphCtx, f: Folder) {
     childFolderCount: 0,
     unreadItemCount: items.filter((m) => !m.isRead).length,
     totalItemCount: items.length,
-    sizeInBytes: 0,
     isHidden: false,
   };
 }

@@ -4,6 +4,7 @@ import { findPerson } from '../world';
 import { type GraphCtx, type Handler, mailboxOf } from './context';
 import { checkActionBody } from './actions';
 import { GE, graphError } from './errors';
+import { noFreeBusyAccess, seesFreeBusy, unresolvedSchedule } from './sharing';
 import { formatDateTimeTimeZone, ianaOf, parseDateTimeTimeZone } from './time';
 import { workingHoursJson } from './users';
 
@@ -11,7 +12,8 @@ import { workingHoursJson } from './users';
  * POST /me/calendar/getSchedule (calendar-getschedule; limits from concepts/outlook-get-free-busy-schedule):
  * "up to 20 entities at once", a period "less than 62 days", availabilityViewInterval 5–1440 minutes (default
  * 30), times in UTC unless Prefer: outlook.timezone. availabilityView has one digit per slot: 0 free (or working
- * elsewhere), 1 tentative, 2 busy, 3 out of office. An address it cannot resolve gets an item with `error`.
+ * elsewhere), 1 tentative, 2 busy, 3 out of office. An address it cannot resolve, or whose calendar the caller
+ * may not see (sharing.ts), gets an item with `error` and nothing else.
  * What others see of an event is Exchange Online's default sharing, "free/busy time" only: status and times,
  * no subject or location; the caller's own items carry subject, location and isPrivate.
  * The error codes for breaking the limits are not documented; the sandbox answers ErrorInvalidParameter.
@@ -48,13 +50,8 @@ function getSchedule(ctx: GraphCtx): ReturnType<Handler> {
   const now = ctx.world.clock.now();
   const value = (schedules as string[]).map((address) => {
     const person = findPerson(ctx.world, address);
-    if (!person || person.tenantId !== ctx.caller.tenantId)
-      return {
-        scheduleId: address,
-        availabilityView: '',
-        scheduleItems: [],
-        error: { message: `The user '${address}' could not be found.`, responseCode: 'ErrorMailRecipientNotFound' },
-      };
+    if (!person || person.tenantId !== ctx.caller.tenantId) return unresolvedSchedule(address);
+    if (!seesFreeBusy(person, ctx.caller)) return noFreeBusyAccess(address);
     const own = person.id === ctx.caller.id;
     const events = mailboxOf(ctx.world, person)
       .events.filter((e) => e.visibleAt <= now && !e.isCancelled && e.showAs !== 'free' && e.start < end && e.end > start)
