@@ -19,11 +19,11 @@ import { createConnectCompletions } from './integrations/connect-completions';
 import { createConnectFlow } from './integrations/connect-flow';
 import { createConnectLinks } from './integrations/connect-links';
 import { type ConnectionResolver, createConnectionResolver } from './integrations/connections';
+import { createCapabilityDefaults } from './store/capability-defaults';
 import type { CredentialChange, CredentialEvents } from './integrations/credential-events';
 import { createDisconnect } from './integrations/disconnect';
 import { createGoogleClients } from './providers/google/clients';
 import { createConnecting } from './providers/connecting';
-import { createCapabilityDefaults } from './store/capability-defaults';
 import { grantPolicyFor } from './integrations/grant-health';
 import { createGrantReuse } from './integrations/grant-reuse';
 import { createOAuthStates } from './integrations/oauth-states';
@@ -58,8 +58,7 @@ import type { RecordedExecuteDeps } from './tools/recorded-execute';
 import { type ToolRegistry, createToolRegistry } from './tools/registry';
 import { createToolCache } from './tools/tool-cache';
 import type { AnyTool } from './tools/types';
-import { createUpstream } from './providers/google/resilience';
-import { createProviderPorts } from './providers';
+import { createProviderPorts, createUpstream } from './providers';
 import { createEndpoints } from './webhooks/endpoints';
 import { type Webhooks, createWebhooks } from './webhooks/webhooks';
 
@@ -151,6 +150,7 @@ export function createApp(deps: AppDeps): HubApp {
   const refresher = tokenRefresherFor(config, connecting, store, deps.redis ?? null, logger, { metrics, tracing }, onConnectionEvent);
   const connections = createConnectionResolver({
     store,
+    defaults: capabilityDefaults,
     setupUrlFor,
     logger,
     refresher,
@@ -208,7 +208,7 @@ export function createApp(deps: AppDeps): HubApp {
     logger,
     rateLimiter,
     idempotency,
-    ports: createProviderPorts({ google }),
+    ports: createProviderPorts({ google, microsoft: { graphUrl: config.microsoft.graphUrl } }),
     upstream,
     deadlineMs: config.upstream.toolDeadlineMs,
     settings: { ...config.tools, eventIds },
@@ -253,7 +253,15 @@ export function createApp(deps: AppDeps): HubApp {
   const shared = { db, store, tools, catalog, setupUrlFor, grants, logger };
   const { refusalHoldMs } = config.rateLimit;
   const serviceAuth = serviceSecretAuth(config.serviceSecrets, access.keys);
-  mountInternalApi(app, { ...shared, auth: serviceAuth, execute, policies: access.policies, refusalHoldMs, mcpAllowedOrigins: config.mcp.allowedOrigins });
+  mountInternalApi(app, {
+    ...shared,
+    auth: serviceAuth,
+    execute,
+    policies: access.policies,
+    defaults: capabilityDefaults,
+    refusalHoldMs,
+    mcpAllowedOrigins: config.mcp.allowedOrigins,
+  });
   mountAdminApi(app, {
     ...shared,
     auth: adminApiAuth(adminJwtAuth(config.admin), sessions, logger),

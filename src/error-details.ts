@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ErrorCode } from './core/errors';
 import { INTEGRATION_IDS } from './core/integrations';
+import { PROVIDER_IDS } from './core/capabilities';
 
 /**
  * What each error code means and what its `details` carry — the one description openapi.yaml's per-code error
@@ -31,8 +32,17 @@ export const detailsAlwaysSent = (doc: ErrorDoc): boolean => doc.details !== nul
 
 export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
   INTEGRATION_NOT_CONNECTED: {
-    meaning: 'The customer (or end user) has not connected this integration: a person must connect it at `details.setup_url`.',
-    details: z.object({ integration, setup_url: setupUrl }),
+    meaning:
+      "The customer (or end user) has not connected an integration the tool could use: a person must connect one at `details.setup_url` (the first of `details.integrations`, every integration that would do — only the pinned provider's when the call named `provider`).",
+    details: z.object({
+      integration,
+      setup_url: setupUrl,
+      integrations: z
+        .array(integration)
+        .describe('Every integration that would do for the call (google_calendar and outlook_calendar for a calendar tool), in the order offered.')
+        .optional(),
+      provider: z.enum(PROVIDER_IDS).describe('The provider the call pinned (`inputs.provider`), when it did.').optional(),
+    }),
   },
   INTEGRATION_EXPIRED: {
     meaning:

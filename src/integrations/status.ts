@@ -3,6 +3,9 @@ import type { ToolRegistry } from '../tools/registry';
 import { type GrantPolicy, type GrantView, grantHealth } from './grant-health';
 import { INTEGRATIONS, shortScope } from './catalog';
 import { INTEGRATION_IDS, type IntegrationId } from '../core/integrations';
+import { CAPABILITIES, type Capability, type ProviderId } from '../core/capabilities';
+import type { ChoiceReason } from '../core/provider-choice';
+import { resolveCapability } from './provider-resolution';
 import { missingScopes } from './scopes';
 import type { SetupUrlFor } from './setup-url';
 
@@ -43,7 +46,7 @@ export interface ConnectionState {
  */
 export function connectionState(record: CredentialRecord, tools: ToolRegistry): ConnectionState {
   const usable = record.status === 'connected';
-  const missing = missingScopes(record.scopes, INTEGRATIONS[record.integration].scopes);
+  const missing = missingScopes(record.scopes, INTEGRATIONS[record.integration].scopes, record.integration);
   return {
     connected: usable,
     status: !usable ? 'expired' : missing.length === 0 ? 'connected' : 'insufficient_scopes',
@@ -51,7 +54,7 @@ export function connectionState(record: CredentialRecord, tools: ToolRegistry): 
     toolsAvailable: usable
       ? tools
           .forIntegration(record.integration)
-          .filter((t) => missingScopes(record.scopes, t.requiredScopes).length === 0)
+          .filter((t) => missingScopes(record.scopes, t.requiredScopes, record.integration).length === 0)
           .map((t) => t.name)
           .sort()
       : [],
@@ -91,6 +94,42 @@ export function describeIntegrations(
       tools_available: state.toolsAvailable,
       // A link whenever a person should act: not connected as asked, or the grant ends soon (reconnecting renews it).
       ...(state.status === 'connected' && grant.health === 'ok' ? {} : { setup_url }),
+    };
+  }
+  return out;
+}
+
+/** Which connection a capability's calls reach for this caller now (no pin), and by which rule; null when none would. */
+export interface CapabilityResolution {
+  resolves_to: { provider: ProviderId; integration: IntegrationId; reason: ChoiceReason; source: 'user' | 'customer' } | null;
+}
+
+/**
+ * Per capability, what a call without a pin resolves to — through the very rule a tool call follows
+ * (provider-resolution.ts), so the status cannot promise one provider while calls reach the other.
+ */
+export async function describeCapabilities(
+  records: ReadonlyMap<IntegrationId, CredentialRecord>,
+  defaultOf: (capability: Capability) => Promise<ProviderId | null>,
+): Promise<Record<Capability, CapabilityResolution>> {
+  const out = {} as Record<Capability, CapabilityResolution>;
+  for (const capability of CAPABILITIES) {
+    const resolution = await resolveCapability({
+      capability,
+      pin: null,
+      rows: async (integrations) => new Map(integrations.flatMap((i) => (records.has(i) ? [[i, { record: records.get(i)! }] as const] : []))),
+      defaultProvider: () => defaultOf(capability),
+    });
+    out[capability] = {
+      resolves_to:
+        resolution.kind === 'connected'
+          ? {
+              provider: INTEGRATIONS[resolution.found.integration].provider,
+              integration: resolution.found.integration,
+              reason: resolution.reason,
+              source: resolution.found.entry.record.userId === null ? 'customer' : 'user',
+            }
+          : null,
     };
   }
   return out;

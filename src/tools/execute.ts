@@ -5,7 +5,8 @@ import { type ServicePrincipal, principalName } from '../access/service-keys';
 import { type HubError, type Result, fail, hubError } from '../core/errors';
 import { PARSE_OPTIONS, invalidInputs, toIssues, validationError } from '../core/validation';
 import type { ConnectionResolver } from '../integrations/connections';
-import { shortScope } from '../integrations/catalog';
+import { rulesFor, scopesFor } from '../integrations/scopes';
+import { PROVIDER_IDS, type Permission, type ProviderId } from '../core/capabilities';
 import type { Logger } from '../logger';
 import type { IdempotencyGuard, WriteAttempt } from '../protection/idempotency';
 import type { RateLimiter } from '../protection/rate-limit';
@@ -76,15 +77,25 @@ export type Execution = {
   caller?: Caller;
 } & ({ ok: true; tool: string; value: unknown } | { ok: false; tool: string | null; error: HubError });
 
-/** Google refused the token or its scopes: say where a person fixes that (and what is missing), as the connection checks do. */
-function withSetupUrl(error: HubError, connection: Connection | null, requiredScopes: readonly string[]): HubError {
+/** The vendor refused the token or its scopes: say where a person fixes that (and what is missing), as the connection checks do. */
+function withSetupUrl(error: HubError, connection: Connection | null, permissions: readonly Permission[]): HubError {
   if (!connection || (error.code !== 'INTEGRATION_EXPIRED' && error.code !== 'INTEGRATION_PERMISSION_DENIED')) return error;
   if (error.details?.setup_url !== undefined) return error; // the connection already said
+  const { short } = rulesFor(connection.integration);
   const scopes =
     error.code === 'INTEGRATION_PERMISSION_DENIED'
-      ? { required_scopes: requiredScopes.map(shortScope), granted_scopes: connection.scopes.map(shortScope) }
+      ? { required_scopes: scopesFor(connection.integration, permissions).map(short), granted_scopes: connection.scopes.map(short) }
       : {};
   return { ...error, details: { ...error.details, integration: connection.integration, ...scopes, setup_url: connection.setupUrl() } };
+}
+
+/**
+ * The provider an agent pinned for this call: the `provider` input every calendar and email tool takes
+ * (tools/provider-input.ts). Absent → the provider choice rule decides.
+ */
+function pinnedProvider(inputs: unknown): ProviderId | null {
+  const pin = (inputs as { provider?: unknown } | null)?.provider;
+  return typeof pin === 'string' && (PROVIDER_IDS as readonly string[]).includes(pin) ? (pin as ProviderId) : null;
 }
 
 /** Why a `tool` string names nothing to run: an unknown name, a version that matches nothing, a blocked version. */
@@ -223,19 +234,21 @@ export async function executeTool(
   if (denied) return done(fail(denied));
 
   let connection: Connection | null = null;
-  if (tool.integration !== null && (tool.needsConnection?.(input.data) ?? true)) {
-    const integration = tool.integration;
+  if (tool.capability !== null && (tool.needsConnection?.(input.data) ?? true)) {
+    const pin = pinnedProvider(input.data);
+    const connect = () => deps.connections.connect(tool, caller, pin);
     const resolved = deps.tracing.enabled
       ? await deps.tracing.inSpan(
           'hub.credentials',
           async (span) => {
-            const r = await deps.connections.connect(tool, integration, caller);
+            const r = await connect();
             spanOutcome(span, r);
+            if (r.ok) span?.setAttribute('hub.integration', r.value.integration);
             return r;
           },
-          { 'hub.integration': integration },
+          { 'hub.capability': tool.capability },
         )
-      : await deps.connections.connect(tool, integration, caller);
+      : await connect();
     if (!resolved.ok) return done(resolved);
     connection = resolved.value;
   }
@@ -255,7 +268,7 @@ export async function executeTool(
    */
   const callVendor = async <T>(op: UpstreamOp, fn: (signal: AbortSignal, accessToken: string) => Promise<T>): Promise<Result<T>> => {
     if (connection === null) throw new Error(`${tool.name} calls its vendor but declares no integration`);
-    const failed = (error: HubError) => fail(withSetupUrl(error, connection, tool.requiredScopes));
+    const failed = (error: HubError) => fail(withSetupUrl(error, connection, tool.permissions));
     let refreshed = false;
     const countRequest = () => {
       apiCalls++; // a token refresh this call made is a request to the vendor too
@@ -291,6 +304,7 @@ export async function executeTool(
     connection: conn,
     deadline: ctx.deadline,
     maxBodyChars: deps.settings.maxBodyChars,
+    now: deps.now ?? Date.now,
     get logger() {
       return log();
     },

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { type Result, ok } from '../core/errors';
-import { googleScope } from '../integrations/catalog';
 import { timezoneInput } from './calendar/inputs';
 import { formatInZone } from './calendar/time';
 import { defineTool } from './types';
@@ -18,7 +17,7 @@ const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'frida
 const input = z.strictObject({
   timezone: timezoneInput
     .optional()
-    .describe('IANA time zone such as "America/New_York". Default: the time zone of the connected Google Calendar (an error if none is connected).'),
+    .describe('IANA time zone such as "America/New_York". Default: the time zone of the connected calendar (an error if none is connected).'),
 });
 
 const output = z.object({
@@ -53,11 +52,11 @@ export const hubCurrentTime = defineTool({
   description:
     "The current date and time in a time zone: ISO 8601 with offset, the local date, the weekday and the zone's current UTC offset. " +
     'Call it before reasoning about "today", "tomorrow" or "next week". Pass timezone (IANA, e.g. "Europe/Madrid") when you know ' +
-    "where the person is; without it the connected Google Calendar's time zone is used.",
-  integration: 'google_calendar',
+    "where the person is; without it the connected calendar's time zone is used.",
+  capability: 'calendar',
   // Only without `timezone`: Calendar settings.get accepts calendar.settings.readonly (Discovery calendar-v3.json),
   // which the calendar.readonly every Hub grant holds implies.
-  requiredScopes: [googleScope('calendar.settings.readonly')],
+  permissions: ['calendar.settings.read'],
   sideEffects: 'reads',
   input,
   output,

@@ -13,8 +13,8 @@ export const hubEcho = defineTool({
   description:
     'Connectivity check for the Hub. Returns the given message unchanged. Use it to verify that the Hub is ' +
     'reachable and your service secret works; it calls no external service and has no side effects.',
-  integration: null,
-  requiredScopes: [],
+  capability: null,
+  permissions: [],
   sideEffects: 'reads',
   input,
   output: input,

@@ -1,34 +1,42 @@
 import { z } from 'zod';
 
 /**
- * The alphabets of the Google ids tools take as input. They go into request paths, where googleapis refuses the
- * segments "." and ".." (a thrown error, not an answer) and anything else odd is at best a wasted call; so an id
- * that cannot be one is a VALIDATION_ERROR before any call is made or counted. Each pattern is linear (one
- * character class after a fixed first character) and shows in the catalog's JSON Schema.
+ * The alphabets of the ids tools take as input, whichever provider issued them. They go into request paths, where
+ * googleapis refuses the segments "." and ".." (a thrown error, not an answer) and anything else odd is at best a
+ * wasted call; so an id that cannot be one is a VALIDATION_ERROR before any call is made or counted. Each pattern is
+ * linear (character classes, no nested repetition) and shows in the catalog's JSON Schema.
  */
 
 /**
- * Gmail message and thread ids are hexadecimal strings (e.g. "18c2f1a9b7e4d3c0") — letters, digits, "_" and "-"
- * leave room for other opaque forms without admitting path syntax.
+ * Graph's ids (messages, conversations, events) are URL-safe base64 ("AAkALgAAAAAAHYQDEapmEc2byACqAC-EWg0A…=", up to
+ * a few hundred characters; learn.microsoft.com/graph/outlook-immutable-id): letters, digits, "-", "_" and "=" —
+ * no "." (so no dot segment) and no "/" (so no path syntax).
  */
-const GMAIL_ID = /^[A-Za-z0-9_-]{1,256}$/;
+const GRAPH_ID = '[A-Za-z0-9_=-]{1,1024}';
 
-export const gmailIdInput = (what: string) =>
+/**
+ * Gmail message and thread ids are hexadecimal strings (e.g. "18c2f1a9b7e4d3c0"); Outlook's are Graph's base64 ids.
+ * Letters, digits, "_", "-" and "=" admit both without admitting path syntax.
+ */
+const MAIL_ID = new RegExp(`^${GRAPH_ID}$`);
+
+export const mailIdInput = (what: string) =>
   z
     .string()
-    .regex(GMAIL_ID, 'must be a Gmail id: 1–256 letters, digits, "_" or "-"')
-    .describe(`Gmail ${what} id, as returned by email_search, email_read or email_send.`);
+    .regex(MAIL_ID, 'must be a message or thread id: 1–1024 letters, digits, "_", "-" or "="')
+    .describe(`The ${what} id, as returned by email_search, email_read or email_send.`);
 
 /**
- * Calendar event ids are base32hex (a–v, 0–9; Google's rule for ids a client chooses), recurring instances add
- * "_20240115T140000Z", and events from Gmail start with "_". The first character must be a letter, digit or "_".
+ * Google's event ids are base32hex (a–v, 0–9; Google's rule for ids a client chooses), recurring instances add
+ * "_20240115T140000Z", and events from Gmail start with "_": the first character a letter, digit or "_". Outlook's
+ * are Graph's base64 ids (above), which hold no ".".
  */
-const EVENT_ID = /^[A-Za-z0-9_][A-Za-z0-9_@.-]{0,1023}$/;
+const EVENT_ID = new RegExp(`^(?:[A-Za-z0-9_][A-Za-z0-9_@.-]{0,1023}|${GRAPH_ID})$`);
 
 export const eventIdInput = z
   .string()
   .regex(EVENT_ID, 'must be an event id as returned by calendar_create_event')
-  .describe('The event id returned by calendar_create_event (Google Calendar event id).');
+  .describe('The event id returned by calendar_create_event.');
 
 /**
  * Calendar ids are "primary", an account's address, or ids such as "c_1a2b…@group.calendar.google.com" and

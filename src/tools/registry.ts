@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import type { IntegrationId } from '../core/integrations';
+import { INTEGRATION_IDS, type IntegrationId } from '../core/integrations';
+import { INTEGRATIONS } from '../integrations/catalog';
+import { scopesFor } from '../integrations/scopes';
 import { type VersionInfo, versionInfo } from './deprecation';
 import type { AnyTool } from './types';
 import { type VersionEntry, compareDesc, parseSemver, parseToolSpec, pickVersion, statusOf, versionEntry } from './versions';
@@ -27,6 +29,10 @@ export interface ToolRegistry {
    * `name@M`, `name@M.m`, `name@M.m.p` where they pick it — so a closed list can describe what `tool` accepts.
    */
   spellings(tool: AnyTool): readonly string[];
+  /**
+   * The tools an integration can serve (those of its capability), each as that integration sees it: `integration`
+   * and `requiredScopes` are its own (Graph's scopes for outlook_mail), so a grant is judged by its provider's rules.
+   */
   forIntegration(integration: IntegrationId): readonly AnyTool[];
   /** `metadata.tool_version` and, for a deprecated version, its notice and headers (computed at start). */
   versionInfo(tool: AnyTool): VersionInfo;
@@ -44,8 +50,8 @@ function checkTool(tool: AnyTool): void {
   if ((tool.sideEffects === 'writes') !== (tool.destructive !== undefined)) {
     throw new Error(`tool "${tool.name}": a tool that writes declares whether it is destructive (changes or removes), one that reads does not`);
   }
-  if ((tool.integration === null) !== (tool.requiredScopes.length === 0)) {
-    throw new Error(`tool "${tool.name}": required scopes go with an integration, and an integration needs scopes`);
+  if ((tool.capability === null) !== (tool.permissions.length === 0)) {
+    throw new Error(`tool "${tool.name}": permissions go with a capability, and a capability needs permissions`);
   }
   const life = tool.lifecycle;
   if (!life) return;
@@ -103,6 +109,14 @@ export function createToolRegistry(tools: readonly AnyTool[]): ToolRegistry {
   const infos = new Map<AnyTool, VersionInfo>(tools.map((t) => [t, versionInfo(t)]));
   const list = [...byName.keys()].map((name) => (known.get(name) as { tool: AnyTool }).tool);
   const names = list.map((t) => t.name).sort();
+  const byIntegration = new Map<IntegrationId, AnyTool[]>(
+    INTEGRATION_IDS.map((integration) => [
+      integration,
+      list
+        .filter((t) => t.capability === INTEGRATIONS[integration].capability)
+        .map((t) => ({ ...t, integration, requiredScopes: scopesFor(integration, t.permissions) })),
+    ]),
+  );
   return {
     resolve,
     get: (spec) => {
@@ -113,7 +127,7 @@ export function createToolRegistry(tools: readonly AnyTool[]): ToolRegistry {
     versions: (name) => (byName.get(name) ?? []).map((v) => v.tool),
     names: () => names,
     spellings: (tool) => spellings.get(tool) ?? [],
-    forIntegration: (integration) => list.filter((t) => t.integration === integration),
+    forIntegration: (integration) => byIntegration.get(integration) ?? [],
     versionInfo: (tool) => infos.get(tool) ?? versionInfo(tool),
   };
 }

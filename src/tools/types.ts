@@ -1,10 +1,11 @@
 import type { z } from 'zod';
 import type { CalendarPort } from '../core/calendar';
 import type { MailPort } from '../core/mail';
-import type { FactCache } from '../core/fact-cache';
 import type { VendorCall } from '../core/vendor-call';
 import type { Result } from '../core/errors';
+import type { Capability, Permission, ProviderId } from '../core/capabilities';
 import type { IntegrationId } from '../core/integrations';
+import { contractView } from '../integrations/scopes';
 import type { Logger } from '../logger';
 import type { EarlierAttempt } from '../protection/idempotency-store';
 import type { WorkingHours } from '../core/working-hours';
@@ -31,12 +32,15 @@ export interface ToolLifecycle {
   replacement?: string;
 }
 
-/** A usable connection to the tool's integration, resolved before the tool runs. */
+/** A usable connection for the tool's capability, resolved (and its provider chosen) before the tool runs. */
 export interface Connection {
   credentialId: string;
+  /** The integration that answers: one of the capability's (google_calendar, outlook_calendar…). */
   integration: IntegrationId;
+  /** Its provider. */
+  provider: ProviderId;
   accountEmail: string | null;
-  /** Full scope URLs Google granted. */
+  /** The scopes the vendor granted, in its own spelling (Google's full URLs, Graph's names). */
   scopes: readonly string[];
   /** Which row answered: the end user's own connection or the customer-wide one. */
   source: 'user' | 'customer';
@@ -77,7 +81,7 @@ export interface ToolContext {
   outcomeUncertain(): void;
   conversationId: string | null;
   logger: Logger;
-  /** Set when the tool declares an integration; null for integration-less tools such as hub_echo. */
+  /** Set when the tool declares a capability; null for tools that reach no vendor (hub_echo), or do not need one now. */
   connection: Connection | null;
   /** Tools call this once per HTTP request they make upstream (retries included): `metadata.api_calls`. */
   countApiCall(): void;
@@ -107,11 +111,13 @@ export interface ToolContext {
 /** What a port adapter is built from for one tool call (the connection's VendorCall, the shared facts cache, the deadline). */
 export interface PortEnv {
   call: VendorCall;
-  cache: FactCache;
+  cache: ToolCache;
   connection: Pick<Connection, 'credentialId' | 'accountEmail' | 'scopes'>;
   deadline: AbortSignal;
   /** Read only when an answer does not fit (a tool call's logger is made on first use). */
-  readonly logger: Pick<Logger, 'warn'>;
+  readonly logger: Pick<Logger, 'info' | 'warn'>;
+  /** The tools' clock (ms since the epoch): what "recently" means to an adapter that waits for its vendor to settle. */
+  now(): number;
   /** Untrusted HTML to text within the call's budget (read on first use). */
   readonly htmlToText: HtmlToText;
   /** Longest text body returned per message. */
@@ -144,9 +150,23 @@ export interface ToolDefinition<I = unknown, O = unknown> {
   lifecycle?: ToolLifecycle;
   /** Written for an LLM choosing and calling the tool. */
   description: string;
-  integration: IntegrationId | null;
-  /** Least-privilege Google scopes (full URLs) the tool needs; broader granted scopes also satisfy them. */
-  requiredScopes: readonly string[];
+  /**
+   * The capability whose port the tool calls (calendar, mail): any connected provider of it may answer
+   * (src/core/provider-choice.ts). Null for a tool that reaches no vendor (hub_echo).
+   */
+  capability: Capability | null;
+  /**
+   * Least-privilege permissions the tool needs, in the Hub's own words; each provider spells them in its scopes
+   * (src/providers/<vendor>/scope-rules.ts), and broader granted scopes also satisfy them.
+   */
+  permissions: readonly Permission[];
+  /**
+   * Derived by defineTool, never written by a tool: the contract's view of the tool, which names Google's
+   * integration of the capability and Google's scopes for its permissions (the catalog's `integration` and
+   * `required_scopes`). What a call checks is the answering connection's own provider (ConnectionResolver).
+   */
+  readonly integration: IntegrationId | null;
+  readonly requiredScopes: readonly string[];
   sideEffects: SideEffects;
   /**
    * Required for a tool that writes, absent for one that reads: whether a call may change or remove what exists
@@ -188,4 +208,7 @@ export interface ToolDefinition<I = unknown, O = unknown> {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a registry of tools whose input and output types differ; each is checked where defined
 export type AnyTool = ToolDefinition<any, any>;
 
-export const defineTool = <I, O>(tool: ToolDefinition<I, O>): ToolDefinition<I, O> => tool;
+/** What a tool's module writes: everything but the contract's derived view. */
+export type ToolSpec<I = unknown, O = unknown> = Omit<ToolDefinition<I, O>, 'integration' | 'requiredScopes'>;
+
+export const defineTool = <I, O>(tool: ToolSpec<I, O>): ToolDefinition<I, O> => ({ ...tool, ...contractView(tool.capability, tool.permissions) });

@@ -52,8 +52,8 @@ async function pinnedVersions(hub: HubClient) {
     void next;
     void version;
   }
-  await hub.execute('email_search@2.0', { query: 'q' }, ids);
-  await hub.execute('email_search@2.0.0', { query: 'q' }, ids);
+  await hub.execute('email_search@2.1', { query: 'q' }, ids);
+  await hub.execute('email_search@2.1.0', { query: 'q' }, ids);
   const v1: ExecuteResult<'email_search@1'> = await hub.execute('email_search@1', { query: 'q', include_body: true }, ids);
   if (v1.ok) {
     // @ts-expect-error — email_search 1.x answers no next_page_token
@@ -62,10 +62,10 @@ async function pinnedVersions(hub: HubClient) {
     void replacement;
   }
   // @ts-expect-error — email_search 1.x takes no page_token
-  await hub.execute('email_search@1.1', { query: 'q', page_token: 'p' }, ids);
+  await hub.execute('email_search@1.2', { query: 'q', page_token: 'p' }, ids);
   // @ts-expect-error — there is no email_search 3
   await hub.execute('email_search@3', { query: 'q' }, ids);
-  const exact: '2.0.0' = TOOL_VERSIONS['email_search@2'];
+  const exact: '2.1.0' = TOOL_VERSIONS['email_search@2'];
   void exact;
 }
 

@@ -31,7 +31,7 @@ const aCalendarConnection = async (overrides: Parameters<typeof aCredential>[0] 
   hub.store.save(aCredential({ integration: 'google_calendar', ...overrides }));
 /** What a tool call would see now (through the same per-process credential cache tool calls use). */
 const seenByTools = async (customerId: string, userId: string | null = null) => {
-  const resolved = await hub.connections.connect({ name: 'test', requiredScopes: [] }, 'google_calendar', { customerId, userId });
+  const resolved = await hub.connections.connect({ name: 'test', capability: 'calendar', permissions: [] }, { customerId, userId });
   if (!resolved.ok) throw new Error(resolved.error.message);
   return resolved.value.workingHours;
 };

@@ -45,7 +45,7 @@ describe('calendar_list_calendars', () => {
     );
     expect(res.body.result.calendars).toHaveLength(4);
     expect(res.body.result.truncated).toBeUndefined();
-    expect(res.body.metadata).toMatchObject({ api_calls: 1, tool_version: '1.0.0' });
+    expect(res.body.metadata).toMatchObject({ api_calls: 1, tool_version: '1.1.0' });
     expect((await requests()).map((r) => r.operation)).toEqual(['calendar.calendarList.list']);
 
     const writable = await expectOk(ana, 'calendar_list_calendars', { min_access_role: 'writer' });

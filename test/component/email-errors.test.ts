@@ -121,12 +121,21 @@ describe('catalog', () => {
   it('when the catalog is read, then the four email tools list their least-privilege scopes, side effects and strict input schemas', async () => {
     const res = await client(hub.app).get('/api/internal/tools/').set('Authorization', serviceAuth()).expect(200);
     const byName = Object.fromEntries(res.body.tools.map((t: { name: string }) => [t.name, t]));
-    expect(byName.email_send).toMatchObject({ integration: 'google_gmail', required_scopes: ['gmail.send'], side_effects: 'writes', version: '1.0.0' });
+    expect(byName.email_send).toMatchObject({ integration: 'google_gmail', required_scopes: ['gmail.send'], side_effects: 'writes', version: '1.1.0' });
     expect(byName.email_search).toMatchObject({ required_scopes: ['gmail.readonly'], side_effects: 'reads' });
     expect(byName.email_read).toMatchObject({ required_scopes: ['gmail.readonly'], side_effects: 'reads' });
     expect(byName.email_check_replies).toMatchObject({ required_scopes: ['gmail.metadata'], side_effects: 'reads' });
     expect(byName.email_send.input_schema).toMatchObject({ type: 'object', additionalProperties: false, required: expect.arrayContaining(['to', 'body']) });
-    expect(Object.keys(byName.email_send.input_schema.properties)).toEqual(['to', 'cc', 'bcc', 'subject', 'body', 'body_type', 'reply_to_message_id']);
+    expect(Object.keys(byName.email_send.input_schema.properties)).toEqual([
+      'to',
+      'cc',
+      'bcc',
+      'subject',
+      'body',
+      'body_type',
+      'reply_to_message_id',
+      'provider',
+    ]);
     for (const tool of ['email_send', 'email_search', 'email_read', 'email_check_replies']) {
       for (const [field, schema] of Object.entries(byName[tool].input_schema.properties as Record<string, { description?: string }>)) {
         expect([tool, field, typeof schema.description]).toEqual([tool, field, 'string']);

@@ -40,7 +40,7 @@ describe('email_search@2', () => {
     do {
       const res = await expectTool(hub, ana, 'email_search@2', { query: `from:${JOHN}`, max_results: 2, ...(pageToken ? { page_token: pageToken } : {}) });
       expect(emailSearchV2.output.safeParse(res.body.result).success).toBe(true);
-      expect(res.body.metadata.tool_version).toBe('2.0.0');
+      expect(res.body.metadata.tool_version).toBe('2.1.0');
       expect(res.headers.deprecation).toBeUndefined();
       pages.push(res.body.result);
       subjects.push(...res.body.result.messages.map((m: { subject: string }) => m.subject));
@@ -77,7 +77,7 @@ describe('email_search@2', () => {
   it('when called by the bare name, then version 2 answers (a superset of the contract)', async () => {
     const { ana } = await twoConnectedMailboxes(hub, sb, { ana: FIVE });
     const res = await expectTool(hub, ana, 'email_search', { query: `from:${JOHN}`, max_results: 10 });
-    expect(res.body.metadata.tool_version).toBe('2.0.0');
+    expect(res.body.metadata.tool_version).toBe('2.1.0');
     expect(res.body.result).toMatchObject({ total_results: 5, result_size_estimate: 201, next_page_token: null });
   });
 });
@@ -90,7 +90,7 @@ describe('email_search@1', () => {
     expect(Object.keys(res.body.result).sort()).toEqual(['messages', 'total_results']);
     expect(res.body.result.total_results).toBe(2);
     expect(Object.keys(res.body.result.messages[0]).sort()).toEqual(['date', 'from', 'has_attachments', 'message_id', 'snippet', 'subject', 'thread_id', 'to']);
-    expect(res.body.metadata).toMatchObject({ tool_version: '1.1.0', deprecation: { replacement: 'email_search@2', sunset_at: '2027-05-24T00:00:00.000Z' } });
+    expect(res.body.metadata).toMatchObject({ tool_version: '1.2.0', deprecation: { replacement: 'email_search@2', sunset_at: '2027-05-24T00:00:00.000Z' } });
     expect(res.headers.deprecation).toBe(`@${Date.parse('2026-11-23T00:00:00Z') / 1000}`);
     expect(res.headers.sunset).toBe('Mon, 24 May 2027 00:00:00 GMT');
   });

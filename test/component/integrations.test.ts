@@ -36,6 +36,7 @@ describe('integrations', () => {
       expect(res.body).toEqual({
         customer_id: customerId,
         user_id: null,
+        capabilities: { calendar: { resolves_to: null }, mail: { resolves_to: null } },
         integrations: {
           google_calendar: notConnected('google_calendar'),
           google_gmail: notConnected('google_gmail'),
@@ -187,8 +188,13 @@ describe('integrations', () => {
         tool: 'test_calendar_probe',
         error: {
           code: 'INTEGRATION_NOT_CONNECTED',
-          message: 'Google Calendar is not connected for this customer',
-          details: { integration: 'google_calendar', setup_url: setupUrl(customerId, 'google_calendar') },
+          message: 'Neither Google Calendar nor Outlook Calendar is connected for this customer',
+          // Every integration that would do; the first one's setup_url, as before Outlook.
+          details: {
+            integration: 'google_calendar',
+            integrations: ['google_calendar', 'outlook_calendar'],
+            setup_url: setupUrl(customerId, 'google_calendar'),
+          },
           retryable: false,
         },
         metadata: { execution_time_ms: expect.any(Number), api_calls: 0, request_id: expect.any(String), tool_version: '1.0.0' },
@@ -246,7 +252,7 @@ describe('integrations', () => {
       const other = randomUUID();
       const res = await probe(other, 'same-user').expect(400);
       expect(res.body.error.code).toBe('INTEGRATION_NOT_CONNECTED');
-      expect(res.body.error.message).toBe('Google Calendar is not connected for this user or customer');
+      expect(res.body.error.message).toBe('Neither Google Calendar nor Outlook Calendar is connected for this user or customer');
       expect(res.body.error.details.setup_url).toEqual(setupUrl(other, 'google_calendar', 'same-user'));
     });
   });

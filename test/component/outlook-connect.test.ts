@@ -1,3 +1,4 @@
+import { INTEGRATIONS } from '../../src/integrations/catalog';
 import { randomUUID } from 'node:crypto';
 import { MS_DEMO_TENANT, MS_SANDBOX_DEFAULT_APP } from '@hub/microsoft-sandbox';
 import type { IntegrationId } from '../../src/core/integrations';
@@ -71,7 +72,12 @@ const defaults = async (customerId: string) =>
   );
 
 const refreshNow = async (customerId: string, integration: IntegrationId) => {
-  const connected = await hub.connections.connect({ name: 'test_refresh', requiredScopes: [] }, integration, { customerId, userId: null });
+  const spec = INTEGRATIONS[integration];
+  const connected = await hub.connections.connect(
+    { name: 'test_refresh', capability: spec.capability, permissions: [] },
+    { customerId, userId: null },
+    spec.provider,
+  );
   if (!connected.ok) return connected;
   return connected.value.refresh(AbortSignal.timeout(10_000), undefined);
 };

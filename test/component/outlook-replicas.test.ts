@@ -81,10 +81,11 @@ maybe('refreshing an Outlook connection across replicas', () => {
     const tokens = await Promise.all(
       Array.from({ length: 20 }, async (_, i) => {
         const hub = i % 2 === 0 ? a : b;
-        const connected = await hub.connections.connect({ name: 'test_refresh', requiredScopes: [] }, 'outlook_calendar', {
-          customerId: saved.customerId,
-          userId: null,
-        });
+        const connected = await hub.connections.connect(
+          { name: 'test_refresh', capability: 'calendar', permissions: [] },
+          { customerId: saved.customerId, userId: null },
+          'microsoft',
+        );
         if (!connected.ok) throw new Error(connected.error.message);
         const token = await connected.value.accessToken(AbortSignal.timeout(5_000), undefined);
         if (!token.ok) throw new Error(token.error.message);

@@ -18,8 +18,8 @@ const versioned = (version: string, lifecycle?: ToolLifecycle) =>
     version,
     ...(lifecycle ? { lifecycle } : {}),
     description: `Test tool, version ${version}: echoes which version ran.`,
-    integration: null,
-    requiredScopes: [],
+    capability: null,
+    permissions: [],
     sideEffects: 'reads',
     input: z.strictObject({ n: z.number().int().optional() }),
     output: z.object({ ran: z.string() }),
@@ -167,11 +167,11 @@ describe('the catalog', () => {
   it('when email_search is listed, then version 2 is the default and version 1 is deprecated in its favour', async () => {
     const res = await client(hub.app).get('/api/internal/tools/').set('Authorization', serviceAuth()).expect(200);
     const search = res.body.tools.find((t: { name: string }) => t.name === 'email_search');
-    expect(search.version).toBe('2.0.0');
+    expect(search.version).toBe('2.1.0');
     expect(search.input_schema.properties.page_token).toBeDefined();
     expect(search.versions.map((v: Record<string, unknown>) => [v.version, v.status, v.replacement])).toEqual([
-      ['2.0.0', 'active', null],
-      ['1.1.0', 'deprecated', 'email_search@2'],
+      ['2.1.0', 'active', null],
+      ['1.2.0', 'deprecated', 'email_search@2'],
     ]);
     expect(search.versions[1].input_schema.properties.page_token).toBeUndefined();
   });

@@ -1,6 +1,8 @@
 import { BUILT_IN_TOOLS } from '../../src/tools';
 import { connectToSandbox } from './connected';
 import type { TestHub } from './hub';
+import type { MicrosoftWorld } from './microsoft';
+import { MS_DOMAIN, connectToMicrosoft } from './microsoft-connected';
 import type { TestSandbox } from './sandbox';
 
 /**
@@ -26,7 +28,50 @@ export async function connectBoth(hub: TestHub, sb: TestSandbox, customerId: str
   await connectToSandbox(hub, sb, { email: PERSON, integration: 'google_gmail', customerId });
 }
 
-export async function runEveryTool(call: CallTool): Promise<Set<string>> {
+/** What differs between the worlds the scenario runs in; the default is the Google sandbox's person of connectBoth. */
+export interface EveryToolWorld {
+  /** The connected account. */
+  person: string;
+  /** The primary calendar's id as the provider names it: Google's is the address; Graph's is its own id (any string). */
+  primaryCalendarId: string | undefined;
+  /**
+   * Lets the vendor's eventual consistency pass after a write before a read that must see it (Outlook's free/busy
+   * shows a new event only after a moment: the Microsoft sandbox models that delay; its clock moves past it).
+   */
+  settle?: () => Promise<void>;
+}
+
+export const GOOGLE_WORLD: EveryToolWorld = { person: PERSON, primaryCalendarId: PERSON };
+
+/** The same person in the Microsoft sandbox: an Outlook calendar and mailbox, both connected for one new customer. */
+export const MS_PERSON = `mara.lind@${MS_DOMAIN}`;
+
+export async function connectBothMicrosoft(hub: TestHub, world: MicrosoftWorld, customerId: string): Promise<EveryToolWorld> {
+  const must = async (path: string, body: unknown) => {
+    const res = await world.control('POST', path, body);
+    if (res.status >= 300) throw new Error(`sandbox POST ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  };
+  await must('/accounts', { upn: MS_PERSON, display_name: 'Mara Lind', time_zone: 'UTC' });
+  await must(`/accounts/${MS_PERSON}/messages`, {
+    from: { address: 'john@example.com' },
+    to: [{ address: MS_PERSON }],
+    subject: 'Proposal',
+    text: 'Here is the proposal.',
+    received: '2026-11-28T09:00:00Z',
+  });
+  await connectToMicrosoft(hub, world, { upn: MS_PERSON, integration: 'outlook_calendar', customerId });
+  await connectToMicrosoft(hub, world, { upn: MS_PERSON, integration: 'outlook_mail', customerId });
+  return {
+    person: MS_PERSON,
+    primaryCalendarId: undefined,
+    // Past the sandbox's new-event delay (propagation to calendarView and getSchedule), as a real agent's next turn would be.
+    settle: async () => {
+      await world.control('POST', '/clock/advance', { seconds: 120 });
+    },
+  };
+}
+
+export async function runEveryTool(call: CallTool, world: EveryToolWorld = GOOGLE_WORLD): Promise<Set<string>> {
   const called = new Set<string>();
   const ok = async (tool: string, inputs: Record<string, unknown>, requestId?: string) => {
     called.add(tool);
@@ -47,6 +92,7 @@ export async function runEveryTool(call: CallTool): Promise<Set<string>> {
   });
   const moved = await ok('calendar_update_event', { event_id: created.event_id, updates: { start: '2027-01-18T15:00:00Z', end: '2027-01-18T16:00:00Z' } });
   expect(moved.event_id).toBe(created.event_id);
+  await world.settle?.();
   const busy = await ok('calendar_get_availability', { start_date: '2027-01-18', end_date: '2027-01-19', timezone: 'UTC' });
   expect(busy.busy_periods).toHaveLength(1);
   const times = await ok('calendar_find_optimal_times', {
@@ -58,7 +104,7 @@ export async function runEveryTool(call: CallTool): Promise<Set<string>> {
   expect(times.suggestions.length).toBeGreaterThan(0);
   await ok('calendar_delete_event', { event_id: created.event_id });
   const calendars = await ok('calendar_list_calendars', {});
-  expect(calendars.calendars).toContainEqual(expect.objectContaining({ id: PERSON, primary: true }));
+  expect(calendars.calendars).toContainEqual(expect.objectContaining({ id: world.primaryCalendarId ?? expect.any(String), primary: true }));
   const now = await ok('hub_current_time', { timezone: 'Asia/Kathmandu' });
   expect(now).toMatchObject({ timezone: 'Asia/Kathmandu', utc_offset: '+05:45' });
   const sent = await ok('email_send', { to: ['recipient@example.com'], subject: 'Follow-up', body: 'Thanks!' }, `send-${Date.now()}`);

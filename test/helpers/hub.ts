@@ -65,3 +65,13 @@ export async function buildTestHub(
     },
   };
 }
+
+/**
+ * Hub settings for a suite whose Hub talks to a Microsoft sandbox (test/helpers/microsoft.ts): Graph there, and
+ * attempt timeouts with room for a busy machine (the sandbox shares the test's process). Merge with the suite's other
+ * settings (sandboxHubEnv for Google).
+ */
+export const microsoftGraphEnv = (graphUrl: string): Record<string, string> => ({
+  HUB_MICROSOFT_GRAPH_URL: graphUrl,
+  HUB_MICROSOFT_TIMEOUT_MS: '5000',
+});

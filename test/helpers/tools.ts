@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { fail, hubError, ok } from '../../src/core/errors';
-import { googleScope } from '../../src/integrations/catalog';
 import { connectionFactKey } from '../../src/tools/tool-cache';
 import { defineTool } from '../../src/tools/types';
 
@@ -13,8 +12,8 @@ export const calendarProbe = defineTool({
   name: 'test_calendar_probe',
   version: '1.0.0',
   description: 'Test tool: reports which Google Calendar connection the Hub resolved.',
-  integration: 'google_calendar',
-  requiredScopes: [googleScope('calendar.events')],
+  capability: 'calendar',
+  permissions: ['calendar.write'],
   sideEffects: 'reads',
   input: z.strictObject({}),
   output: z.object({ email: z.string().nullable(), source: z.string(), token_length: z.number() }),
@@ -30,8 +29,8 @@ export const crashingTool = defineTool({
   name: 'test_crash',
   version: '1.0.0',
   description: 'Test tool: throws, as a bug would.',
-  integration: null,
-  requiredScopes: [],
+  capability: null,
+  permissions: [],
   sideEffects: 'reads',
   input: z.strictObject({}),
   output: z.object({}),
@@ -45,8 +44,8 @@ export const leakyTool = defineTool({
   name: 'test_leaky',
   version: '1.0.0',
   description: 'Test tool: tries hard to leak its access token into the logs.',
-  integration: 'google_calendar',
-  requiredScopes: [googleScope('calendar.readonly')],
+  capability: 'calendar',
+  permissions: ['calendar.read'],
   sideEffects: 'reads',
   input: z.strictObject({}),
   output: z.object({}),
@@ -68,8 +67,8 @@ export const slowTool = defineTool({
   name: 'test_slow',
   version: '1.0.0',
   description: 'Test tool: answers after the given delay.',
-  integration: null,
-  requiredScopes: [],
+  capability: null,
+  permissions: [],
   sideEffects: 'reads',
   input: z.strictObject({ delay_ms: z.number().int().min(0).max(10_000) }),
   output: z.object({ waited_ms: z.number() }),
@@ -86,8 +85,8 @@ export const writeTool = defineTool({
   name: 'test_write',
   version: '1.0.0',
   description: 'Test tool with a side effect: counts its runs per tag; can be slow or fail.',
-  integration: null,
-  requiredScopes: [],
+  capability: null,
+  permissions: [],
   sideEffects: 'writes',
   destructive: false,
   input: z.strictObject({
@@ -115,8 +114,8 @@ export const calendarTimezone = defineTool({
   name: 'test_calendar_timezone',
   version: '1.0.0',
   description: "Test tool: reads the connected calendar's time zone from Google.",
-  integration: 'google_calendar',
-  requiredScopes: [googleScope('calendar.readonly')],
+  capability: 'calendar',
+  permissions: ['calendar.read'],
   sideEffects: 'reads',
   input: z.strictObject({}),
   output: z.object({ time_zone: z.string() }),

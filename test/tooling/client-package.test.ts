@@ -165,10 +165,10 @@ test('when the client is packed and installed into a project of its own, then a 
       });
       expect(ran.stderr).toBe('');
       expect(JSON.parse(ran.stdout)).toEqual({
-        pinned: { tool: 'email_search@2', tool_version: '2.0.0', next: expect.any(String), messages: expect.any(Number) },
-        old: { tool_version: '1.1.0', replacement: 'email_search@2' },
+        pinned: { tool: 'email_search@2', tool_version: '2.1.0', next: expect.any(String), messages: expect.any(Number) },
+        old: { tool_version: '1.2.0', replacement: 'email_search@2' },
         missing: { code: 'INTEGRATION_NOT_CONNECTED', integration: 'google_gmail', url: true },
-        catalog: { versions: ['2.0.0:active', '1.1.0:deprecated'], read_only: true, sunset: 'string', replacement: 'email_search@2', delete_destructive: true },
+        catalog: { versions: ['2.1.0:active', '1.2.0:deprecated'], read_only: true, sunset: 'string', replacement: 'email_search@2', delete_destructive: true },
         connections: ['google_calendar:connected', 'google_gmail:connected'],
         link: { status: 201, intent: 'connect', url: '/integrations/google/connect' },
         policy: { created: 201, etag_header: true, denied: 'max_side_effects', replaced: 200, stale: 'PRECONDITION_FAILED', removed: true },

@@ -37,8 +37,11 @@ test('when registered, then the calendar tools pass the registry checks with lea
   expect(registry.names()).toEqual(Object.keys(CONTRACT_INPUTS).sort());
   for (const tool of CALENDAR_TOOLS) {
     const scope = tool.sideEffects === 'reads' ? 'calendar.readonly' : 'calendar.events';
+    expect(tool.capability).toBe('calendar');
+    expect(tool.permissions).toEqual([tool.sideEffects === 'reads' ? 'calendar.read' : 'calendar.write']);
     expect(tool.requiredScopes).toEqual([`https://www.googleapis.com/auth/${scope}`]);
-    expect(tool.version).toBe('1.0.0');
+    // 1.1.0: the optional `provider` input (an additive minor version).
+    expect(tool.version).toBe('1.1.0');
   }
 });
 

@@ -48,11 +48,27 @@ export type ToolVersionFields = {
 export type IntegrationStatusResponse = {
   customer_id: string;
   user_id: string | null;
+  /** Per capability, which connection a tool call without a `provider` pin reaches now for this caller, by the rule of docs/provider-choice.md (the end user's own connections first, then the only one connected, the customer's default, the first connected). Null when no usable connection would answer. */
+  capabilities?: {
+    calendar: CapabilityResolution;
+    mail: CapabilityResolution;
+  };
   integrations: {
     google_calendar: IntegrationStatus;
     google_gmail: IntegrationStatus;
     outlook_calendar: IntegrationStatus;
     outlook_mail: IntegrationStatus;
+  };
+};
+
+export type CapabilityResolution = {
+  resolves_to: null | {
+    provider: "google" | "microsoft";
+    integration: "google_calendar" | "google_gmail" | "outlook_calendar" | "outlook_mail";
+    /** Which rule decided (docs/provider-choice.md). */
+    reason: "only_connected" | "default" | "first_connected";
+    /** The end user's own connection or the customer-wide one. */
+    source: "user" | "customer";
   };
 };
 

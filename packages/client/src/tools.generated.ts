@@ -2,9 +2,9 @@
 
 /** What each tool version takes as `inputs`, per tool version. */
 export interface ToolVersionInputs {
-  /** calendar_create_event 1.0.0 (active): Create an event on the connected Google Calendar (default: the primary calendar) and, by default, email invitations to the attendees (with send_notifications false, some guests may never see the event: see that field). Times are RFC 3339 with an offset; end must be after start. Pass context.request_id and reuse it when retrying: a retried call never creates a second event. Returns the event id (for calendar_update_event / calendar_delete_event), its link, status and each attendee's response. */
-  "calendar_create_event@1.0.0": {
-    /** Event title (shown as the summary in Google Calendar). */
+  /** calendar_create_event 1.1.0 (active): Create an event on the connected calendar (Google Calendar or Outlook; default: the primary calendar) and, by default, email invitations to the attendees (with send_notifications false, some guests may never see the event: see that field). Times are RFC 3339 with an offset; end must be after start. Pass context.request_id and reuse it when retrying: a retried call never creates a second event. Returns the event id (for calendar_update_event / calendar_delete_event), its link, status and each attendee's response. */
+  "calendar_create_event@1.1.0": {
+    /** Event title (the summary in Google Calendar, the subject in Outlook). */
     title: string;
     /** When the event starts: RFC 3339 date-time with an offset, e.g. "2024-01-15T14:00:00-05:00". */
     start: string;
@@ -16,22 +16,26 @@ export interface ToolVersionInputs {
     location?: string;
     /** Email addresses of the guests to invite. */
     attendees?: string[];
-    /** Email the guests about this (Google "sendUpdates": all when true, none when false). Default: true. With false the organizer emails nobody: guests who do not use Google Calendar never learn of it, and Google Calendar users see a new event on their calendar only if their settings add invitations by themselves (otherwise Google emails them its own invitation and the event appears once they answer). Use false only when the guests already know. */
+    /** Email the guests about this (Google "sendUpdates": all when true, none when false). Default: true. With false the organizer emails nobody: guests who do not use Google Calendar never learn of it, and Google Calendar users see a new event on their calendar only if their settings add invitations by themselves (otherwise Google emails them its own invitation and the event appears once they answer). Use false only when the guests already know. On Outlook, which cannot change a meeting without mailing its guests, false is refused (VALIDATION_ERROR) whenever someone would be mailed. */
     send_notifications?: boolean;
     /** Calendar id: "primary" (the connected account's own calendar, the default) or a calendar id / email address. */
     calendar_id?: string;
+    /** Which connected provider answers: google (Google Calendar, Gmail) or microsoft (Outlook). Leave it out to let the Hub choose: the end user's own connection first, else the only one connected, else the customer's default. */
+    provider?: "google" | "microsoft";
   };
-  /** calendar_delete_event 1.0.0 (active): Delete (cancel) a Google Calendar event by its event_id; attendees are emailed a cancellation unless send_notifications is false. Deleting an event that is already deleted succeeds with already_deleted: true; an unknown event_id fails with RESOURCE_NOT_FOUND. */
-  "calendar_delete_event@1.0.0": {
-    /** The event id returned by calendar_create_event (Google Calendar event id). */
+  /** calendar_delete_event 1.1.0 (active): Delete (cancel) a calendar event by its event_id; attendees are emailed a cancellation unless send_notifications is false. Deleting an event that is already deleted succeeds with already_deleted: true; an unknown event_id fails with RESOURCE_NOT_FOUND. */
+  "calendar_delete_event@1.1.0": {
+    /** The event id returned by calendar_create_event. */
     event_id: string;
-    /** Email the guests about this (Google "sendUpdates": all when true, none when false). Default: true. With false the organizer emails nobody: guests who do not use Google Calendar never learn of it, and Google Calendar users see a new event on their calendar only if their settings add invitations by themselves (otherwise Google emails them its own invitation and the event appears once they answer). Use false only when the guests already know. */
+    /** Email the guests about this (Google "sendUpdates": all when true, none when false). Default: true. With false the organizer emails nobody: guests who do not use Google Calendar never learn of it, and Google Calendar users see a new event on their calendar only if their settings add invitations by themselves (otherwise Google emails them its own invitation and the event appears once they answer). Use false only when the guests already know. On Outlook, which cannot change a meeting without mailing its guests, false is refused (VALIDATION_ERROR) whenever someone would be mailed. */
     send_notifications?: boolean;
     /** Calendar id: "primary" (the connected account's own calendar, the default) or a calendar id / email address. */
     calendar_id?: string;
+    /** Which connected provider answers: google (Google Calendar, Gmail) or microsoft (Outlook). Leave it out to let the Hub choose: the end user's own connection first, else the only one connected, else the customer's default. */
+    provider?: "google" | "microsoft";
   };
-  /** calendar_find_optimal_times 1.0.0 (active): Suggest meeting times for the connected account (the organizer) and the given attendees: slots of duration_minutes on a 15-minute grid inside the organizer's working hours, in the organizer's time zone, where the organizer is free. Best first, spread over several days; score 0–1. Slots with an empty `conflicts` list suit everyone and always rank first. Conflict types: busy (that attendee is busy), tentative (the organizer has an unanswered or maybe event then), unknown (that attendee's calendar is not shared with the organizer, so their availability is not known). Book a suggestion with calendar_create_event. */
-  "calendar_find_optimal_times@1.0.0": {
+  /** calendar_find_optimal_times 1.1.0 (active): Suggest meeting times for the connected account (the organizer) and the given attendees: slots of duration_minutes on a 15-minute grid inside the organizer's working hours, in the organizer's time zone, where the organizer is free. Best first, spread over several days; score 0–1. Slots with an empty `conflicts` list suit everyone and always rank first. Conflict types: busy (that attendee is busy), tentative (the organizer has an unanswered or maybe event then), unknown (that attendee's calendar is not shared with the organizer, so their availability is not known). Book a suggestion with calendar_create_event. */
+  "calendar_find_optimal_times@1.1.0": {
     /** Meeting length in minutes (5–720). */
     duration_minutes: number;
     /** Email addresses of the other participants; their calendars must share free/busy with the connected account. */
@@ -56,9 +60,11 @@ export interface ToolVersionInputs {
     timezone?: string;
     /** How many suggestions to return (1–20, default 5). */
     max_results?: number;
+    /** Which connected provider answers: google (Google Calendar, Gmail) or microsoft (Outlook). Leave it out to let the Hub choose: the end user's own connection first, else the only one connected, else the customer's default. */
+    provider?: "google" | "microsoft";
   };
-  /** calendar_get_availability 1.0.0 (active): Get busy time periods of one or more Google calendars (default: the connected account's primary calendar) between two dates, plus the account owner's working hours. Use it before proposing or booking a meeting. Busy periods are sorted by start and name their calendar; times are RFC 3339 with the offset of `timezone` (default: the calendar's zone). Calendars Google could not read are listed under `errors` — treat them as unknown, never as free. To get ranked meeting suggestions instead, use calendar_find_optimal_times. */
-  "calendar_get_availability@1.0.0": {
+  /** calendar_get_availability 1.1.0 (active): Get busy time periods of one or more calendars (default: the connected account's primary calendar) between two dates, plus the account owner's working hours. Use it before proposing or booking a meeting. Busy periods are sorted by start and name their calendar; times are RFC 3339 with the offset of `timezone` (default: the calendar's zone). Calendars the provider could not read are listed under `errors` — treat them as unknown, never as free. To get ranked meeting suggestions instead, use calendar_find_optimal_times. */
+  "calendar_get_availability@1.1.0": {
     /** First day (or instant) to report: a date "YYYY-MM-DD" (a whole day in the time zone; an end date is included) or an RFC 3339 date-time with an offset. */
     start_date: string;
     /** Last day (inclusive) or end instant to report; at most 90 days after start_date: a date "YYYY-MM-DD" (a whole day in the time zone; an end date is included) or an RFC 3339 date-time with an offset. */
@@ -67,19 +73,23 @@ export interface ToolVersionInputs {
     timezone?: string;
     /** Calendars to check: "primary" and/or calendar ids or people's email addresses (their calendars must be shared with the connected account). Default ["primary"]. */
     calendars?: string[];
+    /** Which connected provider answers: google (Google Calendar, Gmail) or microsoft (Outlook). Leave it out to let the Hub choose: the end user's own connection first, else the only one connected, else the customer's default. */
+    provider?: "google" | "microsoft";
   };
-  /** calendar_list_calendars 1.0.0 (active): List the calendars the connected Google account can see: its own, ones it created, and ones shared with it — each with id, name, whether it is the primary calendar, the access role and time zone. Use the ids with calendar_get_availability (calendars) and calendar_create_event (calendar_id); set min_access_role to "writer" to see only calendars you can add events to. */
-  "calendar_list_calendars@1.0.0": {
+  /** calendar_list_calendars 1.1.0 (active): List the calendars the connected account (Google Calendar or Outlook) can see: its own, ones it created, and ones shared with it — each with id, name, whether it is the primary calendar, the access role and time zone. Use the ids with calendar_get_availability (calendars) and calendar_create_event (calendar_id); set min_access_role to "writer" to see only calendars you can add events to. */
+  "calendar_list_calendars@1.1.0": {
     /** Only calendars where the account has at least this role: "writer" for calendars you may create events on, "reader" for those whose events you may read. Default: all. */
     min_access_role?: "freeBusyReader" | "reader" | "writer" | "owner";
+    /** Which connected provider answers: google (Google Calendar, Gmail) or microsoft (Outlook). Leave it out to let the Hub choose: the end user's own connection first, else the only one connected, else the customer's default. */
+    provider?: "google" | "microsoft";
   };
-  /** calendar_update_event 1.0.0 (active): Change an existing Google Calendar event: only the fields given in `updates` change (title, start, end, description, location, attendees). `attendees` is the complete new guest list: guests left out are removed, guests who stay keep their replies (accepted/declined/tentative), new guests are invited. Attendees are emailed about the change unless send_notifications is false. Returns the event in the same shape as calendar_create_event. An unknown event_id fails with RESOURCE_NOT_FOUND. */
-  "calendar_update_event@1.0.0": {
-    /** The event id returned by calendar_create_event (Google Calendar event id). */
+  /** calendar_update_event 1.1.0 (active): Change an existing calendar event: only the fields given in `updates` change (title, start, end, description, location, attendees). `attendees` is the complete new guest list: guests left out are removed, guests who stay keep their replies (accepted/declined/tentative), new guests are invited. Attendees are emailed about the change unless send_notifications is false. Returns the event in the same shape as calendar_create_event. An unknown event_id fails with RESOURCE_NOT_FOUND. */
+  "calendar_update_event@1.1.0": {
+    /** The event id returned by calendar_create_event. */
     event_id: string;
     /** Only the fields to change; the others stay as they are. */
     updates: {
-      /** Event title (shown as the summary in Google Calendar). */
+      /** Event title (the summary in Google Calendar, the subject in Outlook). */
       title?: string;
       /** New start: RFC 3339 date-time with an offset, e.g. "2024-01-15T14:00:00-05:00". */
       start?: string;
@@ -92,47 +102,57 @@ export interface ToolVersionInputs {
       /** The new guest list: everyone who should be invited (guests left out are removed). Guests who stay keep their replies; new ones are invited. */
       attendees?: string[];
     };
-    /** Email the guests about this (Google "sendUpdates": all when true, none when false). Default: true. With false the organizer emails nobody: guests who do not use Google Calendar never learn of it, and Google Calendar users see a new event on their calendar only if their settings add invitations by themselves (otherwise Google emails them its own invitation and the event appears once they answer). Use false only when the guests already know. */
+    /** Email the guests about this (Google "sendUpdates": all when true, none when false). Default: true. With false the organizer emails nobody: guests who do not use Google Calendar never learn of it, and Google Calendar users see a new event on their calendar only if their settings add invitations by themselves (otherwise Google emails them its own invitation and the event appears once they answer). Use false only when the guests already know. On Outlook, which cannot change a meeting without mailing its guests, false is refused (VALIDATION_ERROR) whenever someone would be mailed. */
     send_notifications?: boolean;
     /** Calendar id: "primary" (the connected account's own calendar, the default) or a calendar id / email address. */
     calendar_id?: string;
+    /** Which connected provider answers: google (Google Calendar, Gmail) or microsoft (Outlook). Leave it out to let the Hub choose: the end user's own connection first, else the only one connected, else the customer's default. */
+    provider?: "google" | "microsoft";
   };
-  /** email_check_replies 1.0.0 (active): Check a Gmail conversation for replies: given its thread_id (from email_send or email_search) and a time, returns the messages in that thread received after it that were not sent by the connected account itself, oldest first. Use it to follow up on an email you sent: pass the send time, or the date of the last reply you already saw. */
-  "email_check_replies@1.0.0": {
-    /** Gmail thread id, as returned by email_search, email_read or email_send. */
+  /** email_check_replies 1.1.0 (active): Check an email conversation (Gmail or Outlook) for replies: given its thread_id (from email_send or email_search) and a time, returns the messages in that thread received after it that were not sent by the connected account itself, oldest first. Use it to follow up on an email you sent: pass the send time, or the date of the last reply you already saw. */
+  "email_check_replies@1.1.0": {
+    /** The thread id, as returned by email_search, email_read or email_send. */
     thread_id: string;
     /** ISO 8601 date-time with Z or an offset, e.g. "2024-01-10T09:30:00Z": only messages received after it count. */
     since: string;
+    /** Which connected provider answers: google (Google Calendar, Gmail) or microsoft (Outlook). Leave it out to let the Hub choose: the end user's own connection first, else the only one connected, else the customer's default. */
+    provider?: "google" | "microsoft";
   };
-  /** email_read 1.1.0 (active): Read one email from the connected Gmail mailbox by its message id (from email_search): sender, recipients, subject, date, the full text body (HTML-only mail converted to text) and the list of attachments. Set mark_as_read to mark it read in Gmail, as opening it in Gmail would. */
-  "email_read@1.1.0": {
-    /** Gmail message id, as returned by email_search, email_read or email_send. */
+  /** email_read 1.2.0 (active): Read one email from the connected mailbox (Gmail or Outlook) by its message id (from email_search): sender, recipients, subject, date, the full text body (HTML-only mail converted to text) and the list of attachments. Set mark_as_read to mark it read, as opening it would. */
+  "email_read@1.2.0": {
+    /** The message id, as returned by email_search, email_read or email_send. */
     message_id: string;
-    /** Also mark the message as read in Gmail (default false). */
+    /** Also mark the message as read in the mailbox (default false). */
     mark_as_read?: boolean;
+    /** Which connected provider answers: google (Google Calendar, Gmail) or microsoft (Outlook). Leave it out to let the Hub choose: the end user's own connection first, else the only one connected, else the customer's default. */
+    provider?: "google" | "microsoft";
   };
-  /** email_search 2.0.0 (active): Search the connected Gmail mailbox with a Gmail query (from:, to:, subject:, has:attachment, newer_than:7d, is:unread, …), one page at a time. Returns the newest matching messages with sender, recipients, subject, snippet, date (ISO 8601 UTC) and whether they have attachments, plus next_page_token: when it is not null there are more matches — call again with page_token set to it and the same query. A page without a next_page_token is the end; an answer with fewer messages than max_results but a next_page_token is not. result_size_estimate is Gmail's rough estimate, not a count. */
-  "email_search@2.0.0": {
-    /** Gmail search query, as typed in Gmail's search box, e.g. "from:john@example.com subject:proposal newer_than:7d". Empty matches all mail. */
+  /** email_search 2.1.0 (active): Search the connected mailbox (Gmail or Outlook) with a Gmail-syntax query (from:, to:, subject:, has:attachment, newer_than:7d, is:unread, …), one page at a time. Returns the newest matching messages with sender, recipients, subject, snippet, date (ISO 8601 UTC) and whether they have attachments, plus next_page_token: when it is not null there are more matches — call again with page_token set to it and the same query. A page without a next_page_token is the end; an answer with fewer messages than max_results but a next_page_token is not. result_size_estimate is Gmail's rough estimate, not a count. */
+  "email_search@2.1.0": {
+    /** Search query in Gmail's syntax (on Outlook the Hub translates it, refusing an operator Outlook lacks), e.g. "from:john@example.com subject:proposal newer_than:7d". Empty matches all mail. */
     query: string;
     /** How many messages to return on this page, newest first (1–100, default 10). */
     max_results?: number;
     /** Also return each message's text body (default false; bodies can be long). */
     include_body?: boolean;
+    /** Which connected provider answers: google (Google Calendar, Gmail) or microsoft (Outlook). Leave it out to let the Hub choose: the end user's own connection first, else the only one connected, else the customer's default. */
+    provider?: "google" | "microsoft";
     /** Continue a search: the next_page_token of the previous answer, with the same query. */
     page_token?: string;
   };
-  /** email_search 1.1.0 (deprecated): Search the connected Gmail mailbox with a Gmail query (from:, to:, subject:, has:attachment, newer_than:7d, is:unread, …). Returns the newest matching messages with sender, recipients, subject, snippet, date (ISO 8601 UTC) and whether they have attachments; set include_body to also get each text body. Use email_read for one message in full. */
-  "email_search@1.1.0": {
-    /** Gmail search query, as typed in Gmail's search box, e.g. "from:john@example.com subject:proposal newer_than:7d". Empty matches all mail. */
+  /** email_search 1.2.0 (deprecated): Search the connected mailbox (Gmail or Outlook) with a Gmail-syntax query (from:, to:, subject:, has:attachment, newer_than:7d, is:unread, …). Returns the newest matching messages with sender, recipients, subject, snippet, date (ISO 8601 UTC) and whether they have attachments; set include_body to also get each text body. Use email_read for one message in full. */
+  "email_search@1.2.0": {
+    /** Search query in Gmail's syntax (on Outlook the Hub translates it, refusing an operator Outlook lacks), e.g. "from:john@example.com subject:proposal newer_than:7d". Empty matches all mail. */
     query: string;
     /** How many messages to return, newest first (1–100, default 10). */
     max_results?: number;
     /** Also return each message's text body (default false; bodies can be long). */
     include_body?: boolean;
+    /** Which connected provider answers: google (Google Calendar, Gmail) or microsoft (Outlook). Leave it out to let the Hub choose: the end user's own connection first, else the only one connected, else the customer's default. */
+    provider?: "google" | "microsoft";
   };
-  /** email_send 1.0.0 (active): Send an email from the connected Gmail account. Give recipients in to/cc/bcc (at least one, at most 100 in all), a subject and a body (plain text, or HTML with body_type "html"). To answer a message in its conversation, pass its id as reply_to_message_id: the reply is threaded (In-Reply-To/References, same Gmail thread) and the subject defaults to "Re: <original subject>". The email is really sent and cannot be recalled. Pass context.request_id and reuse it on retries: the Hub then sends at most once, and checks the Sent folder before repeating a send whose outcome was uncertain. */
-  "email_send@1.0.0": {
+  /** email_send 1.1.0 (active): Send an email from the connected mailbox (Gmail or Outlook). Give recipients in to/cc/bcc (at least one, at most 100 in all), a subject and a body (plain text, or HTML with body_type "html"). To answer a message in its conversation, pass its id as reply_to_message_id: the reply is threaded (same thread or conversation) and the subject defaults to "Re: <original subject>". The email is really sent and cannot be recalled. Pass context.request_id and reuse it on retries: the Hub then sends at most once, and checks the Sent folder before repeating a send whose outcome was uncertain. */
+  "email_send@1.1.0": {
     /** Recipients: "name@example.com" or "Name <name@example.com>", one address per entry. */
     to: string[];
     /** Carbon-copy recipients, same form as `to`. */
@@ -145,12 +165,14 @@ export interface ToolVersionInputs {
     body: string;
     /** "text" (default) or "html" (sent with a plain-text alternative). */
     body_type?: "text" | "html";
-    /** To reply in a conversation: the Gmail id of the message being answered (from email_search or email_read). */
+    /** To reply in a conversation: the id of the message being answered (from email_search or email_read). */
     reply_to_message_id?: string | null;
+    /** Which connected provider answers: google (Google Calendar, Gmail) or microsoft (Outlook). Leave it out to let the Hub choose: the end user's own connection first, else the only one connected, else the customer's default. */
+    provider?: "google" | "microsoft";
   };
-  /** hub_current_time 1.0.0 (active): The current date and time in a time zone: ISO 8601 with offset, the local date, the weekday and the zone's current UTC offset. Call it before reasoning about "today", "tomorrow" or "next week". Pass timezone (IANA, e.g. "Europe/Madrid") when you know where the person is; without it the connected Google Calendar's time zone is used. */
+  /** hub_current_time 1.0.0 (active): The current date and time in a time zone: ISO 8601 with offset, the local date, the weekday and the zone's current UTC offset. Call it before reasoning about "today", "tomorrow" or "next week". Pass timezone (IANA, e.g. "Europe/Madrid") when you know where the person is; without it the connected calendar's time zone is used. */
   "hub_current_time@1.0.0": {
-    /** IANA time zone such as "America/New_York". Default: the time zone of the connected Google Calendar (an error if none is connected). */
+    /** IANA time zone such as "America/New_York". Default: the time zone of the connected calendar (an error if none is connected). */
     timezone?: string;
   };
   /** hub_echo 1.0.0 (active): Connectivity check for the Hub. Returns the given message unchanged. Use it to verify that the Hub is reachable and your service secret works; it calls no external service and has no side effects. */
@@ -162,8 +184,8 @@ export interface ToolVersionInputs {
 
 /** What each tool version answers as `result`, per tool version. */
 export interface ToolVersionResults {
-  /** calendar_create_event 1.0.0 (active): Create an event on the connected Google Calendar (default: the primary calendar) and, by default, email invitations to the attendees (with send_notifications false, some guests may never see the event: see that field). Times are RFC 3339 with an offset; end must be after start. Pass context.request_id and reuse it when retrying: a retried call never creates a second event. Returns the event id (for calendar_update_event / calendar_delete_event), its link, status and each attendee's response. */
-  "calendar_create_event@1.0.0": {
+  /** calendar_create_event 1.1.0 (active): Create an event on the connected calendar (Google Calendar or Outlook; default: the primary calendar) and, by default, email invitations to the attendees (with send_notifications false, some guests may never see the event: see that field). Times are RFC 3339 with an offset; end must be after start. Pass context.request_id and reuse it when retrying: a retried call never creates a second event. Returns the event id (for calendar_update_event / calendar_delete_event), its link, status and each attendee's response. */
+  "calendar_create_event@1.1.0": {
     event_id: string;
     html_link: string;
     status: "confirmed" | "tentative" | "cancelled";
@@ -172,15 +194,15 @@ export interface ToolVersionResults {
       response_status: "needsAction" | "declined" | "tentative" | "accepted";
     }[];
   };
-  /** calendar_delete_event 1.0.0 (active): Delete (cancel) a Google Calendar event by its event_id; attendees are emailed a cancellation unless send_notifications is false. Deleting an event that is already deleted succeeds with already_deleted: true; an unknown event_id fails with RESOURCE_NOT_FOUND. */
-  "calendar_delete_event@1.0.0": {
+  /** calendar_delete_event 1.1.0 (active): Delete (cancel) a calendar event by its event_id; attendees are emailed a cancellation unless send_notifications is false. Deleting an event that is already deleted succeeds with already_deleted: true; an unknown event_id fails with RESOURCE_NOT_FOUND. */
+  "calendar_delete_event@1.1.0": {
     event_id: string;
     deleted: true;
     /** Present when the event had already been deleted before this call. */
     already_deleted?: true;
   };
-  /** calendar_find_optimal_times 1.0.0 (active): Suggest meeting times for the connected account (the organizer) and the given attendees: slots of duration_minutes on a 15-minute grid inside the organizer's working hours, in the organizer's time zone, where the organizer is free. Best first, spread over several days; score 0–1. Slots with an empty `conflicts` list suit everyone and always rank first. Conflict types: busy (that attendee is busy), tentative (the organizer has an unanswered or maybe event then), unknown (that attendee's calendar is not shared with the organizer, so their availability is not known). Book a suggestion with calendar_create_event. */
-  "calendar_find_optimal_times@1.0.0": {
+  /** calendar_find_optimal_times 1.1.0 (active): Suggest meeting times for the connected account (the organizer) and the given attendees: slots of duration_minutes on a 15-minute grid inside the organizer's working hours, in the organizer's time zone, where the organizer is free. Best first, spread over several days; score 0–1. Slots with an empty `conflicts` list suit everyone and always rank first. Conflict types: busy (that attendee is busy), tentative (the organizer has an unanswered or maybe event then), unknown (that attendee's calendar is not shared with the organizer, so their availability is not known). Book a suggestion with calendar_create_event. */
+  "calendar_find_optimal_times@1.1.0": {
     suggestions: {
       start: string;
       end: string;
@@ -191,8 +213,8 @@ export interface ToolVersionResults {
       }[];
     }[];
   };
-  /** calendar_get_availability 1.0.0 (active): Get busy time periods of one or more Google calendars (default: the connected account's primary calendar) between two dates, plus the account owner's working hours. Use it before proposing or booking a meeting. Busy periods are sorted by start and name their calendar; times are RFC 3339 with the offset of `timezone` (default: the calendar's zone). Calendars Google could not read are listed under `errors` — treat them as unknown, never as free. To get ranked meeting suggestions instead, use calendar_find_optimal_times. */
-  "calendar_get_availability@1.0.0": {
+  /** calendar_get_availability 1.1.0 (active): Get busy time periods of one or more calendars (default: the connected account's primary calendar) between two dates, plus the account owner's working hours. Use it before proposing or booking a meeting. Busy periods are sorted by start and name their calendar; times are RFC 3339 with the offset of `timezone` (default: the calendar's zone). Calendars the provider could not read are listed under `errors` — treat them as unknown, never as free. To get ranked meeting suggestions instead, use calendar_find_optimal_times. */
+  "calendar_get_availability@1.1.0": {
     busy_periods: {
       start: string;
       end: string;
@@ -210,9 +232,9 @@ export interface ToolVersionResults {
       reason: string;
     }[];
   };
-  /** calendar_list_calendars 1.0.0 (active): List the calendars the connected Google account can see: its own, ones it created, and ones shared with it — each with id, name, whether it is the primary calendar, the access role and time zone. Use the ids with calendar_get_availability (calendars) and calendar_create_event (calendar_id); set min_access_role to "writer" to see only calendars you can add events to. */
-  "calendar_list_calendars@1.0.0": {
-    /** Primary first, then in the order Google lists them. */
+  /** calendar_list_calendars 1.1.0 (active): List the calendars the connected account (Google Calendar or Outlook) can see: its own, ones it created, and ones shared with it — each with id, name, whether it is the primary calendar, the access role and time zone. Use the ids with calendar_get_availability (calendars) and calendar_create_event (calendar_id); set min_access_role to "writer" to see only calendars you can add events to. */
+  "calendar_list_calendars@1.1.0": {
+    /** Primary first, then in the order the provider lists them. */
     calendars: {
       /** Pass as calendar_id / calendars to the other calendar tools. */
       id: string;
@@ -222,14 +244,14 @@ export interface ToolVersionResults {
       primary: boolean;
       /** freeBusyReader: busy times only; reader: events; writer: create and edit events; owner: also sharing (Google may add roles such as writerWithoutPrivateAccess). */
       access_role: string;
-      /** IANA time zone of the calendar, when Google gives one. */
+      /** IANA time zone of the calendar, when the provider gives one (Outlook calendars have none: null). */
       time_zone: string | null;
     }[];
     /** Present when the account has more calendars than one call returns (2,500). */
     truncated?: true;
   };
-  /** calendar_update_event 1.0.0 (active): Change an existing Google Calendar event: only the fields given in `updates` change (title, start, end, description, location, attendees). `attendees` is the complete new guest list: guests left out are removed, guests who stay keep their replies (accepted/declined/tentative), new guests are invited. Attendees are emailed about the change unless send_notifications is false. Returns the event in the same shape as calendar_create_event. An unknown event_id fails with RESOURCE_NOT_FOUND. */
-  "calendar_update_event@1.0.0": {
+  /** calendar_update_event 1.1.0 (active): Change an existing calendar event: only the fields given in `updates` change (title, start, end, description, location, attendees). `attendees` is the complete new guest list: guests left out are removed, guests who stay keep their replies (accepted/declined/tentative), new guests are invited. Attendees are emailed about the change unless send_notifications is false. Returns the event in the same shape as calendar_create_event. An unknown event_id fails with RESOURCE_NOT_FOUND. */
+  "calendar_update_event@1.1.0": {
     event_id: string;
     html_link: string;
     status: "confirmed" | "tentative" | "cancelled";
@@ -238,20 +260,20 @@ export interface ToolVersionResults {
       response_status: "needsAction" | "declined" | "tentative" | "accepted";
     }[];
   };
-  /** email_check_replies 1.0.0 (active): Check a Gmail conversation for replies: given its thread_id (from email_send or email_search) and a time, returns the messages in that thread received after it that were not sent by the connected account itself, oldest first. Use it to follow up on an email you sent: pass the send time, or the date of the last reply you already saw. */
-  "email_check_replies@1.0.0": {
+  /** email_check_replies 1.1.0 (active): Check an email conversation (Gmail or Outlook) for replies: given its thread_id (from email_send or email_search) and a time, returns the messages in that thread received after it that were not sent by the connected account itself, oldest first. Use it to follow up on an email you sent: pass the send time, or the date of the last reply you already saw. */
+  "email_check_replies@1.1.0": {
     has_new_replies: boolean;
     replies: {
       message_id: string;
       /** Sender address. */
       from: string;
       snippet: string;
-      /** When Gmail received it, ISO 8601 UTC. */
+      /** When the mailbox received it, ISO 8601 UTC. */
       date: string;
     }[];
   };
-  /** email_read 1.1.0 (active): Read one email from the connected Gmail mailbox by its message id (from email_search): sender, recipients, subject, date, the full text body (HTML-only mail converted to text) and the list of attachments. Set mark_as_read to mark it read in Gmail, as opening it in Gmail would. */
-  "email_read@1.1.0": {
+  /** email_read 1.2.0 (active): Read one email from the connected mailbox (Gmail or Outlook) by its message id (from email_search): sender, recipients, subject, date, the full text body (HTML-only mail converted to text) and the list of attachments. Set mark_as_read to mark it read, as opening it would. */
+  "email_read@1.2.0": {
     message_id: string;
     thread_id: string;
     /** Sender address. */
@@ -261,14 +283,14 @@ export interface ToolVersionResults {
     subject: string;
     /** The text/plain body, or text derived from the HTML body when there is no plain one. */
     body: string;
-    /** When Gmail received it, ISO 8601 UTC. */
+    /** When the mailbox received it, ISO 8601 UTC. */
     date: string;
     attachments: {
       filename: string;
       /** Bytes. */
       size: number;
       mime_type: string;
-      /** Gmail's id for downloading this attachment. */
+      /** The provider's id of this attachment. */
       attachment_id: string;
     }[];
     /** Present when the body was cut to the size limit. */
@@ -276,8 +298,8 @@ export interface ToolVersionResults {
     /** Present when an HTML body could not be laid out as text in time (or nests too deeply): the body is its text with the tags stripped. */
     body_degraded?: true;
   };
-  /** email_search 2.0.0 (active): Search the connected Gmail mailbox with a Gmail query (from:, to:, subject:, has:attachment, newer_than:7d, is:unread, …), one page at a time. Returns the newest matching messages with sender, recipients, subject, snippet, date (ISO 8601 UTC) and whether they have attachments, plus next_page_token: when it is not null there are more matches — call again with page_token set to it and the same query. A page without a next_page_token is the end; an answer with fewer messages than max_results but a next_page_token is not. result_size_estimate is Gmail's rough estimate, not a count. */
-  "email_search@2.0.0": {
+  /** email_search 2.1.0 (active): Search the connected mailbox (Gmail or Outlook) with a Gmail-syntax query (from:, to:, subject:, has:attachment, newer_than:7d, is:unread, …), one page at a time. Returns the newest matching messages with sender, recipients, subject, snippet, date (ISO 8601 UTC) and whether they have attachments, plus next_page_token: when it is not null there are more matches — call again with page_token set to it and the same query. A page without a next_page_token is the end; an answer with fewer messages than max_results but a next_page_token is not. result_size_estimate is Gmail's rough estimate, not a count. */
+  "email_search@2.1.0": {
     messages: {
       message_id: string;
       thread_id: string;
@@ -287,7 +309,7 @@ export interface ToolVersionResults {
       to: string[];
       subject: string;
       snippet: string;
-      /** When Gmail received it, ISO 8601 UTC. */
+      /** When the mailbox received it, ISO 8601 UTC. */
       date: string;
       has_attachments: boolean;
       /** Text body, only with include_body. */
@@ -304,8 +326,8 @@ export interface ToolVersionResults {
     /** Pass as page_token (with the same query) for the next page; null when this is the last page. */
     next_page_token: string | null;
   };
-  /** email_search 1.1.0 (deprecated): Search the connected Gmail mailbox with a Gmail query (from:, to:, subject:, has:attachment, newer_than:7d, is:unread, …). Returns the newest matching messages with sender, recipients, subject, snippet, date (ISO 8601 UTC) and whether they have attachments; set include_body to also get each text body. Use email_read for one message in full. */
-  "email_search@1.1.0": {
+  /** email_search 1.2.0 (deprecated): Search the connected mailbox (Gmail or Outlook) with a Gmail-syntax query (from:, to:, subject:, has:attachment, newer_than:7d, is:unread, …). Returns the newest matching messages with sender, recipients, subject, snippet, date (ISO 8601 UTC) and whether they have attachments; set include_body to also get each text body. Use email_read for one message in full. */
+  "email_search@1.2.0": {
     messages: {
       message_id: string;
       thread_id: string;
@@ -315,7 +337,7 @@ export interface ToolVersionResults {
       to: string[];
       subject: string;
       snippet: string;
-      /** When Gmail received it, ISO 8601 UTC. */
+      /** When the mailbox received it, ISO 8601 UTC. */
       date: string;
       has_attachments: boolean;
       /** Text body, only with include_body. */
@@ -328,15 +350,15 @@ export interface ToolVersionResults {
     /** Number of messages returned. */
     total_results: number;
   };
-  /** email_send 1.0.0 (active): Send an email from the connected Gmail account. Give recipients in to/cc/bcc (at least one, at most 100 in all), a subject and a body (plain text, or HTML with body_type "html"). To answer a message in its conversation, pass its id as reply_to_message_id: the reply is threaded (In-Reply-To/References, same Gmail thread) and the subject defaults to "Re: <original subject>". The email is really sent and cannot be recalled. Pass context.request_id and reuse it on retries: the Hub then sends at most once, and checks the Sent folder before repeating a send whose outcome was uncertain. */
-  "email_send@1.0.0": {
-    /** Gmail id of the sent message. */
+  /** email_send 1.1.0 (active): Send an email from the connected mailbox (Gmail or Outlook). Give recipients in to/cc/bcc (at least one, at most 100 in all), a subject and a body (plain text, or HTML with body_type "html"). To answer a message in its conversation, pass its id as reply_to_message_id: the reply is threaded (same thread or conversation) and the subject defaults to "Re: <original subject>". The email is really sent and cannot be recalled. Pass context.request_id and reuse it on retries: the Hub then sends at most once, and checks the Sent folder before repeating a send whose outcome was uncertain. */
+  "email_send@1.1.0": {
+    /** Id of the sent message. */
     message_id: string;
-    /** Gmail id of its conversation. */
+    /** Id of its conversation (Gmail thread, Outlook conversation). */
     thread_id: string;
     status: "sent";
   };
-  /** hub_current_time 1.0.0 (active): The current date and time in a time zone: ISO 8601 with offset, the local date, the weekday and the zone's current UTC offset. Call it before reasoning about "today", "tomorrow" or "next week". Pass timezone (IANA, e.g. "Europe/Madrid") when you know where the person is; without it the connected Google Calendar's time zone is used. */
+  /** hub_current_time 1.0.0 (active): The current date and time in a time zone: ISO 8601 with offset, the local date, the weekday and the zone's current UTC offset. Call it before reasoning about "today", "tomorrow" or "next week". Pass timezone (IANA, e.g. "Europe/Madrid") when you know where the person is; without it the connected calendar's time zone is used. */
   "hub_current_time@1.0.0": {
     /** The current time in the zone, ISO 8601 with its UTC offset, whole seconds: "2024-01-15T09:30:00-05:00". */
     now: string;
@@ -362,92 +384,92 @@ export interface ToolVersionResults {
 
 /** What `inputs` each `tool` takes: every way `tool` may name a version that runs (`name`, `name@M`, `name@M.m`, `name@M.m.p`). */
 export interface ToolInputs {
-  /** Runs calendar_create_event 1.0.0. */
-  calendar_create_event: ToolVersionInputs["calendar_create_event@1.0.0"];
-  /** Runs calendar_create_event 1.0.0. */
-  "calendar_create_event@1": ToolVersionInputs["calendar_create_event@1.0.0"];
-  /** Runs calendar_create_event 1.0.0. */
-  "calendar_create_event@1.0": ToolVersionInputs["calendar_create_event@1.0.0"];
-  /** Runs calendar_create_event 1.0.0. */
-  "calendar_create_event@1.0.0": ToolVersionInputs["calendar_create_event@1.0.0"];
-  /** Runs calendar_delete_event 1.0.0. */
-  calendar_delete_event: ToolVersionInputs["calendar_delete_event@1.0.0"];
-  /** Runs calendar_delete_event 1.0.0. */
-  "calendar_delete_event@1": ToolVersionInputs["calendar_delete_event@1.0.0"];
-  /** Runs calendar_delete_event 1.0.0. */
-  "calendar_delete_event@1.0": ToolVersionInputs["calendar_delete_event@1.0.0"];
-  /** Runs calendar_delete_event 1.0.0. */
-  "calendar_delete_event@1.0.0": ToolVersionInputs["calendar_delete_event@1.0.0"];
-  /** Runs calendar_find_optimal_times 1.0.0. */
-  calendar_find_optimal_times: ToolVersionInputs["calendar_find_optimal_times@1.0.0"];
-  /** Runs calendar_find_optimal_times 1.0.0. */
-  "calendar_find_optimal_times@1": ToolVersionInputs["calendar_find_optimal_times@1.0.0"];
-  /** Runs calendar_find_optimal_times 1.0.0. */
-  "calendar_find_optimal_times@1.0": ToolVersionInputs["calendar_find_optimal_times@1.0.0"];
-  /** Runs calendar_find_optimal_times 1.0.0. */
-  "calendar_find_optimal_times@1.0.0": ToolVersionInputs["calendar_find_optimal_times@1.0.0"];
-  /** Runs calendar_get_availability 1.0.0. */
-  calendar_get_availability: ToolVersionInputs["calendar_get_availability@1.0.0"];
-  /** Runs calendar_get_availability 1.0.0. */
-  "calendar_get_availability@1": ToolVersionInputs["calendar_get_availability@1.0.0"];
-  /** Runs calendar_get_availability 1.0.0. */
-  "calendar_get_availability@1.0": ToolVersionInputs["calendar_get_availability@1.0.0"];
-  /** Runs calendar_get_availability 1.0.0. */
-  "calendar_get_availability@1.0.0": ToolVersionInputs["calendar_get_availability@1.0.0"];
-  /** Runs calendar_list_calendars 1.0.0. */
-  calendar_list_calendars: ToolVersionInputs["calendar_list_calendars@1.0.0"];
-  /** Runs calendar_list_calendars 1.0.0. */
-  "calendar_list_calendars@1": ToolVersionInputs["calendar_list_calendars@1.0.0"];
-  /** Runs calendar_list_calendars 1.0.0. */
-  "calendar_list_calendars@1.0": ToolVersionInputs["calendar_list_calendars@1.0.0"];
-  /** Runs calendar_list_calendars 1.0.0. */
-  "calendar_list_calendars@1.0.0": ToolVersionInputs["calendar_list_calendars@1.0.0"];
-  /** Runs calendar_update_event 1.0.0. */
-  calendar_update_event: ToolVersionInputs["calendar_update_event@1.0.0"];
-  /** Runs calendar_update_event 1.0.0. */
-  "calendar_update_event@1": ToolVersionInputs["calendar_update_event@1.0.0"];
-  /** Runs calendar_update_event 1.0.0. */
-  "calendar_update_event@1.0": ToolVersionInputs["calendar_update_event@1.0.0"];
-  /** Runs calendar_update_event 1.0.0. */
-  "calendar_update_event@1.0.0": ToolVersionInputs["calendar_update_event@1.0.0"];
-  /** Runs email_check_replies 1.0.0. */
-  email_check_replies: ToolVersionInputs["email_check_replies@1.0.0"];
-  /** Runs email_check_replies 1.0.0. */
-  "email_check_replies@1": ToolVersionInputs["email_check_replies@1.0.0"];
-  /** Runs email_check_replies 1.0.0. */
-  "email_check_replies@1.0": ToolVersionInputs["email_check_replies@1.0.0"];
-  /** Runs email_check_replies 1.0.0. */
-  "email_check_replies@1.0.0": ToolVersionInputs["email_check_replies@1.0.0"];
-  /** Runs email_read 1.1.0. */
-  email_read: ToolVersionInputs["email_read@1.1.0"];
-  /** Runs email_read 1.1.0. */
-  "email_read@1": ToolVersionInputs["email_read@1.1.0"];
-  /** Runs email_read 1.1.0. */
-  "email_read@1.1": ToolVersionInputs["email_read@1.1.0"];
-  /** Runs email_read 1.1.0. */
-  "email_read@1.1.0": ToolVersionInputs["email_read@1.1.0"];
-  /** Runs email_search 2.0.0. */
-  email_search: ToolVersionInputs["email_search@2.0.0"];
-  /** Runs email_search 2.0.0. */
-  "email_search@2": ToolVersionInputs["email_search@2.0.0"];
-  /** Runs email_search 2.0.0. */
-  "email_search@2.0": ToolVersionInputs["email_search@2.0.0"];
-  /** Runs email_search 2.0.0. */
-  "email_search@2.0.0": ToolVersionInputs["email_search@2.0.0"];
-  /** Runs email_search 1.1.0 (deprecated: call email_search@2 instead). */
-  "email_search@1": ToolVersionInputs["email_search@1.1.0"];
-  /** Runs email_search 1.1.0 (deprecated: call email_search@2 instead). */
-  "email_search@1.1": ToolVersionInputs["email_search@1.1.0"];
-  /** Runs email_search 1.1.0 (deprecated: call email_search@2 instead). */
-  "email_search@1.1.0": ToolVersionInputs["email_search@1.1.0"];
-  /** Runs email_send 1.0.0. */
-  email_send: ToolVersionInputs["email_send@1.0.0"];
-  /** Runs email_send 1.0.0. */
-  "email_send@1": ToolVersionInputs["email_send@1.0.0"];
-  /** Runs email_send 1.0.0. */
-  "email_send@1.0": ToolVersionInputs["email_send@1.0.0"];
-  /** Runs email_send 1.0.0. */
-  "email_send@1.0.0": ToolVersionInputs["email_send@1.0.0"];
+  /** Runs calendar_create_event 1.1.0. */
+  calendar_create_event: ToolVersionInputs["calendar_create_event@1.1.0"];
+  /** Runs calendar_create_event 1.1.0. */
+  "calendar_create_event@1": ToolVersionInputs["calendar_create_event@1.1.0"];
+  /** Runs calendar_create_event 1.1.0. */
+  "calendar_create_event@1.1": ToolVersionInputs["calendar_create_event@1.1.0"];
+  /** Runs calendar_create_event 1.1.0. */
+  "calendar_create_event@1.1.0": ToolVersionInputs["calendar_create_event@1.1.0"];
+  /** Runs calendar_delete_event 1.1.0. */
+  calendar_delete_event: ToolVersionInputs["calendar_delete_event@1.1.0"];
+  /** Runs calendar_delete_event 1.1.0. */
+  "calendar_delete_event@1": ToolVersionInputs["calendar_delete_event@1.1.0"];
+  /** Runs calendar_delete_event 1.1.0. */
+  "calendar_delete_event@1.1": ToolVersionInputs["calendar_delete_event@1.1.0"];
+  /** Runs calendar_delete_event 1.1.0. */
+  "calendar_delete_event@1.1.0": ToolVersionInputs["calendar_delete_event@1.1.0"];
+  /** Runs calendar_find_optimal_times 1.1.0. */
+  calendar_find_optimal_times: ToolVersionInputs["calendar_find_optimal_times@1.1.0"];
+  /** Runs calendar_find_optimal_times 1.1.0. */
+  "calendar_find_optimal_times@1": ToolVersionInputs["calendar_find_optimal_times@1.1.0"];
+  /** Runs calendar_find_optimal_times 1.1.0. */
+  "calendar_find_optimal_times@1.1": ToolVersionInputs["calendar_find_optimal_times@1.1.0"];
+  /** Runs calendar_find_optimal_times 1.1.0. */
+  "calendar_find_optimal_times@1.1.0": ToolVersionInputs["calendar_find_optimal_times@1.1.0"];
+  /** Runs calendar_get_availability 1.1.0. */
+  calendar_get_availability: ToolVersionInputs["calendar_get_availability@1.1.0"];
+  /** Runs calendar_get_availability 1.1.0. */
+  "calendar_get_availability@1": ToolVersionInputs["calendar_get_availability@1.1.0"];
+  /** Runs calendar_get_availability 1.1.0. */
+  "calendar_get_availability@1.1": ToolVersionInputs["calendar_get_availability@1.1.0"];
+  /** Runs calendar_get_availability 1.1.0. */
+  "calendar_get_availability@1.1.0": ToolVersionInputs["calendar_get_availability@1.1.0"];
+  /** Runs calendar_list_calendars 1.1.0. */
+  calendar_list_calendars: ToolVersionInputs["calendar_list_calendars@1.1.0"];
+  /** Runs calendar_list_calendars 1.1.0. */
+  "calendar_list_calendars@1": ToolVersionInputs["calendar_list_calendars@1.1.0"];
+  /** Runs calendar_list_calendars 1.1.0. */
+  "calendar_list_calendars@1.1": ToolVersionInputs["calendar_list_calendars@1.1.0"];
+  /** Runs calendar_list_calendars 1.1.0. */
+  "calendar_list_calendars@1.1.0": ToolVersionInputs["calendar_list_calendars@1.1.0"];
+  /** Runs calendar_update_event 1.1.0. */
+  calendar_update_event: ToolVersionInputs["calendar_update_event@1.1.0"];
+  /** Runs calendar_update_event 1.1.0. */
+  "calendar_update_event@1": ToolVersionInputs["calendar_update_event@1.1.0"];
+  /** Runs calendar_update_event 1.1.0. */
+  "calendar_update_event@1.1": ToolVersionInputs["calendar_update_event@1.1.0"];
+  /** Runs calendar_update_event 1.1.0. */
+  "calendar_update_event@1.1.0": ToolVersionInputs["calendar_update_event@1.1.0"];
+  /** Runs email_check_replies 1.1.0. */
+  email_check_replies: ToolVersionInputs["email_check_replies@1.1.0"];
+  /** Runs email_check_replies 1.1.0. */
+  "email_check_replies@1": ToolVersionInputs["email_check_replies@1.1.0"];
+  /** Runs email_check_replies 1.1.0. */
+  "email_check_replies@1.1": ToolVersionInputs["email_check_replies@1.1.0"];
+  /** Runs email_check_replies 1.1.0. */
+  "email_check_replies@1.1.0": ToolVersionInputs["email_check_replies@1.1.0"];
+  /** Runs email_read 1.2.0. */
+  email_read: ToolVersionInputs["email_read@1.2.0"];
+  /** Runs email_read 1.2.0. */
+  "email_read@1": ToolVersionInputs["email_read@1.2.0"];
+  /** Runs email_read 1.2.0. */
+  "email_read@1.2": ToolVersionInputs["email_read@1.2.0"];
+  /** Runs email_read 1.2.0. */
+  "email_read@1.2.0": ToolVersionInputs["email_read@1.2.0"];
+  /** Runs email_search 2.1.0. */
+  email_search: ToolVersionInputs["email_search@2.1.0"];
+  /** Runs email_search 2.1.0. */
+  "email_search@2": ToolVersionInputs["email_search@2.1.0"];
+  /** Runs email_search 2.1.0. */
+  "email_search@2.1": ToolVersionInputs["email_search@2.1.0"];
+  /** Runs email_search 2.1.0. */
+  "email_search@2.1.0": ToolVersionInputs["email_search@2.1.0"];
+  /** Runs email_search 1.2.0 (deprecated: call email_search@2 instead). */
+  "email_search@1": ToolVersionInputs["email_search@1.2.0"];
+  /** Runs email_search 1.2.0 (deprecated: call email_search@2 instead). */
+  "email_search@1.2": ToolVersionInputs["email_search@1.2.0"];
+  /** Runs email_search 1.2.0 (deprecated: call email_search@2 instead). */
+  "email_search@1.2.0": ToolVersionInputs["email_search@1.2.0"];
+  /** Runs email_send 1.1.0. */
+  email_send: ToolVersionInputs["email_send@1.1.0"];
+  /** Runs email_send 1.1.0. */
+  "email_send@1": ToolVersionInputs["email_send@1.1.0"];
+  /** Runs email_send 1.1.0. */
+  "email_send@1.1": ToolVersionInputs["email_send@1.1.0"];
+  /** Runs email_send 1.1.0. */
+  "email_send@1.1.0": ToolVersionInputs["email_send@1.1.0"];
   /** Runs hub_current_time 1.0.0. */
   hub_current_time: ToolVersionInputs["hub_current_time@1.0.0"];
   /** Runs hub_current_time 1.0.0. */
@@ -468,92 +490,92 @@ export interface ToolInputs {
 
 /** What `result` each `tool` answers: every way `tool` may name a version that runs (`name`, `name@M`, `name@M.m`, `name@M.m.p`). */
 export interface ToolResults {
-  /** Runs calendar_create_event 1.0.0. */
-  calendar_create_event: ToolVersionResults["calendar_create_event@1.0.0"];
-  /** Runs calendar_create_event 1.0.0. */
-  "calendar_create_event@1": ToolVersionResults["calendar_create_event@1.0.0"];
-  /** Runs calendar_create_event 1.0.0. */
-  "calendar_create_event@1.0": ToolVersionResults["calendar_create_event@1.0.0"];
-  /** Runs calendar_create_event 1.0.0. */
-  "calendar_create_event@1.0.0": ToolVersionResults["calendar_create_event@1.0.0"];
-  /** Runs calendar_delete_event 1.0.0. */
-  calendar_delete_event: ToolVersionResults["calendar_delete_event@1.0.0"];
-  /** Runs calendar_delete_event 1.0.0. */
-  "calendar_delete_event@1": ToolVersionResults["calendar_delete_event@1.0.0"];
-  /** Runs calendar_delete_event 1.0.0. */
-  "calendar_delete_event@1.0": ToolVersionResults["calendar_delete_event@1.0.0"];
-  /** Runs calendar_delete_event 1.0.0. */
-  "calendar_delete_event@1.0.0": ToolVersionResults["calendar_delete_event@1.0.0"];
-  /** Runs calendar_find_optimal_times 1.0.0. */
-  calendar_find_optimal_times: ToolVersionResults["calendar_find_optimal_times@1.0.0"];
-  /** Runs calendar_find_optimal_times 1.0.0. */
-  "calendar_find_optimal_times@1": ToolVersionResults["calendar_find_optimal_times@1.0.0"];
-  /** Runs calendar_find_optimal_times 1.0.0. */
-  "calendar_find_optimal_times@1.0": ToolVersionResults["calendar_find_optimal_times@1.0.0"];
-  /** Runs calendar_find_optimal_times 1.0.0. */
-  "calendar_find_optimal_times@1.0.0": ToolVersionResults["calendar_find_optimal_times@1.0.0"];
-  /** Runs calendar_get_availability 1.0.0. */
-  calendar_get_availability: ToolVersionResults["calendar_get_availability@1.0.0"];
-  /** Runs calendar_get_availability 1.0.0. */
-  "calendar_get_availability@1": ToolVersionResults["calendar_get_availability@1.0.0"];
-  /** Runs calendar_get_availability 1.0.0. */
-  "calendar_get_availability@1.0": ToolVersionResults["calendar_get_availability@1.0.0"];
-  /** Runs calendar_get_availability 1.0.0. */
-  "calendar_get_availability@1.0.0": ToolVersionResults["calendar_get_availability@1.0.0"];
-  /** Runs calendar_list_calendars 1.0.0. */
-  calendar_list_calendars: ToolVersionResults["calendar_list_calendars@1.0.0"];
-  /** Runs calendar_list_calendars 1.0.0. */
-  "calendar_list_calendars@1": ToolVersionResults["calendar_list_calendars@1.0.0"];
-  /** Runs calendar_list_calendars 1.0.0. */
-  "calendar_list_calendars@1.0": ToolVersionResults["calendar_list_calendars@1.0.0"];
-  /** Runs calendar_list_calendars 1.0.0. */
-  "calendar_list_calendars@1.0.0": ToolVersionResults["calendar_list_calendars@1.0.0"];
-  /** Runs calendar_update_event 1.0.0. */
-  calendar_update_event: ToolVersionResults["calendar_update_event@1.0.0"];
-  /** Runs calendar_update_event 1.0.0. */
-  "calendar_update_event@1": ToolVersionResults["calendar_update_event@1.0.0"];
-  /** Runs calendar_update_event 1.0.0. */
-  "calendar_update_event@1.0": ToolVersionResults["calendar_update_event@1.0.0"];
-  /** Runs calendar_update_event 1.0.0. */
-  "calendar_update_event@1.0.0": ToolVersionResults["calendar_update_event@1.0.0"];
-  /** Runs email_check_replies 1.0.0. */
-  email_check_replies: ToolVersionResults["email_check_replies@1.0.0"];
-  /** Runs email_check_replies 1.0.0. */
-  "email_check_replies@1": ToolVersionResults["email_check_replies@1.0.0"];
-  /** Runs email_check_replies 1.0.0. */
-  "email_check_replies@1.0": ToolVersionResults["email_check_replies@1.0.0"];
-  /** Runs email_check_replies 1.0.0. */
-  "email_check_replies@1.0.0": ToolVersionResults["email_check_replies@1.0.0"];
-  /** Runs email_read 1.1.0. */
-  email_read: ToolVersionResults["email_read@1.1.0"];
-  /** Runs email_read 1.1.0. */
-  "email_read@1": ToolVersionResults["email_read@1.1.0"];
-  /** Runs email_read 1.1.0. */
-  "email_read@1.1": ToolVersionResults["email_read@1.1.0"];
-  /** Runs email_read 1.1.0. */
-  "email_read@1.1.0": ToolVersionResults["email_read@1.1.0"];
-  /** Runs email_search 2.0.0. */
-  email_search: ToolVersionResults["email_search@2.0.0"];
-  /** Runs email_search 2.0.0. */
-  "email_search@2": ToolVersionResults["email_search@2.0.0"];
-  /** Runs email_search 2.0.0. */
-  "email_search@2.0": ToolVersionResults["email_search@2.0.0"];
-  /** Runs email_search 2.0.0. */
-  "email_search@2.0.0": ToolVersionResults["email_search@2.0.0"];
-  /** Runs email_search 1.1.0 (deprecated: call email_search@2 instead). */
-  "email_search@1": ToolVersionResults["email_search@1.1.0"];
-  /** Runs email_search 1.1.0 (deprecated: call email_search@2 instead). */
-  "email_search@1.1": ToolVersionResults["email_search@1.1.0"];
-  /** Runs email_search 1.1.0 (deprecated: call email_search@2 instead). */
-  "email_search@1.1.0": ToolVersionResults["email_search@1.1.0"];
-  /** Runs email_send 1.0.0. */
-  email_send: ToolVersionResults["email_send@1.0.0"];
-  /** Runs email_send 1.0.0. */
-  "email_send@1": ToolVersionResults["email_send@1.0.0"];
-  /** Runs email_send 1.0.0. */
-  "email_send@1.0": ToolVersionResults["email_send@1.0.0"];
-  /** Runs email_send 1.0.0. */
-  "email_send@1.0.0": ToolVersionResults["email_send@1.0.0"];
+  /** Runs calendar_create_event 1.1.0. */
+  calendar_create_event: ToolVersionResults["calendar_create_event@1.1.0"];
+  /** Runs calendar_create_event 1.1.0. */
+  "calendar_create_event@1": ToolVersionResults["calendar_create_event@1.1.0"];
+  /** Runs calendar_create_event 1.1.0. */
+  "calendar_create_event@1.1": ToolVersionResults["calendar_create_event@1.1.0"];
+  /** Runs calendar_create_event 1.1.0. */
+  "calendar_create_event@1.1.0": ToolVersionResults["calendar_create_event@1.1.0"];
+  /** Runs calendar_delete_event 1.1.0. */
+  calendar_delete_event: ToolVersionResults["calendar_delete_event@1.1.0"];
+  /** Runs calendar_delete_event 1.1.0. */
+  "calendar_delete_event@1": ToolVersionResults["calendar_delete_event@1.1.0"];
+  /** Runs calendar_delete_event 1.1.0. */
+  "calendar_delete_event@1.1": ToolVersionResults["calendar_delete_event@1.1.0"];
+  /** Runs calendar_delete_event 1.1.0. */
+  "calendar_delete_event@1.1.0": ToolVersionResults["calendar_delete_event@1.1.0"];
+  /** Runs calendar_find_optimal_times 1.1.0. */
+  calendar_find_optimal_times: ToolVersionResults["calendar_find_optimal_times@1.1.0"];
+  /** Runs calendar_find_optimal_times 1.1.0. */
+  "calendar_find_optimal_times@1": ToolVersionResults["calendar_find_optimal_times@1.1.0"];
+  /** Runs calendar_find_optimal_times 1.1.0. */
+  "calendar_find_optimal_times@1.1": ToolVersionResults["calendar_find_optimal_times@1.1.0"];
+  /** Runs calendar_find_optimal_times 1.1.0. */
+  "calendar_find_optimal_times@1.1.0": ToolVersionResults["calendar_find_optimal_times@1.1.0"];
+  /** Runs calendar_get_availability 1.1.0. */
+  calendar_get_availability: ToolVersionResults["calendar_get_availability@1.1.0"];
+  /** Runs calendar_get_availability 1.1.0. */
+  "calendar_get_availability@1": ToolVersionResults["calendar_get_availability@1.1.0"];
+  /** Runs calendar_get_availability 1.1.0. */
+  "calendar_get_availability@1.1": ToolVersionResults["calendar_get_availability@1.1.0"];
+  /** Runs calendar_get_availability 1.1.0. */
+  "calendar_get_availability@1.1.0": ToolVersionResults["calendar_get_availability@1.1.0"];
+  /** Runs calendar_list_calendars 1.1.0. */
+  calendar_list_calendars: ToolVersionResults["calendar_list_calendars@1.1.0"];
+  /** Runs calendar_list_calendars 1.1.0. */
+  "calendar_list_calendars@1": ToolVersionResults["calendar_list_calendars@1.1.0"];
+  /** Runs calendar_list_calendars 1.1.0. */
+  "calendar_list_calendars@1.1": ToolVersionResults["calendar_list_calendars@1.1.0"];
+  /** Runs calendar_list_calendars 1.1.0. */
+  "calendar_list_calendars@1.1.0": ToolVersionResults["calendar_list_calendars@1.1.0"];
+  /** Runs calendar_update_event 1.1.0. */
+  calendar_update_event: ToolVersionResults["calendar_update_event@1.1.0"];
+  /** Runs calendar_update_event 1.1.0. */
+  "calendar_update_event@1": ToolVersionResults["calendar_update_event@1.1.0"];
+  /** Runs calendar_update_event 1.1.0. */
+  "calendar_update_event@1.1": ToolVersionResults["calendar_update_event@1.1.0"];
+  /** Runs calendar_update_event 1.1.0. */
+  "calendar_update_event@1.1.0": ToolVersionResults["calendar_update_event@1.1.0"];
+  /** Runs email_check_replies 1.1.0. */
+  email_check_replies: ToolVersionResults["email_check_replies@1.1.0"];
+  /** Runs email_check_replies 1.1.0. */
+  "email_check_replies@1": ToolVersionResults["email_check_replies@1.1.0"];
+  /** Runs email_check_replies 1.1.0. */
+  "email_check_replies@1.1": ToolVersionResults["email_check_replies@1.1.0"];
+  /** Runs email_check_replies 1.1.0. */
+  "email_check_replies@1.1.0": ToolVersionResults["email_check_replies@1.1.0"];
+  /** Runs email_read 1.2.0. */
+  email_read: ToolVersionResults["email_read@1.2.0"];
+  /** Runs email_read 1.2.0. */
+  "email_read@1": ToolVersionResults["email_read@1.2.0"];
+  /** Runs email_read 1.2.0. */
+  "email_read@1.2": ToolVersionResults["email_read@1.2.0"];
+  /** Runs email_read 1.2.0. */
+  "email_read@1.2.0": ToolVersionResults["email_read@1.2.0"];
+  /** Runs email_search 2.1.0. */
+  email_search: ToolVersionResults["email_search@2.1.0"];
+  /** Runs email_search 2.1.0. */
+  "email_search@2": ToolVersionResults["email_search@2.1.0"];
+  /** Runs email_search 2.1.0. */
+  "email_search@2.1": ToolVersionResults["email_search@2.1.0"];
+  /** Runs email_search 2.1.0. */
+  "email_search@2.1.0": ToolVersionResults["email_search@2.1.0"];
+  /** Runs email_search 1.2.0 (deprecated: call email_search@2 instead). */
+  "email_search@1": ToolVersionResults["email_search@1.2.0"];
+  /** Runs email_search 1.2.0 (deprecated: call email_search@2 instead). */
+  "email_search@1.2": ToolVersionResults["email_search@1.2.0"];
+  /** Runs email_search 1.2.0 (deprecated: call email_search@2 instead). */
+  "email_search@1.2.0": ToolVersionResults["email_search@1.2.0"];
+  /** Runs email_send 1.1.0. */
+  email_send: ToolVersionResults["email_send@1.1.0"];
+  /** Runs email_send 1.1.0. */
+  "email_send@1": ToolVersionResults["email_send@1.1.0"];
+  /** Runs email_send 1.1.0. */
+  "email_send@1.1": ToolVersionResults["email_send@1.1.0"];
+  /** Runs email_send 1.1.0. */
+  "email_send@1.1.0": ToolVersionResults["email_send@1.1.0"];
   /** Runs hub_current_time 1.0.0. */
   hub_current_time: ToolVersionResults["hub_current_time@1.0.0"];
   /** Runs hub_current_time 1.0.0. */
@@ -577,49 +599,49 @@ export const TOOL_NAMES = ["calendar_create_event","calendar_delete_event","cale
 
 /** Which exact version each `tool` spelling runs (what `metadata.tool_version` will say). */
 export const TOOL_VERSIONS = {
-  calendar_create_event: '1.0.0',
-  "calendar_create_event@1": '1.0.0',
-  "calendar_create_event@1.0": '1.0.0',
-  "calendar_create_event@1.0.0": '1.0.0',
-  calendar_delete_event: '1.0.0',
-  "calendar_delete_event@1": '1.0.0',
-  "calendar_delete_event@1.0": '1.0.0',
-  "calendar_delete_event@1.0.0": '1.0.0',
-  calendar_find_optimal_times: '1.0.0',
-  "calendar_find_optimal_times@1": '1.0.0',
-  "calendar_find_optimal_times@1.0": '1.0.0',
-  "calendar_find_optimal_times@1.0.0": '1.0.0',
-  calendar_get_availability: '1.0.0',
-  "calendar_get_availability@1": '1.0.0',
-  "calendar_get_availability@1.0": '1.0.0',
-  "calendar_get_availability@1.0.0": '1.0.0',
-  calendar_list_calendars: '1.0.0',
-  "calendar_list_calendars@1": '1.0.0',
-  "calendar_list_calendars@1.0": '1.0.0',
-  "calendar_list_calendars@1.0.0": '1.0.0',
-  calendar_update_event: '1.0.0',
-  "calendar_update_event@1": '1.0.0',
-  "calendar_update_event@1.0": '1.0.0',
-  "calendar_update_event@1.0.0": '1.0.0',
-  email_check_replies: '1.0.0',
-  "email_check_replies@1": '1.0.0',
-  "email_check_replies@1.0": '1.0.0',
-  "email_check_replies@1.0.0": '1.0.0',
-  email_read: '1.1.0',
-  "email_read@1": '1.1.0',
-  "email_read@1.1": '1.1.0',
-  "email_read@1.1.0": '1.1.0',
-  email_search: '2.0.0',
-  "email_search@2": '2.0.0',
-  "email_search@2.0": '2.0.0',
-  "email_search@2.0.0": '2.0.0',
-  "email_search@1": '1.1.0',
-  "email_search@1.1": '1.1.0',
-  "email_search@1.1.0": '1.1.0',
-  email_send: '1.0.0',
-  "email_send@1": '1.0.0',
-  "email_send@1.0": '1.0.0',
-  "email_send@1.0.0": '1.0.0',
+  calendar_create_event: '1.1.0',
+  "calendar_create_event@1": '1.1.0',
+  "calendar_create_event@1.1": '1.1.0',
+  "calendar_create_event@1.1.0": '1.1.0',
+  calendar_delete_event: '1.1.0',
+  "calendar_delete_event@1": '1.1.0',
+  "calendar_delete_event@1.1": '1.1.0',
+  "calendar_delete_event@1.1.0": '1.1.0',
+  calendar_find_optimal_times: '1.1.0',
+  "calendar_find_optimal_times@1": '1.1.0',
+  "calendar_find_optimal_times@1.1": '1.1.0',
+  "calendar_find_optimal_times@1.1.0": '1.1.0',
+  calendar_get_availability: '1.1.0',
+  "calendar_get_availability@1": '1.1.0',
+  "calendar_get_availability@1.1": '1.1.0',
+  "calendar_get_availability@1.1.0": '1.1.0',
+  calendar_list_calendars: '1.1.0',
+  "calendar_list_calendars@1": '1.1.0',
+  "calendar_list_calendars@1.1": '1.1.0',
+  "calendar_list_calendars@1.1.0": '1.1.0',
+  calendar_update_event: '1.1.0',
+  "calendar_update_event@1": '1.1.0',
+  "calendar_update_event@1.1": '1.1.0',
+  "calendar_update_event@1.1.0": '1.1.0',
+  email_check_replies: '1.1.0',
+  "email_check_replies@1": '1.1.0',
+  "email_check_replies@1.1": '1.1.0',
+  "email_check_replies@1.1.0": '1.1.0',
+  email_read: '1.2.0',
+  "email_read@1": '1.2.0',
+  "email_read@1.2": '1.2.0',
+  "email_read@1.2.0": '1.2.0',
+  email_search: '2.1.0',
+  "email_search@2": '2.1.0',
+  "email_search@2.1": '2.1.0',
+  "email_search@2.1.0": '2.1.0',
+  "email_search@1": '1.2.0',
+  "email_search@1.2": '1.2.0',
+  "email_search@1.2.0": '1.2.0',
+  email_send: '1.1.0',
+  "email_send@1": '1.1.0',
+  "email_send@1.1": '1.1.0',
+  "email_send@1.1.0": '1.1.0',
   hub_current_time: '1.0.0',
   "hub_current_time@1": '1.0.0',
   "hub_current_time@1.0": '1.0.0',
@@ -656,6 +678,10 @@ export interface ErrorDetails {
     integration: "google_calendar" | "google_gmail" | "outlook_calendar" | "outlook_mail";
     /** Where a person connects (or reconnects) the integration: a short-lived signed connect link, for a browser (GET /integrations/google/connect, or /integrations/microsoft/connect for outlook_*). */
     setup_url: string;
+    /** Every integration that would do for the call (google_calendar and outlook_calendar for a calendar tool), in the order offered. */
+    integrations?: Array<"google_calendar" | "google_gmail" | "outlook_calendar" | "outlook_mail">;
+    /** The provider the call pinned (`inputs.provider`), when it did. */
+    provider?: "google" | "microsoft";
   };
   INTEGRATION_EXPIRED: {
     /** The integration a person must act on. */

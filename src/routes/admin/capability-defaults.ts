@@ -9,6 +9,7 @@ import { sendJson } from '../../http/respond';
 import { parseParamsAndQuery, toIssues, validationError } from '../../core/validation';
 import { storeUnavailable } from '../../integrations/connections';
 import type { Logger } from '../../logger';
+import type { CredentialChange } from '../../integrations/credential-events';
 import type { CapabilityDefault, CapabilityDefaults } from '../../store/capability-defaults';
 import type { CredentialRecord, CredentialStore } from '../../store/credential-store';
 import { OFFERED_INTEGRATIONS } from './provider-offers';
@@ -26,6 +27,11 @@ export interface CapabilityDefaultsDeps {
   defaults: CapabilityDefaults;
   store: CredentialStore;
   logger: Logger;
+  /**
+   * Told after a default changed, naming an integration of the capability: tool calls cache the default with the
+   * capability's connections (src/integrations/credential-cache.ts), on every replica, and must forget it now.
+   */
+  onCredentialChanged?: (change: CredentialChange) => void;
 }
 
 /** One capability as the admin API shows it: the default in store, and whom a customer-wide call reaches now. */
@@ -88,6 +94,8 @@ export function capabilityDefaultsRoute(deps: CapabilityDefaultsDeps, action: 'l
       if (provider !== null) await deps.defaults.set(customerId, capability, provider);
       else await deps.defaults.clear(customerId, capability);
       logger.info({ customer_id: customerId, capability, provider, actor: actorOf(principal) }, 'capability default changed');
+      const integration = OFFERED_INTEGRATIONS.find((s) => s.capability === capability)!.id;
+      deps.onCredentialChanged?.({ customerId, userId: null, integration });
       const [stored, records] = await Promise.all([deps.defaults.get(customerId, capability), deps.store.listForCustomer(customerId)]);
       return sendJson(res, 200, { customer_id: customerId, ...viewOf(capability, stored, records) });
     } catch (err) {

@@ -80,7 +80,7 @@ export function mountAdminApi(app: Express, deps: AdminApiDeps): void {
   const workingHours = { store, onCredentialChanged: deps.onCredentialChanged, onConnectionEvent: deps.onConnectionEvent, logger };
   app.put('/api/admin/customers/:customer_id/integrations/google_calendar/working-hours', auth, jsonBody, workingHoursRoute(workingHours, 'set'));
   app.delete('/api/admin/customers/:customer_id/integrations/google_calendar/working-hours', auth, workingHoursRoute(workingHours, 'clear'));
-  const defaults = { defaults: createCapabilityDefaults(db), store, logger };
+  const defaults = { defaults: createCapabilityDefaults(db), store, logger, onCredentialChanged: deps.onCredentialChanged };
   app.get('/api/admin/customers/:customer_id/defaults', auth, capabilityDefaultsRoute(defaults, 'list'));
   app.put('/api/admin/customers/:customer_id/defaults/:capability', auth, jsonBody, capabilityDefaultsRoute(defaults, 'set'));
   app.delete('/api/admin/customers/:customer_id/defaults/:capability', auth, capabilityDefaultsRoute(defaults, 'clear'));

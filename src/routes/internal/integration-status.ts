@@ -11,7 +11,8 @@ import { parseParamsAndQuery } from '../../core/validation';
 import { storeUnavailable } from '../../integrations/connections';
 import type { GrantPolicy } from '../../integrations/grant-health';
 import type { SetupUrlFor } from '../../integrations/setup-url';
-import { describeIntegrations } from '../../integrations/status';
+import { describeCapabilities, describeIntegrations } from '../../integrations/status';
+import type { CapabilityDefaults } from '../../store/capability-defaults';
 import type { CredentialStore } from '../../store/credential-store';
 import { userIdSchema } from '../../tools/execute-request';
 import type { ToolRegistry } from '../../tools/registry';
@@ -31,6 +32,8 @@ export function integrationStatusRoute(deps: {
   /** What the Hub knows of Google's rules for its grants (HUB_GOOGLE_PUBLISHING_STATUS). */
   grants: GrantPolicy;
   policies: Policies;
+  /** The customers' default provider per capability: what `capabilities.*.resolves_to` weighs when both are connected. */
+  defaults: Pick<CapabilityDefaults, 'get'>;
   logger: Logger;
 }): RequestHandler {
   return async (req, res) => {
@@ -49,9 +52,11 @@ export function integrationStatusRoute(deps: {
     }
     let records;
     let policy = null;
+    let capabilities;
     try {
       records = await deps.store.resolveAll(caller.customerId, caller.userId);
       if (agentId !== null) policy = await deps.policies.effective(caller.customerId, agentId);
+      capabilities = await describeCapabilities(records, async (capability) => (await deps.defaults.get(caller.customerId, capability))?.provider ?? null);
     } catch (err) {
       sendError(res, storeUnavailable(err, requestLogger(deps.logger, res)));
       return;
@@ -63,6 +68,6 @@ export function integrationStatusRoute(deps: {
         return keyAllowsTool(principal, tool) && mayRun(policy, tool);
       });
     }
-    sendJson(res, 200, { customer_id: caller.customerId, user_id: caller.userId, integrations });
+    sendJson(res, 200, { customer_id: caller.customerId, user_id: caller.userId, integrations, capabilities });
   };
 }

@@ -4,6 +4,7 @@ import { jsonBody } from '../../http/json-body';
 import type { GrantPolicy } from '../../integrations/grant-health';
 import type { SetupUrlFor } from '../../integrations/setup-url';
 import type { Logger } from '../../logger';
+import type { CapabilityDefaults } from '../../store/capability-defaults';
 import type { CredentialStore } from '../../store/credential-store';
 import type { CatalogEntry } from '../../tools/catalog';
 import type { RecordedExecuteDeps } from '../../tools/recorded-execute';
@@ -22,6 +23,8 @@ export interface InternalApiDeps {
   catalog: { tools: CatalogEntry[] };
   policies: Policies;
   store: CredentialStore;
+  /** The customers' default provider per capability (the status endpoint's `resolves_to`). */
+  defaults: Pick<CapabilityDefaults, 'get'>;
   setupUrlFor: SetupUrlFor;
   grants: GrantPolicy;
   /** How long a call a rate limit refused is held before its 429 (HUB_RATE_LIMITED_HOLD_MS). */
@@ -43,7 +46,7 @@ export function mountInternalApi(app: Express, deps: InternalApiDeps): void {
   app.get(
     '/api/internal/integrations/status/:customer_id',
     auth,
-    integrationStatusRoute({ store: deps.store, tools, setupUrlFor: deps.setupUrlFor, grants: deps.grants, policies, logger }),
+    integrationStatusRoute({ store: deps.store, tools, setupUrlFor: deps.setupUrlFor, grants: deps.grants, policies, defaults: deps.defaults, logger }),
   );
   app.use('/api/internal', auth); // unknown internal paths: authenticate first, so probing learns nothing
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { CalendarEvent } from '../../core/calendar';
 import { fail, hubError, ok } from '../../core/errors';
-import { googleScope } from '../../integrations/catalog';
 import { defineTool } from '../types';
+import { providerInput } from '../provider-input';
 import { checkTimes } from './event-input';
 import { attendeesInput, calendarIdInput, dateTimeInput, descriptionInput, locationInput, sendNotificationsInput, titleInput } from './inputs';
 import { eventResultSchema, eventTimeMs, toEventResult } from './mapping';
@@ -18,6 +18,7 @@ const input = z
     attendees: attendeesInput.optional(),
     send_notifications: sendNotificationsInput.optional(),
     calendar_id: calendarIdInput.optional(),
+    provider: providerInput.optional(),
   })
   .superRefine((v, ctx) => {
     for (const issue of checkTimes(v.start, v.end, 'end')) ctx.addIssue({ code: 'custom', path: [issue.path], message: issue.message });
@@ -30,15 +31,15 @@ const sameEvent = (event: CalendarEvent, args: Input) =>
 
 export const calendarCreateEvent = defineTool({
   name: 'calendar_create_event',
-  version: '1.0.0',
+  version: '1.1.0',
   description:
-    'Create an event on the connected Google Calendar (default: the primary calendar) and, by default, email ' +
+    'Create an event on the connected calendar (Google Calendar or Outlook; default: the primary calendar) and, by default, email ' +
     'invitations to the attendees (with send_notifications false, some guests may never see the event: see that ' +
     'field). Times are RFC 3339 with an offset; end must be after start. Pass ' +
     'context.request_id and reuse it when retrying: a retried call never creates a second event. Returns the ' +
     "event id (for calendar_update_event / calendar_delete_event), its link, status and each attendee's response.",
-  integration: 'google_calendar',
-  requiredScopes: [googleScope('calendar.events')],
+  capability: 'calendar',
+  permissions: ['calendar.write'],
   sideEffects: 'writes',
   destructive: false,
   // The id derived from the request_id (event-id.ts): a repeat meets Google's 409 and reads the event back.

@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { ok } from '../../core/errors';
-import { googleScope } from '../../integrations/catalog';
 import { defineTool } from '../types';
+import { providerInput } from '../provider-input';
 import { calendarIdInput, eventIdInput, sendNotificationsInput } from './inputs';
 
 const input = z.strictObject({
   event_id: eventIdInput,
   send_notifications: sendNotificationsInput.optional(),
   calendar_id: calendarIdInput.optional(),
+  provider: providerInput.optional(),
 });
 
 const output = z.object({
@@ -18,13 +19,13 @@ const output = z.object({
 
 export const calendarDeleteEvent = defineTool({
   name: 'calendar_delete_event',
-  version: '1.0.0',
+  version: '1.1.0',
   description:
-    'Delete (cancel) a Google Calendar event by its event_id; attendees are emailed a cancellation unless ' +
+    'Delete (cancel) a calendar event by its event_id; attendees are emailed a cancellation unless ' +
     'send_notifications is false. Deleting an event that is already deleted succeeds with already_deleted: true; ' +
     'an unknown event_id fails with RESOURCE_NOT_FOUND.',
-  integration: 'google_calendar',
-  requiredScopes: [googleScope('calendar.events')],
+  capability: 'calendar',
+  permissions: ['calendar.write'],
   sideEffects: 'writes',
   destructive: true,
   input,

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { fail, hubError, ok } from '../../core/errors';
 import { type ValidationIssue, invalidInputs } from '../../core/validation';
-import { googleScope } from '../../integrations/catalog';
 import { DEFAULT_WORKING_HOURS, minutesOf } from '../../core/working-hours';
 import { defineTool } from '../types';
+import { providerInput } from '../provider-input';
 import { MAX_RANGE_DAYS, dateOrDateTime, emailInput, hhmmInput, timezoneInput } from './inputs';
 import { organizerTime } from './organizer-events';
 import { type AttendeeBusy, findSlots } from './slots';
@@ -34,6 +34,7 @@ const input = z.strictObject({
     .optional(),
   timezone: timezoneInput.optional(),
   max_results: z.number().int().min(1).max(20).optional().describe('How many suggestions to return (1–20, default 5).'),
+  provider: providerInput.optional(),
 });
 
 const output = z.object({
@@ -49,7 +50,7 @@ const output = z.object({
 
 export const calendarFindOptimalTimes = defineTool({
   name: 'calendar_find_optimal_times',
-  version: '1.0.0',
+  version: '1.1.0',
   description:
     'Suggest meeting times for the connected account (the organizer) and the given attendees: slots of ' +
     "duration_minutes on a 15-minute grid inside the organizer's working hours, in the organizer's time zone, " +
@@ -57,8 +58,8 @@ export const calendarFindOptimalTimes = defineTool({
     '`conflicts` list suit everyone and always rank first. Conflict types: busy (that attendee is busy), ' +
     "tentative (the organizer has an unanswered or maybe event then), unknown (that attendee's calendar is not " +
     'shared with the organizer, so their availability is not known). Book a suggestion with calendar_create_event.',
-  integration: 'google_calendar',
-  requiredScopes: [googleScope('calendar.readonly')],
+  capability: 'calendar',
+  permissions: ['calendar.read'],
   sideEffects: 'reads',
   input,
   output,

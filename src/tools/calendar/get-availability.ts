@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { fail, ok } from '../../core/errors';
 import { type ValidationIssue, invalidInputs } from '../../core/validation';
-import { googleScope } from '../../integrations/catalog';
 import { DEFAULT_WORKING_HOURS, WEEKDAYS } from '../../core/working-hours';
 import { defineTool } from '../types';
+import { providerInput } from '../provider-input';
 import { MAX_RANGE_DAYS, calendarIdInput, dateOrDateTime, timezoneInput } from './inputs';
 import { resolveRange, resolveRangeEarly, zoneFormatter } from './time';
 
@@ -22,6 +22,7 @@ const input = z.strictObject({
     .describe(
       'Calendars to check: "primary" and/or calendar ids or people\'s email addresses (their calendars must be shared with the connected account). Default ["primary"].',
     ),
+  provider: providerInput.optional(),
 });
 
 const output = z.object({
@@ -38,15 +39,15 @@ const output = z.object({
 /** Free/busy for scheduling: one freeBusy request for every calendar asked about. */
 export const calendarGetAvailability = defineTool({
   name: 'calendar_get_availability',
-  version: '1.0.0',
+  version: '1.1.0',
   description:
-    "Get busy time periods of one or more Google calendars (default: the connected account's primary calendar) " +
+    "Get busy time periods of one or more calendars (default: the connected account's primary calendar) " +
     "between two dates, plus the account owner's working hours. Use it before proposing or booking a meeting. " +
     'Busy periods are sorted by start and name their calendar; times are RFC 3339 with the offset of `timezone` ' +
-    "(default: the calendar's zone). Calendars Google could not read are listed under `errors` — treat them as " +
+    "(default: the calendar's zone). Calendars the provider could not read are listed under `errors` — treat them as " +
     'unknown, never as free. To get ranked meeting suggestions instead, use calendar_find_optimal_times.',
-  integration: 'google_calendar',
-  requiredScopes: [googleScope('calendar.readonly')],
+  capability: 'calendar',
+  permissions: ['calendar.read'],
   sideEffects: 'reads',
   input,
   output,

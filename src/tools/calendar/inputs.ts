@@ -42,10 +42,11 @@ export const sendNotificationsInput = z
     'Email the guests about this (Google "sendUpdates": all when true, none when false). Default: true. With false the ' +
       'organizer emails nobody: guests who do not use Google Calendar never learn of it, and Google Calendar users ' +
       'see a new event on their calendar only if their settings add invitations by themselves (otherwise Google ' +
-      'emails them its own invitation and the event appears once they answer). Use false only when the guests already know.',
+      'emails them its own invitation and the event appears once they answer). Use false only when the guests already know. ' +
+      'On Outlook, which cannot change a meeting without mailing its guests, false is refused (VALIDATION_ERROR) whenever someone would be mailed.',
   );
 
-export const titleInput = z.string().trim().min(1).max(1024).describe('Event title (shown as the summary in Google Calendar).');
+export const titleInput = z.string().trim().min(1).max(1024).describe('Event title (the summary in Google Calendar, the subject in Outlook).');
 export const descriptionInput = z.string().max(8192).describe('Event description / agenda (plain text).');
 export const locationInput = z.string().max(1024).describe('Where: an address, a room, or a video-call name such as "Zoom".');
 export const attendeesInput = z

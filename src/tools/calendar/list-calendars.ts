@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ACCESS_ROLES } from '../../core/calendar';
 import { type Result, ok } from '../../core/errors';
-import { googleScope } from '../../integrations/catalog';
 import { defineTool } from '../types';
+import { providerInput } from '../provider-input';
 
 /**
  * calendar_list_calendars: the calendars on the connected account's calendar list, so an agent can pass real ids
@@ -19,6 +19,7 @@ const input = z.strictObject({
     .describe(
       'Only calendars where the account has at least this role: "writer" for calendars you may create events on, "reader" for those whose events you may read. Default: all.',
     ),
+  provider: providerInput.optional(),
 });
 
 const calendar = z.object({
@@ -30,26 +31,26 @@ const calendar = z.object({
     .describe(
       'freeBusyReader: busy times only; reader: events; writer: create and edit events; owner: also sharing (Google may add roles such as writerWithoutPrivateAccess).',
     ),
-  time_zone: z.string().nullable().describe('IANA time zone of the calendar, when Google gives one.'),
+  time_zone: z.string().nullable().describe('IANA time zone of the calendar, when the provider gives one (Outlook calendars have none: null).'),
 });
 const output = z.object({
-  calendars: z.array(calendar).describe('Primary first, then in the order Google lists them.'),
+  calendars: z.array(calendar).describe('Primary first, then in the order the provider lists them.'),
   truncated: z.literal(true).optional().describe('Present when the account has more calendars than one call returns (2,500).'),
 });
 type Output = z.output<typeof output>;
 
 export const calendarListCalendars = defineTool({
   name: 'calendar_list_calendars',
-  version: '1.0.0',
+  version: '1.1.0',
   description:
-    'List the calendars the connected Google account can see: its own, ones it created, and ones shared with it — each with ' +
+    'List the calendars the connected account (Google Calendar or Outlook) can see: its own, ones it created, and ones shared with it — each with ' +
     'id, name, whether it is the primary calendar, the access role and time zone. Use the ids with calendar_get_availability ' +
     '(calendars) and calendar_create_event (calendar_id); set min_access_role to "writer" to see only calendars you can add events to.',
-  integration: 'google_calendar',
+  capability: 'calendar',
   // calendarList.list accepts calendar.readonly or calendar (Discovery calendar-v3.json), and the newer
   // calendar.calendarlist(.readonly) scopes Google added since; calendar.readonly is the one every grant the
   // Hub made already holds, so no one has to reconnect.
-  requiredScopes: [googleScope('calendar.readonly')],
+  permissions: ['calendar.read'],
   sideEffects: 'reads',
   input,
   output,

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { type HubError, fail, ok } from '../../core/errors';
 import { invalidInputs } from '../../core/validation';
-import { googleScope } from '../../integrations/catalog';
 import { defineTool } from '../types';
+import { providerInput } from '../provider-input';
 import { checkTimes } from './event-input';
 import { attendeesInput, calendarIdInput, dateTimeInput, descriptionInput, eventIdInput, locationInput, sendNotificationsInput, titleInput } from './inputs';
 import { eventResultSchema, toEventResult } from './mapping';
@@ -29,19 +29,20 @@ const input = z.strictObject({
   updates,
   send_notifications: sendNotificationsInput.optional(),
   calendar_id: calendarIdInput.optional(),
+  provider: providerInput.optional(),
 });
 
 export const calendarUpdateEvent = defineTool({
   name: 'calendar_update_event',
-  version: '1.0.0',
+  version: '1.1.0',
   description:
-    'Change an existing Google Calendar event: only the fields given in `updates` change (title, start, end, ' +
+    'Change an existing calendar event: only the fields given in `updates` change (title, start, end, ' +
     'description, location, attendees). `attendees` is the complete new guest list: guests left out are removed, ' +
     'guests who stay keep their replies (accepted/declined/tentative), new guests are invited. Attendees are ' +
     'emailed about the change unless send_notifications is false. Returns the event in the same shape as ' +
     'calendar_create_event. An unknown event_id fails with RESOURCE_NOT_FOUND.',
-  integration: 'google_calendar',
-  requiredScopes: [googleScope('calendar.events')],
+  capability: 'calendar',
+  permissions: ['calendar.write'],
   sideEffects: 'writes',
   destructive: true,
   input,

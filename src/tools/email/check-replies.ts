@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { type Result, ok } from '../../core/errors';
-import { googleScope } from '../../integrations/catalog';
+import type { Permission } from '../../core/capabilities';
 import { defineTool } from '../types';
+import { providerInput } from '../provider-input';
 import { inputId } from './inputs';
 import { dateField, messageFields } from './result-fields';
 
 /** threads.get(format=metadata) and getProfile both accept gmail.metadata: no message content is read. */
-const SCOPES = [googleScope('gmail.metadata')];
+const PERMISSIONS: readonly Permission[] = ['mail.metadata'];
 
 const ISO_INSTANT = z.iso.datetime({ offset: true });
 
@@ -19,6 +20,7 @@ const input = z.strictObject({
     .max(64)
     .refine((s) => ISO_INSTANT.safeParse(s).success, 'must be an ISO 8601 date-time with Z or an offset, e.g. 2024-01-10T09:30:00Z')
     .describe('ISO 8601 date-time with Z or an offset, e.g. "2024-01-10T09:30:00Z": only messages received after it count.'),
+  provider: providerInput.optional(),
 });
 
 const output = z.object({
@@ -36,13 +38,13 @@ type Output = z.output<typeof output>;
 
 export const emailCheckReplies = defineTool({
   name: 'email_check_replies',
-  version: '1.0.0',
+  version: '1.1.0',
   description:
-    'Check a Gmail conversation for replies: given its thread_id (from email_send or email_search) and a time, returns the messages ' +
+    'Check an email conversation (Gmail or Outlook) for replies: given its thread_id (from email_send or email_search) and a time, returns the messages ' +
     'in that thread received after it that were not sent by the connected account itself, oldest first. Use it to follow up on an ' +
     'email you sent: pass the send time, or the date of the last reply you already saw.',
-  integration: 'google_gmail',
-  requiredScopes: SCOPES,
+  capability: 'mail',
+  permissions: PERMISSIONS,
   sideEffects: 'reads',
   input,
   output,

@@ -28,4 +28,4 @@ export const headerText = (max: number) =>
     });
 
 /** Gmail message and thread ids: the shared id alphabets (src/tools/ids.ts). */
-export { gmailIdInput as inputId } from '../ids';
+export { mailIdInput as inputId } from '../ids';

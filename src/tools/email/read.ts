@@ -1,18 +1,20 @@
 import { z } from 'zod';
 import { type Result, fail, ok } from '../../core/errors';
-import { googleScope } from '../../integrations/catalog';
+import type { Permission } from '../../core/capabilities';
 import { defineTool } from '../types';
+import { providerInput } from '../provider-input';
 import { checkExtraScopes } from './extra-scopes';
 import { inputId } from './inputs';
 import { bodyDegradedField, dateField, messageFields, truncatedField } from './result-fields';
 
-const SCOPES = [googleScope('gmail.readonly')];
+const PERMISSIONS: readonly Permission[] = ['mail.read'];
 /** messages.modify accepts nothing narrower. */
-const MARK_SCOPES = [googleScope('gmail.modify')];
+const MARK_PERMISSIONS: readonly Permission[] = ['mail.modify'];
 
 const input = z.strictObject({
   message_id: inputId('message'),
-  mark_as_read: z.boolean().default(false).describe('Also mark the message as read in Gmail (default false).'),
+  mark_as_read: z.boolean().default(false).describe('Also mark the message as read in the mailbox (default false).'),
+  provider: providerInput.optional(),
 });
 
 const output = z.object({
@@ -24,7 +26,7 @@ const output = z.object({
       filename: z.string(),
       size: z.number().int().describe('Bytes.'),
       mime_type: z.string(),
-      attachment_id: z.string().describe("Gmail's id for downloading this attachment."),
+      attachment_id: z.string().describe("The provider's id of this attachment."),
     }),
   ),
   truncated: truncatedField,
@@ -34,13 +36,13 @@ type Output = z.output<typeof output>;
 
 export const emailRead = defineTool({
   name: 'email_read',
-  version: '1.1.0',
+  version: '1.2.0',
   description:
-    'Read one email from the connected Gmail mailbox by its message id (from email_search): sender, recipients, subject, date, ' +
-    'the full text body (HTML-only mail converted to text) and the list of attachments. Set mark_as_read to mark it read in Gmail, ' +
-    'as opening it in Gmail would.',
-  integration: 'google_gmail',
-  requiredScopes: SCOPES,
+    'Read one email from the connected mailbox (Gmail or Outlook) by its message id (from email_search): sender, recipients, subject, date, ' +
+    'the full text body (HTML-only mail converted to text) and the list of attachments. Set mark_as_read to mark it read, ' +
+    'as opening it would.',
+  capability: 'mail',
+  permissions: PERMISSIONS,
   // The one change it can make (clearing UNREAD) is idempotent at Gmail and is what opening the mail does; treating
   // the call as a write would keep whole message bodies in the idempotency store for a day to replay them.
   sideEffects: 'reads',
@@ -50,7 +52,7 @@ export const emailRead = defineTool({
   run: async (ctx, v): Promise<Result<Output>> => {
     if (v.mark_as_read) {
       // Before reading anything, so a call that cannot do all it was asked does nothing.
-      const denied = checkExtraScopes(ctx, SCOPES, MARK_SCOPES, 'to mark messages as read');
+      const denied = checkExtraScopes(ctx, PERMISSIONS, MARK_PERMISSIONS, 'to mark messages as read');
       if (denied) return fail(denied);
     }
     const got = await ctx.mail.getMessage(v.message_id);

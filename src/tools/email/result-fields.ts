@@ -8,7 +8,7 @@ export const messageFields = {
   to: z.array(z.string()).describe('Recipient addresses (To).'),
   subject: z.string(),
 };
-export const dateField = z.string().describe('When Gmail received it, ISO 8601 UTC.');
+export const dateField = z.string().describe('When the mailbox received it, ISO 8601 UTC.');
 export const truncatedField = z.literal(true).optional().describe('Present when the body was cut to the size limit.');
 export const bodyDegradedField = z
   .literal(true)

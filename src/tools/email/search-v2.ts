@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { type Result, ok } from '../../core/errors';
-import { googleScope } from '../../integrations/catalog';
 import { defineTool } from '../types';
 import { searchInputFields, searchPage, searchSummary } from './search';
 
@@ -43,15 +42,15 @@ type Output = z.output<typeof output>;
 
 export const emailSearchV2 = defineTool({
   name: 'email_search',
-  version: '2.0.0',
+  version: '2.1.0',
   description:
-    'Search the connected Gmail mailbox with a Gmail query (from:, to:, subject:, has:attachment, newer_than:7d, is:unread, …), ' +
+    'Search the connected mailbox (Gmail or Outlook) with a Gmail-syntax query (from:, to:, subject:, has:attachment, newer_than:7d, is:unread, …), ' +
     'one page at a time. Returns the newest matching messages with sender, recipients, subject, snippet, date (ISO 8601 UTC) ' +
     'and whether they have attachments, plus next_page_token: when it is not null there are more matches — call again with ' +
     'page_token set to it and the same query. A page without a next_page_token is the end; an answer with fewer messages ' +
     "than max_results but a next_page_token is not. result_size_estimate is Gmail's rough estimate, not a count.",
-  integration: 'google_gmail',
-  requiredScopes: [googleScope('gmail.readonly')],
+  capability: 'mail',
+  permissions: ['mail.read'],
   sideEffects: 'reads',
   input,
   output,

@@ -1,21 +1,25 @@
 import { z } from 'zod';
 import { type Result, ok } from '../../core/errors';
 import type { SearchPage } from '../../core/mail';
-import { googleScope } from '../../integrations/catalog';
+import type { Permission } from '../../core/capabilities';
 import { type ToolContext, defineTool } from '../types';
+import { providerInput } from '../provider-input';
 import { bodyDegradedField, dateField, messageFields, truncatedField } from './result-fields';
 
 /** messages.list with a query needs content access: gmail.metadata refuses `q`. */
-const SCOPES = [googleScope('gmail.readonly')];
+const PERMISSIONS: readonly Permission[] = ['mail.read'];
 
 /** The contract's inputs; email_search@2 adds `page_token`. */
 export const searchInputFields = {
   query: z
     .string()
     .max(2048)
-    .describe('Gmail search query, as typed in Gmail\'s search box, e.g. "from:john@example.com subject:proposal newer_than:7d". Empty matches all mail.'),
+    .describe(
+      'Search query in Gmail\'s syntax (on Outlook the Hub translates it, refusing an operator Outlook lacks), e.g. "from:john@example.com subject:proposal newer_than:7d". Empty matches all mail.',
+    ),
   max_results: z.number().int().min(1).max(100).default(10).describe('How many messages to return, newest first (1–100, default 10).'),
   include_body: z.boolean().default(false).describe("Also return each message's text body (default false; bodies can be long)."),
+  provider: providerInput.optional(),
 };
 const input = z.strictObject(searchInputFields);
 
@@ -41,16 +45,16 @@ export const searchPage = (
 
 export const emailSearch = defineTool({
   name: 'email_search',
-  version: '1.1.0',
+  version: '1.2.0',
   // Deprecated for email_search@2 (README "Tool versions"): a capped page here reads as the whole answer, and
   // v2 takes the same inputs and answers the same fields plus paging. It still runs, exactly as the contract says.
   lifecycle: { status: 'deprecated', deprecatedAt: '2026-11-23T00:00:00Z', sunsetAt: '2027-05-24T00:00:00Z', replacement: 'email_search@2' },
   description:
-    'Search the connected Gmail mailbox with a Gmail query (from:, to:, subject:, has:attachment, newer_than:7d, is:unread, …). ' +
+    'Search the connected mailbox (Gmail or Outlook) with a Gmail-syntax query (from:, to:, subject:, has:attachment, newer_than:7d, is:unread, …). ' +
     'Returns the newest matching messages with sender, recipients, subject, snippet, date (ISO 8601 UTC) and whether they have ' +
     'attachments; set include_body to also get each text body. Use email_read for one message in full.',
-  integration: 'google_gmail',
-  requiredScopes: SCOPES,
+  capability: 'mail',
+  permissions: PERMISSIONS,
   sideEffects: 'reads',
   input,
   output,

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { type Result, fail, ok } from '../../core/errors';
 import type { ReplyTarget } from '../../core/mail';
 import { validationError } from '../../core/validation';
-import { googleScope } from '../../integrations/catalog';
+import type { Permission } from '../../core/capabilities';
 import { type ToolContext, defineTool } from '../types';
+import { providerInput } from '../provider-input';
 import { type Mailbox, parseRecipient } from './addresses';
 import { checkExtraScopes } from './extra-scopes';
 import { MAX_BODY_CHARS_IN, MAX_RECIPIENTS, MAX_SUBJECT_CHARS, inputId, headerText, recipient } from './inputs';
@@ -11,9 +12,9 @@ import { checkEarlierSend, sendChecked } from './send-once';
 import { sendTokens } from './send-tokens';
 import { baseSubject, replySubject } from './threading';
 
-const SCOPES = [googleScope('gmail.send')];
+const PERMISSIONS: readonly Permission[] = ['mail.send'];
 /** Reading the original's headers for a reply: the narrowest scope messages.get(format=metadata) accepts. */
-const REPLY_SCOPES = [googleScope('gmail.metadata')];
+const REPLY_PERMISSIONS: readonly Permission[] = ['mail.metadata'];
 
 const recipients = () => z.array(recipient).max(MAX_RECIPIENTS);
 
@@ -29,7 +30,8 @@ const input = z
     body_type: z.enum(['text', 'html']).default('text').describe('"text" (default) or "html" (sent with a plain-text alternative).'),
     reply_to_message_id: inputId('message')
       .nullish()
-      .describe('To reply in a conversation: the Gmail id of the message being answered (from email_search or email_read).'),
+      .describe('To reply in a conversation: the id of the message being answered (from email_search or email_read).'),
+    provider: providerInput.optional(),
   })
   .superRefine((v, issue) => {
     const total = v.to.length + (v.cc?.length ?? 0) + (v.bcc?.length ?? 0);
@@ -42,8 +44,8 @@ const input = z
 type Input = z.output<typeof input>;
 
 const output = z.object({
-  message_id: z.string().describe('Gmail id of the sent message.'),
-  thread_id: z.string().describe('Gmail id of its conversation.'),
+  message_id: z.string().describe('Id of the sent message.'),
+  thread_id: z.string().describe('Id of its conversation (Gmail thread, Outlook conversation).'),
   status: z.literal('sent'),
 });
 type Output = z.output<typeof output>;
@@ -57,7 +59,7 @@ const mailboxes = (values: readonly string[] | null | undefined): Mailbox[] =>
 
 /** The original of a reply, through the mail port, and the reply's subject: the original's unless one is given, and it must match. */
 async function replyTo(ctx: ToolContext, v: Input, originalId: string): Promise<Result<{ target: ReplyTarget; subject: string }>> {
-  const denied = checkExtraScopes(ctx, SCOPES, REPLY_SCOPES, 'to read the message being replied to');
+  const denied = checkExtraScopes(ctx, PERMISSIONS, REPLY_PERMISSIONS, 'to read the message being replied to');
   if (denied) return fail(denied);
   const original = await ctx.mail.prepareReply(originalId);
   if (!original.ok) return original;
@@ -76,15 +78,15 @@ async function replyTo(ctx: ToolContext, v: Input, originalId: string): Promise<
 
 export const emailSend = defineTool({
   name: 'email_send',
-  version: '1.0.0',
+  version: '1.1.0',
   description:
-    'Send an email from the connected Gmail account. Give recipients in to/cc/bcc (at least one, at most 100 in all), a subject and a ' +
+    'Send an email from the connected mailbox (Gmail or Outlook). Give recipients in to/cc/bcc (at least one, at most 100 in all), a subject and a ' +
     'body (plain text, or HTML with body_type "html"). To answer a message in its conversation, pass its id as reply_to_message_id: ' +
-    'the reply is threaded (In-Reply-To/References, same Gmail thread) and the subject defaults to "Re: <original subject>". ' +
+    'the reply is threaded (same thread or conversation) and the subject defaults to "Re: <original subject>". ' +
     'The email is really sent and cannot be recalled. Pass context.request_id and reuse it on retries: the Hub then sends at most once, ' +
     'and checks the Sent folder before repeating a send whose outcome was uncertain.',
-  integration: 'google_gmail',
-  requiredScopes: SCOPES,
+  capability: 'mail',
+  permissions: PERMISSIONS,
   sideEffects: 'writes',
   destructive: false,
   input,
