@@ -14,6 +14,8 @@ import { createTokenCipher } from '../src/store/token-cipher';
 import { ownSchema } from './pg-schema';
 import jwt from 'jsonwebtoken';
 import { agentClient } from './agent-client';
+import { startOutlookWorld } from './realcall-outlook';
+import { compareShares } from './realcall-shares-microsoft';
 import { type HubThread, SANDBOX_MAIN, cpuMsOf, machineCpuMs, startProcess, stopProcess, threadCpuMsOf } from './spawned';
 
 /**
@@ -49,6 +51,7 @@ import { type HubThread, SANDBOX_MAIN, cpuMsOf, machineCpuMs, startProcess, stop
  *
  * BENCH_BASELINE_DIST (the dist/ directory of another build) adds that Hub, interleaved, for before/after figures.
  * BENCH_HUB_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) is passed to the Hub processes as NODE_OPTIONS.
+ * BENCH_VENDORS (default google,microsoft): `microsoft` adds Outlook beside Google (bench/realcall-outlook.ts), alone it skips the rest.
  *
  * Quotas are out of the picture on purpose (the sandbox's Gmail concurrency and unit limits off, the Hub's rate
  * limits and mailbox cap raised): this measures CPU and latency, not Google's limits.
@@ -74,6 +77,8 @@ const CAL_SCOPES = [googleScope('calendar.readonly'), googleScope('calendar.even
 const GMAIL_SCOPES = [googleScope('gmail.send'), googleScope('gmail.readonly'), googleScope('gmail.modify')];
 
 const ADMIN_SECRET = randomBytes(32).toString('hex');
+/** google: the per-tool section below; microsoft: Outlook beside Google, Google's share measured again as its reference. */
+const VENDORS = (env.BENCH_VENDORS ?? 'google,microsoft').split(',');
 
 /**
  * The size of the newest receipt of `tool` as the admin API shows it (the stored row's columns, as JSON): the
@@ -117,6 +122,8 @@ interface Hub {
   pid: number;
   customerId: string;
   child: ChildProcess;
+  /** An Outlook-only customer of the same Hub (BENCH_VENDORS with microsoft). */
+  outlookCustomerId?: string;
 }
 
 async function main() {
@@ -161,6 +168,8 @@ async function main() {
     const calGrant = await control('POST', '/tokens', { email: EMAIL, scopes: CAL_SCOPES, client_id: CLIENT.clientId, offline: true });
     const gmailGrant = await control('POST', '/tokens', { email: EMAIL, scopes: GMAIL_SCOPES, client_id: CLIENT.clientId, offline: true });
 
+    const outlook = VENDORS.includes('microsoft') ? await startOutlookWorld() : undefined;
+    if (outlook) cleanups.push(outlook.stop);
     const secret = randomBytes(32).toString('hex');
     const baseEnv: Record<string, string> = {
       HUB_PORT: '0',
@@ -181,6 +190,7 @@ async function main() {
       HUB_IDEMPOTENCY_TTL_S: '300',
       HUB_ADMIN_JWT_SECRET: ADMIN_SECRET, // the receipts' sizes are read through the admin API
       LOG_LEVEL: 'warn',
+      ...outlook?.hubEnv,
     };
 
     /** A Hub process (or a cluster of HUB_PROCESSES) with one customer's Calendar and Gmail connections. */
@@ -214,6 +224,7 @@ async function main() {
           lastRefreshedAt: new Date(now),
         });
       }
+      const outlookCustomerId = await outlook?.connect(store);
       await db.close();
       const processes = Number(hubEnv.HUB_PROCESSES ?? 1);
       let listening = 0;
@@ -229,7 +240,7 @@ async function main() {
         },
         dist,
       );
-      const hub = { label, url: started.found, pid: started.child.pid!, customerId, child: started.child };
+      const hub = { label, url: started.found, pid: started.child.pid!, customerId, child: started.child, outlookCustomerId };
       hubs.push(hub);
       return hub;
     };
@@ -409,7 +420,7 @@ async function main() {
       out('(set DATABASE_URL and REDIS_URL to also measure HUB_PROCESSES=2 against one process)\n');
     }
     out('\n');
-    for (const tool of TOOLS) {
+    for (const tool of VENDORS.includes('google') ? TOOLS : []) {
       for (let i = 0; i < 30; i++) {
         for (const h of measured) await hubCall(h, tool);
         await directCall(tool);
@@ -508,6 +519,25 @@ async function main() {
         );
       }
       out('\n');
+    }
+    if (outlook) {
+      const googleWays = {
+        vendor: 'google' as const,
+        hub: measured.map((h) => ({ label: h.label, call: (t: string) => hubCall(h, t), cpuMs: () => treeCpuMs(h.pid) })),
+        direct: { label: 'direct', call: (t: string) => directCall(t) },
+        floor: { label: 'floor', call: (t: string) => directCall(t, forwarded) },
+      };
+      const outlookWays = {
+        vendor: 'outlook' as const,
+        hub: measured.map((h) => ({
+          label: h.label,
+          call: (t: string) => hubCall({ ...h, label: `${h.label} (Outlook)`, customerId: h.outlookCustomerId! }, t),
+          cpuMs: () => treeCpuMs(h.pid),
+        })),
+        direct: { label: 'direct', call: outlook.direct },
+        floor: { label: 'floor', call: outlook.floor },
+      };
+      await compareShares({ tools: TOOLS, calls: CALLS, gapMs: GAP_MS, vendors: [googleWays, outlookWays], out });
     }
   } finally {
     for (const h of hubs) await stopProcess(h.child);

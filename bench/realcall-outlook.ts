@@ -1,0 +1,185 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { relative } from 'node:path';
+import { DEDUP_PROPERTY } from '../src/providers/microsoft/calendar-create';
+import { PREFER } from '../src/providers/microsoft/calendar-graph';
+import { OUTLOOK_CALENDAR_SCOPES, OUTLOOK_MAIL_SCOPES } from '../src/providers/microsoft/catalog';
+import { IMMUTABLE_IDS } from '../src/providers/microsoft/mail-context';
+import { SUMMARY_FIELDS } from '../src/providers/microsoft/mail-schemas';
+import { planSearch } from '../src/providers/microsoft/search-plan';
+import type { CredentialStore } from '../src/store/credential-store';
+import { graphClientFor } from './graph-client-microsoft';
+import { DIST, startProcess, stopProcess } from './spawned';
+
+/**
+ * bench:realcall's Outlook part (BENCH_VENDORS contains `microsoft`): the compiled Microsoft sandbox in a process of
+ * its own, an Outlook customer in the Hub's credential store, and the same Graph requests the Hub's adapters make,
+ * sent straight with @microsoft/microsoft-graph-client (bench/graph-client-microsoft.ts):
+ *   calendar_get_availability — one POST /me/calendar/getSchedule for the account's own address over the range in
+ *     UTC, availabilityViewInterval 1440 (calendar-free-busy.ts; the address is the connection's, the zone is
+ *     mailboxSettings' and cached, so neither costs a request per call);
+ *   calendar_create_event — one POST /me/calendar/events with a transactionId and the dedupe extended property
+ *     (calendar-create.ts);
+ *   email_search (max_results 3, no bodies) — one GET /me/messages with the planned `$search` and `$select` of the
+ *     summary fields (mail-search.ts: a summary needs no read per message; the Deleted Items and Junk Email ids
+ *     it leaves out are cached per connection).
+ * The sandbox's throttling is off (PUT /_sandbox/throttling {"preset":"off"}): Outlook's 4 concurrent requests and
+ * 10,000 per 10 minutes per mailbox would measure Microsoft's limits, not the Hub's CPU and latency — as realcall
+ * turns the Google sandbox's Gmail quotas off.
+ */
+
+export const MS_SANDBOX_MAIN = relative(DIST, require.resolve('@hub/microsoft-sandbox/main'));
+/** The sandbox's default app registration (public: MS_SANDBOX_DEFAULT_APP in @hub/microsoft-sandbox). */
+const APP = { clientId: '5a1f0c1e-7b1d-4c55-9d2e-0b5a1d7e3c11', clientSecret: 'sandbox~client~secret~not~for~production' };
+export const OUTLOOK_UPN = 'ana@contoso.example';
+const ZONE = 'America/New_York';
+const SEARCH = 'subject:report';
+
+export interface OutlookWorld {
+  /** What a Hub needs to reach this sandbox as Microsoft. */
+  hubEnv: Record<string, string>;
+  /** Stores an Outlook-only customer's calendar and mail connections; resolves with its id. */
+  connect(store: CredentialStore): Promise<string>;
+  /** The Graph requests the Hub makes for `tool`, straight to the sandbox. */
+  direct(tool: string): Promise<void>;
+  /** The same through a bare forwarder (the floor). */
+  floor(tool: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startOutlookWorld(): Promise<OutlookWorld> {
+  const sb = await startProcess(
+    MS_SANDBOX_MAIN,
+    {
+      MS_SANDBOX_PORT: '0',
+      MS_SANDBOX_CONTROL: 'on',
+      MS_SANDBOX_DEMO_DATA: 'off',
+      MS_SANDBOX_SEED: '7',
+      MS_SANDBOX_CLIENT_ID: APP.clientId,
+      MS_SANDBOX_CLIENT_SECRET: APP.clientSecret,
+      MS_SANDBOX_REDIRECT_URIS: 'http://127.0.0.1/integrations/microsoft/callback',
+    },
+    (line) => /listening on (http:\/\/\S+)/.exec(line)?.[1],
+  );
+  let fwd: Awaited<ReturnType<typeof startProcess>> | undefined;
+  const stop = async () => {
+    if (fwd) await stopProcess(fwd.child);
+    await stopProcess(sb.child);
+  };
+  try {
+    const url = sb.found;
+    const control = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${url}/_sandbox${path}`, {
+        method,
+        ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
+      });
+      if (!res.ok) throw new Error(`Microsoft sandbox ${path}: ${res.status} ${await res.text()}`);
+      return (res.status === 204 ? {} : await res.json()) as Record<string, unknown>;
+    };
+    // The same world as the Google side: 40 meetings from 2027-03-01, 20 weekly reports in the inbox.
+    await control('POST', '/accounts', { upn: OUTLOOK_UPN, display_name: 'Ana García', time_zone: ZONE });
+    for (let i = 0; i < 40; i++) {
+      const start = Date.parse('2027-03-01T14:00:00Z') + i * 86_400_000 * 0.5;
+      await control('POST', `/accounts/${OUTLOOK_UPN}/events`, {
+        subject: `Meeting ${i}`,
+        start: new Date(start).toISOString(),
+        end: new Date(start + 3_600_000).toISOString(),
+      });
+    }
+    for (let i = 0; i < 20; i++) {
+      await control('POST', `/accounts/${OUTLOOK_UPN}/messages`, {
+        from: { name: `Sender ${i}`, address: `sender${i}@partner.example` },
+        to: [{ address: OUTLOOK_UPN }],
+        subject: `Weekly report ${i}`,
+        text: `Report number ${i}. ${'Figures and commentary. '.repeat(20)}`,
+        received: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
+      });
+    }
+    await control('PUT', '/throttling', { preset: 'off' });
+    const grant = (scopes: readonly string[]) => control('POST', '/tokens', { upn: OUTLOOK_UPN, client_id: APP.clientId, scopes, offline: true });
+    const calGrant = await grant(OUTLOOK_CALENDAR_SCOPES);
+    const mailGrant = await grant(OUTLOOK_MAIL_SCOPES);
+
+    fwd = await startProcess('bench/forwarder.js', { FORWARD_TO: url }, (line) => /listening on (http:\/\/\S+)/.exec(line)?.[1]);
+    const callsVia = (origin: string) => {
+      const calendar = graphClientFor(origin, String(calGrant.access_token));
+      const mail = graphClientFor(origin, String(mailGrant.access_token));
+      return (tool: string) => graphCall(tool, calendar, mail);
+    };
+
+    return {
+      hubEnv: {
+        HUB_MICROSOFT_SANDBOX_URL: url,
+        HUB_MICROSOFT_CLIENT_ID: APP.clientId,
+        HUB_MICROSOFT_CLIENT_SECRET: APP.clientSecret,
+      },
+      async connect(store) {
+        const customerId = randomUUID();
+        const now = Date.now();
+        for (const [integration, g, scopes] of [
+          ['outlook_calendar', calGrant, OUTLOOK_CALENDAR_SCOPES],
+          ['outlook_mail', mailGrant, OUTLOOK_MAIL_SCOPES],
+        ] as const) {
+          await store.save({
+            customerId,
+            userId: null,
+            integration,
+            accountEmail: OUTLOOK_UPN,
+            scopes,
+            accessToken: String(g.access_token),
+            refreshToken: String(g.refresh_token),
+            tokenExpiresAt: new Date(now + Number(g.expires_in) * 1000),
+            lastRefreshedAt: new Date(now),
+          });
+        }
+        return customerId;
+      },
+      direct: callsVia(url),
+      floor: callsVia(fwd.found),
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** The `$search` value the Hub sends for SEARCH (mail-search.ts: the KQL in double quotes, escaped). */
+const plan = planSearch(SEARCH, { now: Date.now(), ownAddress: null });
+const SEARCH_VALUE = `"${(plan.kql ?? '').replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+if (plan.mode !== 'search' || plan.folder !== null) throw new Error(`the Hub plans ${SEARCH} differently now: update bench/realcall-outlook.ts`);
+
+/** The Graph requests the Hub's adapters make for one call of `tool` (the inputs realcall posts to the Hub). */
+async function graphCall(tool: string, calendar: ReturnType<typeof graphClientFor>, mail: ReturnType<typeof graphClientFor>): Promise<void> {
+  if (tool === 'calendar_get_availability') {
+    // 2027-03-01 … 2027-03-07 in America/New_York, as UTC wall times.
+    await calendar
+      .api('/me/calendar/getSchedule')
+      .header('Prefer', PREFER)
+      .post({
+        schedules: [OUTLOOK_UPN],
+        startTime: { dateTime: '2027-03-01T05:00:00.000', timeZone: 'UTC' },
+        endTime: { dateTime: '2027-03-08T05:00:00.000', timeZone: 'UTC' },
+        availabilityViewInterval: 1440,
+      });
+  } else if (tool === 'calendar_create_event') {
+    const key = randomBytes(20).toString('hex');
+    await calendar
+      .api('/me/calendar/events')
+      .header('Prefer', PREFER)
+      .post({
+        subject: 'Bench',
+        start: { dateTime: '2030-02-10T19:00:00.000', timeZone: 'UTC' },
+        end: { dateTime: '2030-02-10T20:00:00.000', timeZone: 'UTC' },
+        isAllDay: false,
+        transactionId: `hub-${key}`,
+        singleValueExtendedProperties: [{ id: DEDUP_PROPERTY, value: key }],
+      });
+  } else if (tool === 'email_search') {
+    const found = (await mail.api('/me/messages').header('Prefer', IMMUTABLE_IDS).select(SUMMARY_FIELDS).top(3).search(SEARCH_VALUE).get()) as {
+      value: unknown[];
+    };
+    if (found.value.length !== 3) throw new Error(`email_search on Outlook listed ${found.value.length} messages, not 3`);
+  } else {
+    throw new Error(`bench:realcall has no Outlook requests for ${tool}`);
+  }
+}
