@@ -67,3 +67,28 @@ test('when a day has a DST change, then a Windows zone and its IANA zone keep th
       expect(offsetAt(iana, ms)).toBe(offsetAt(WINDOWS_TO_IANA_MAP.find((e) => e.windowsName === windows && e.territory === '001')!.iana[0], ms));
   }
 });
+
+test.each([
+  ['2026-03-29T01:30:00.0000000', 'UTC', '2026-03-29T01:30:00.000Z'],
+  ['2026-03-29T01:30:00.1234567', 'tzone://Microsoft/Utc', '2026-03-29T01:30:00.123Z'],
+  ['2026-03-29T01:30', 'Etc/UTC', '2026-03-29T01:30:00.000Z'],
+  ['2026-03-29T03:30:00', 'W. Europe Standard Time', '2026-03-29T01:30:00.000Z'],
+])('when Graph answers %s in %s, then the instant is %s, as luxon reads it', (dateTime, timeZone, iso) => {
+  expect(new Date(instantOf({ dateTime, timeZone })!).toISOString()).toBe(iso);
+  const zone = ianaZoneOf(timeZone)!;
+  expect(DateTime.fromISO(dateTime.slice(0, 23), { zone }).toMillis()).toBe(instantOf({ dateTime, timeZone }));
+});
+
+test.each(['2026-02-30T10:00:00', '2026-01-01T24:00:00', '2026-13-01T10:00:00'])(
+  'when Graph answers the impossible UTC time %s, then it has no instant',
+  (dateTime) => {
+    expect(instantOf({ dateTime, timeZone: 'UTC' })).toBeUndefined();
+  },
+);
+
+test('when one zone name is asked again, then the answer is the same (remembered, not recomputed)', () => {
+  expect(ianaZoneOf('Pacific Standard Time')).toBe('America/Los_Angeles');
+  expect(ianaZoneOf('Pacific Standard Time')).toBe('America/Los_Angeles');
+  expect(ianaZoneOf('Nowhere/Not_A_Zone')).toBeUndefined();
+  expect(ianaZoneOf('Nowhere/Not_A_Zone')).toBeUndefined();
+});

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import type { AgendaEvent, CalendarEvent, EventStatus, EventTime, ResponseStatus } from '../../core/calendar';
-import { ianaZoneOf } from './time-zones';
+import { ianaZoneOf, isUtcZone } from './time-zones';
 
 /**
  * What the adapter reads from Graph's events (property names from the v1.0 event resource) and how each becomes
@@ -87,7 +87,15 @@ export function instantOf(t: z.infer<typeof dateTimeTimeZone>): number | undefin
   if (!m) return undefined;
   const zone = t.timeZone ? ianaZoneOf(t.timeZone) : 'UTC';
   if (zone === undefined) return undefined;
-  const parsed = DateTime.fromISO(`${m[1]}${(m[2] ?? '').slice(0, 4)}`, { zone });
+  const wall = `${m[1]}${(m[2] ?? '').slice(0, 4)}`;
+  // Graph answers in UTC unless asked for another zone (Prefer: outlook.timezone): read those without a zone
+  // lookup, which costs an Intl call per time.
+  if (isUtcZone(zone)) {
+    const ms = Date.parse(`${wall}Z`);
+    // Date.parse rolls an impossible date over (February 30th, 24:00); luxon refuses it, and so does this path.
+    return Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 16) !== wall.slice(0, 16) ? undefined : ms;
+  }
+  const parsed = DateTime.fromISO(wall, { zone });
   return parsed.isValid ? parsed.toMillis() : undefined;
 }
 
