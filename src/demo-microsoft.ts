@@ -63,7 +63,12 @@ export async function startDemoMicrosoftSandbox(
  * own connect flow, as the Google customer is: the signed link → the Hub → Microsoft's sign-in (the sandbox
  * consents as Ana, for this one step) → the Hub's callback, which exchanges the code and stores the sealed tokens.
  */
-export async function connectDemoMicrosoftCustomer(hub: RunningHub, world: World, publicUrl: string, encryptionKeys: Parameters<typeof createConnectLinks>[0]['encryptionKeys']) {
+export async function connectDemoMicrosoftCustomer(
+  hub: RunningHub,
+  world: World,
+  publicUrl: string,
+  encryptionKeys: Parameters<typeof createConnectLinks>[0]['encryptionKeys'],
+) {
   const links = createConnectLinks({ publicUrl, encryptionKeys, ttlS: { admin: 300, setup: 300 } });
   const previous = world.identity.consent;
   world.identity.consent = { mode: 'auto', account: MS_DEMO_ACCOUNTS.ana };

@@ -87,7 +87,12 @@ export function connectLinkForm(customerId: string): HTMLElement {
     h('label', { for: 'cl-return' }, 'Return URL (optional)'),
     returnUrl,
     h('p', { id: 'cl-return-hint', class: 'muted' }, "Where the person lands afterwards; must be on the Hub's allow-list (HUB_CONNECT_RETURN_URLS)."),
-    h('div', { class: 'check' }, replaceAccount, h('label', { for: 'cl-replace' }, 'May replace the connected account with a different one of the same vendor')),
+    h(
+      'div',
+      { class: 'check' },
+      replaceAccount,
+      h('label', { for: 'cl-replace' }, 'May replace the connected account with a different one of the same vendor'),
+    ),
     submit,
   );
   return h('section', { 'aria-labelledby': 'cl-heading' }, h('h2', { id: 'cl-heading' }, 'Make a connect link'), form, result);

@@ -104,7 +104,13 @@ export async function customerPage(main: HTMLElement, customerId: string, isAdmi
         : null,
       CAPABILITIES.map((capability) => capabilityGroup(customerId, capability, list, reload)),
       // A connection of an integration this Hub no longer offers (none today): still shown, so it can be disconnected.
-      orphans(list).length > 0 ? h('div', { class: 'cards' }, orphans(list).map((c) => card(customerId, c, reload))) : null,
+      orphans(list).length > 0
+        ? h(
+            'div',
+            { class: 'cards' },
+            orphans(list).map((c) => card(customerId, c, reload)),
+          )
+        : null,
     );
     if (announce) status.textContent = announce;
     ready();

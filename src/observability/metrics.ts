@@ -144,15 +144,23 @@ export function createMetrics(options: { knownTools: readonly string[]; defaultM
     ),
   );
   const vendorSeconds = family(
-    new HistogramFamily('hub_vendor_request_duration_seconds', 'Duration of one HTTP attempt at a vendor, by provider and operation.', ['provider', 'operation'], GOOGLE_BUCKETS),
+    new HistogramFamily(
+      'hub_vendor_request_duration_seconds',
+      'Duration of one HTTP attempt at a vendor, by provider and operation.',
+      ['provider', 'operation'],
+      GOOGLE_BUCKETS,
+    ),
   );
   const throttled = family(
-    new CounterFamily('hub_vendor_throttled_total', 'Vendor attempts answered 429 (throttled: Graph or Google asking the Hub to slow down), by provider and operation.', [
-      'provider',
-      'operation',
-    ]),
+    new CounterFamily(
+      'hub_vendor_throttled_total',
+      'Vendor attempts answered 429 (throttled: Graph or Google asking the Hub to slow down), by provider and operation.',
+      ['provider', 'operation'],
+    ),
   );
-  const vendorRetries = family(new CounterFamily('hub_vendor_retries_total', 'Vendor attempts that were retried, by provider and operation.', ['provider', 'operation']));
+  const vendorRetries = family(
+    new CounterFamily('hub_vendor_retries_total', 'Vendor attempts that were retried, by provider and operation.', ['provider', 'operation']),
+  );
   const limited = family(
     new CounterFamily('hub_rate_limit_rejections_total', "Calls refused by the Hub's own rate limits, by scope (customer, agent, distinct_agents).", ['scope']),
   );

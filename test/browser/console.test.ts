@@ -250,7 +250,9 @@ run('admin console in Chromium', () => {
     const dialog = page.getByRole('dialog');
     expect(await dialog.textContent()).toContain('The Hub asks Microsoft to revoke the grant of ana@northwind.example where Microsoft allows it');
     await dialog.getByRole('button', { name: 'Disconnect', exact: true }).click();
-    await page.getByText(/Outlook Calendar · customer-wide disconnected\. The grant was not revoked at Microsoft: another connection/).waitFor({ state: 'attached' });
+    await page
+      .getByText(/Outlook Calendar · customer-wide disconnected\. The grant was not revoked at Microsoft: another connection/)
+      .waitFor({ state: 'attached' });
     expect(await card(page, 'Outlook Calendar · customer-wide').textContent()).toContain('Not connected');
     // Then the mail, the account's last connection: Microsoft has no way to revoke one app's grant, and the page says so.
     await card(page, 'Outlook Mail · customer-wide').getByRole('button', { name: 'Disconnect…' }).click();
