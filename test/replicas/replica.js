@@ -11,14 +11,13 @@ const { exitOnStartFailure, startHub, stopOnSignals } = require('../../dist/src/
 const { BUILT_IN_TOOLS } = require('../../dist/src/tools');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const EVENTS_SCOPE = 'https://www.googleapis.com/auth/calendar.events';
 
 const createEvent = {
   name: 'test_create_event',
   version: '1.0.0',
   description: 'Test tool: creates a calendar event exactly once per request_id.',
-  integration: 'google_calendar',
-  requiredScopes: [EVENTS_SCOPE],
+  capability: 'calendar',
+  permissions: ['calendar.write'],
   sideEffects: 'writes',
   destructive: false,
   input: z.strictObject({
