@@ -419,7 +419,9 @@ run('admin console in Chromium', () => {
       .getByRole('button', { name: /^Details of email_search/ })
       .click();
     const failed = page.getByRole('article', { name: /^Receipt [0-9a-f]{32}$/ });
-    expect(await failed.textContent()).toMatch(/Error code\s*INTEGRATION_NOT_CONNECTED.*Error message\s*Neither Gmail nor Outlook Mail is connected for this customer/s);
+    expect(await failed.textContent()).toMatch(
+      /Error code\s*INTEGRATION_NOT_CONNECTED.*Error message\s*Neither Gmail nor Outlook Mail is connected for this customer/s,
+    );
     expect(await failed.textContent()).not.toContain('‹redacted len=');
     await page.getByLabel('Outcome', { exact: true }).selectOption('');
     await page.getByLabel('Tool', { exact: true }).selectOption('calendar_get_availability');
