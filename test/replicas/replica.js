@@ -9,10 +9,11 @@ const { loadConfigOrExit } = require('../../dist/src/config');
 const { ok } = require('../../dist/src/core/errors');
 const { exitOnStartFailure, startHub, stopOnSignals } = require('../../dist/src/server');
 const { BUILT_IN_TOOLS } = require('../../dist/src/tools');
+const { defineTool } = require('../../dist/src/tools/types');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-const createEvent = {
+const createEvent = defineTool({
   name: 'test_create_event',
   version: '1.0.0',
   description: 'Test tool: creates a calendar event exactly once per request_id.',
@@ -39,7 +40,7 @@ const createEvent = {
     // replayed: an earlier attempt (maybe on a replica that died) already created it
     return ok({ id: made.value.event.id, created: !made.value.replayed });
   },
-};
+});
 
 startHub(loadConfigOrExit(), { tools: [...BUILT_IN_TOOLS, createEvent] }).then((hub) => {
   stopOnSignals(hub);
