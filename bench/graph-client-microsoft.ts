@@ -2,8 +2,9 @@ import { type AuthenticationProvider, Client, type Context, type Middleware, Mid
 
 /**
  * bench:realcall's reference for Outlook: @microsoft/microsoft-graph-client as it comes — its default middleware
- * chain (authentication, retry with Retry-After, redirect, telemetry) and Node's fetch, which is also what the
- * Hub's Graph adapters send with — given a token the Microsoft sandbox minted.
+ * chain (authentication, retry with Retry-After, redirect, telemetry) and Node's fetch — given a token the
+ * Microsoft sandbox minted. (The Hub's Graph adapters send over Node's http, src/providers/lean-http.ts, as its
+ * Google adapters do: the reference on both sides is the vendor's client as it comes.)
  *
  * One hop is swapped, as the sandbox's own tests do (packages/microsoft-sandbox/test/support.ts): the client
  * attaches the bearer token only to https URLs of Graph or of its `customHosts` (GraphRequestUtil.isValidEndpoint),

@@ -1,11 +1,10 @@
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
 import { Readable } from 'node:stream';
-import { promisify } from 'node:util';
-import zlib from 'node:zlib';
+import { LeanAbort, LeanTooLarge, LeanTransportFailure, rawHeader, sendLean } from '../lean-http';
 
 /**
- * The HTTP transport under googleapis/gaxios (their `fetchImplementation`): Node's own `http`/`https` request —
+ * The HTTP transport under googleapis/gaxios (their `fetchImplementation`): Node's own `http`/`https` request
+ * (../lean-http.ts, which the Graph adapters use too) —
  * the stack gaxios' default, node-fetch 3, is built on — without node-fetch's per-request machinery (a WHATWG
  * Request, Headers and Response, a stream pipeline per answer that makes a DOMException on every response):
  * about half a millisecond of CPU per Google request on this project's machines (`npm run bench:realcall`).
@@ -104,51 +103,6 @@ function requestHeaders(init: GaxiosInit, method: string, body: { bytes: Buffer 
   return out;
 }
 
-const gunzip = promisify(zlib.gunzip);
-const inflate = promisify(zlib.inflate);
-const inflateRaw = promisify(zlib.inflateRaw);
-const brotli = promisify(zlib.brotliDecompress);
-// node-fetch's (and cURL's) leniency: a stream that ends without its final block still yields what it holds.
-const LENIENT = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength: MAX_ANSWER_BYTES };
-
-/**
- * A small gzip answer (what nearly every Calendar and Gmail call gets: Google compresses when googleapis asks) is
- * inflated on the spot rather than through the thread pool, whose round trip costs more than the work; its output
- * is capped so that the stall stays under a millisecond even for a hostile one (which then inflates on the pool).
- */
-const SYNC_GZIP_INPUT = 16 * 1024;
-const SYNC_GZIP_OUTPUT = 1024 * 1024;
-
-/** The answer's bytes decoded per Content-Encoding, as node-fetch decodes them (unknown codings pass through). */
-async function decoded(bytes: Buffer, coding: string | undefined): Promise<Buffer> {
-  try {
-    switch (coding) {
-      case 'gzip':
-      case 'x-gzip':
-        if (bytes.length <= SYNC_GZIP_INPUT) {
-          try {
-            return zlib.gunzipSync(bytes, { ...LENIENT, maxOutputLength: SYNC_GZIP_OUTPUT });
-          } catch (err) {
-            if ((err as { code?: unknown }).code !== 'ERR_BUFFER_TOO_LARGE') throw err;
-          }
-        }
-        return await gunzip(bytes, LENIENT);
-      case 'deflate':
-      case 'x-deflate':
-        // "deflate" is zlib-wrapped by the RFC and raw from some servers: node-fetch tells them by the first byte.
-        if (bytes.length === 0) return bytes;
-        return await ((bytes[0]! & 0x0f) === 0x08 ? inflate(bytes, LENIENT) : inflateRaw(bytes, LENIENT));
-      case 'br':
-        return await brotli(bytes, { maxOutputLength: MAX_ANSWER_BYTES });
-      default:
-        return bytes;
-    }
-  } catch (err) {
-    if ((err as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
-    throw err;
-  }
-}
-
 /**
  * The answer as gaxios reads a fetch Response: status, headers (built on first use — a success is read without
  * them), and the body as text, JSON, bytes, a Blob or a stream. Read once into memory, so reading it again is allowed.
@@ -212,8 +166,7 @@ class Answer {
     return new Answer(this.url, this.status, this.statusText, this.rawHeaders, this.content);
   }
   private rawHeader(name: string): string | undefined {
-    for (let i = 0; i + 1 < this.rawHeaders.length; i += 2) if (this.rawHeaders[i]!.toLowerCase() === name) return this.rawHeaders[i + 1];
-    return undefined;
+    return rawHeader(this.rawHeaders, name);
   }
 }
 
@@ -223,72 +176,33 @@ const methodOf = (init: GaxiosInit) => {
   return /^(delete|get|head|options|post|put)$/i.test(method) ? method.toUpperCase() : method;
 };
 
-/** Codings node-fetch decodes; it leaves HEAD answers, 204 and 304 alone. */
-const codingOf = (method: string, status: number, res: http.IncomingMessage): string | undefined =>
-  method === 'HEAD' || status === 204 || status === 304 ? undefined : (res.headers['content-encoding'] as string | undefined);
-
 /**
  * The transport. `fallback` is node-fetch itself (loaded on first need), for the request shapes this one leaves
  * to it; tests pass a spy.
  */
 export function createGoogleHttp(fallback: () => Promise<FetchFn> = loadNodeFetch): FetchFn {
-  const lean = (url: URL, init: GaxiosInit, body: { bytes: Buffer | null; inferredType: string | null }): Promise<Response> =>
-    new Promise((resolve, reject) => {
-      const signal = init.signal ?? undefined;
-      if (signal?.aborted) return reject(new AbortError());
-      const method = methodOf(init);
-      const agent = typeof init.agent === 'function' ? init.agent(url) : init.agent;
-      const href = url.toString();
-      const req = (url.protocol === 'https:' ? https : http).request(href, {
-        path: url.pathname + url.search,
+  const lean = async (url: URL, init: GaxiosInit, body: { bytes: Buffer | null; inferredType: string | null }): Promise<Response> => {
+    const method = methodOf(init);
+    const agent = typeof init.agent === 'function' ? init.agent(url) : init.agent;
+    try {
+      const answer = await sendLean(url, {
         method,
         headers: requestHeaders(init, method, body),
+        body: body.bytes,
+        signal: init.signal ?? undefined,
+        maxBytes: MAX_ANSWER_BYTES,
         ...(agent !== undefined ? { agent } : {}),
         ...(init.insecureHTTPParser !== undefined ? { insecureHTTPParser: init.insecureHTTPParser } : {}),
       });
-      let settled = false;
-      const settle = (fn: () => void) => {
-        if (settled) return;
-        settled = true;
-        signal?.removeEventListener('abort', onAbort);
-        fn();
-      };
-      const fail = (err: unknown) => settle(() => reject(err));
-      const onAbort = () => {
-        req.destroy();
-        fail(new AbortError());
-      };
-      signal?.addEventListener('abort', onAbort);
-      // The query string stays out of the message: it can hold what a person searched their mailbox for.
-      req.on('error', (err) => fail(new TransportError(`request to ${url.origin}${url.pathname} failed, reason: ${err.message}`, err)));
-      req.on('response', (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        let ended = false;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_ANSWER_BYTES) {
-            req.destroy();
-            fail(tooLarge());
-          } else chunks.push(chunk);
-        });
-        res.on('error', (err) => fail(new TransportError(`answer from ${url.origin}${url.pathname} failed, reason: ${err.message}`, err)));
-        res.on('close', () => {
-          if (!ended) fail(new TransportError('Premature close', Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })));
-        });
-        res.on('end', () => {
-          ended = true;
-          if (settled) return;
-          const status = res.statusCode ?? 0;
-          const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-          decoded(raw, codingOf(method, status, res)).then(
-            (bytes) => settle(() => resolve(new Answer(href, status, res.statusMessage ?? '', res.rawHeaders, bytes) as unknown as Response)),
-            fail,
-          );
-        });
-      });
-      req.end(body.bytes ?? undefined);
-    });
+      return new Answer(url.toString(), answer.status, answer.statusText, answer.rawHeaders, answer.body) as unknown as Response;
+    } catch (err) {
+      // The shapes gaxios reads from node-fetch: an AbortError (then named a timeout or an abort), a FetchError.
+      if (err instanceof LeanAbort) throw new AbortError();
+      if (err instanceof LeanTransportFailure) throw new TransportError(err.message, err.cause);
+      if (err instanceof LeanTooLarge) throw tooLarge();
+      throw err;
+    }
+  };
 
   return (input, init) => {
     const options = (init ?? {}) as GaxiosInit;

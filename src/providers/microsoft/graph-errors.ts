@@ -1,6 +1,7 @@
 import { TaskCancelledError } from 'cockatiel';
 import { hubError } from '../../core/errors';
 import { type ClassifiedFailure, type ClassifyOptions, DeadlineExceededError, NEVER_SENT_CODES, RefusedLocally, errorCode } from '../../resilience/failures';
+import { LeanTransportFailure } from '../lean-http';
 import { GraphError } from './graph-request';
 
 /**
@@ -66,12 +67,14 @@ export function classifyGraphError(err: unknown, options: ClassifyOptions = {}):
   if (err instanceof RefusedLocally) return { kind: 'refused_locally', retryWhen: 'never', upstreamFailure: false, error: err.error };
   if (err instanceof TaskCancelledError || err instanceof DeadlineExceededError) return timeoutFailure(what);
   if (!(err instanceof GraphError)) {
-    // fetch's own failures: a TypeError('fetch failed') whose cause carries the socket's code, or an abort. Read by
+    // The transport's failures (lean-http's, with the socket's code), fetch's (the token and key endpoints: a
+    // TypeError('fetch failed') whose cause carries the code), or an abort. Read by
     // name, not instanceof: undici's errors and DOMExceptions come from Node's own realm, which is not the caller's
     // under a VM sandbox (Jest), and an abort is a DOMException, not an Error, in some Node releases.
     const name = errorName(err);
     if (name && ABORTS.has(name)) return timeoutFailure(what);
-    if (name !== 'TypeError' || (err as Error).message !== 'fetch failed') return undefined;
+    const transport = err instanceof LeanTransportFailure || (name === 'TypeError' && (err as Error).message === 'fetch failed');
+    if (!transport) return undefined;
     const code = errorCode(err);
     if (code && ABORTS.has(code)) return timeoutFailure(what);
     const neverSent = code !== undefined && NEVER_SENT_CODES.has(code);
