@@ -31,14 +31,19 @@ export const MS_SANDBOX_MAIN = relative(DIST, require.resolve('@hub/microsoft-sa
 /** The sandbox's default app registration (public: MS_SANDBOX_DEFAULT_APP in @hub/microsoft-sandbox). */
 const APP = { clientId: '5a1f0c1e-7b1d-4c55-9d2e-0b5a1d7e3c11', clientSecret: 'sandbox~client~secret~not~for~production' };
 export const OUTLOOK_UPN = 'ana@contoso.example';
+/**
+ * A second mailbox, seeded alike, for the throughput rounds: Outlook's budget is 10,000 requests per 10 minutes
+ * per app and mailbox (limits.ts), which the Hub enforces, and one mailbox cannot carry both sections of a run.
+ */
+const THROUGHPUT_UPN = 'bea@contoso.example';
 const ZONE = 'America/New_York';
 const SEARCH = 'subject:report';
 
 export interface OutlookWorld {
   /** What a Hub needs to reach this sandbox as Microsoft. */
   hubEnv: Record<string, string>;
-  /** Stores an Outlook-only customer's calendar and mail connections; resolves with its id. */
-  connect(store: CredentialStore): Promise<string>;
+  /** Stores an Outlook-only customer's calendar and mail connections (to the second mailbox: `throughput`); resolves with its id. */
+  connect(store: CredentialStore, mailbox?: 'first' | 'throughput'): Promise<string>;
   /** The Graph requests the Hub makes for `tool`, straight to the sandbox. */
   direct(tool: string): Promise<void>;
   /** The same through a bare forwarder (the floor). */
@@ -76,28 +81,32 @@ export async function startOutlookWorld(): Promise<OutlookWorld> {
       return (res.status === 204 ? {} : await res.json()) as Record<string, unknown>;
     };
     // The same world as the Google side: 40 meetings from 2027-03-01, 20 weekly reports in the inbox.
-    await control('POST', '/accounts', { upn: OUTLOOK_UPN, display_name: 'Ana García', time_zone: ZONE });
-    for (let i = 0; i < 40; i++) {
-      const start = Date.parse('2027-03-01T14:00:00Z') + i * 86_400_000 * 0.5;
-      await control('POST', `/accounts/${OUTLOOK_UPN}/events`, {
-        subject: `Meeting ${i}`,
-        start: new Date(start).toISOString(),
-        end: new Date(start + 3_600_000).toISOString(),
-      });
-    }
-    for (let i = 0; i < 20; i++) {
-      await control('POST', `/accounts/${OUTLOOK_UPN}/messages`, {
-        from: { name: `Sender ${i}`, address: `sender${i}@partner.example` },
-        to: [{ address: OUTLOOK_UPN }],
-        subject: `Weekly report ${i}`,
-        text: `Report number ${i}. ${'Figures and commentary. '.repeat(20)}`,
-        received: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
-      });
-    }
+    const seed = async (upn: string) => {
+      await control('POST', '/accounts', { upn, display_name: 'Ana García', time_zone: ZONE });
+      for (let i = 0; i < 40; i++) {
+        const start = Date.parse('2027-03-01T14:00:00Z') + i * 86_400_000 * 0.5;
+        await control('POST', `/accounts/${upn}/events`, {
+          subject: `Meeting ${i}`,
+          start: new Date(start).toISOString(),
+          end: new Date(start + 3_600_000).toISOString(),
+        });
+      }
+      for (let i = 0; i < 20; i++) {
+        await control('POST', `/accounts/${upn}/messages`, {
+          from: { name: `Sender ${i}`, address: `sender${i}@partner.example` },
+          to: [{ address: upn }],
+          subject: `Weekly report ${i}`,
+          text: `Report number ${i}. ${'Figures and commentary. '.repeat(20)}`,
+          received: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
+        });
+      }
+      const grant = (scopes: readonly string[]) => control('POST', '/tokens', { upn, client_id: APP.clientId, scopes, offline: true });
+      return { upn, calGrant: await grant(OUTLOOK_CALENDAR_SCOPES), mailGrant: await grant(OUTLOOK_MAIL_SCOPES) };
+    };
+    const first = await seed(OUTLOOK_UPN);
+    const second = await seed(THROUGHPUT_UPN);
     await control('PUT', '/throttling', { preset: 'off' });
-    const grant = (scopes: readonly string[]) => control('POST', '/tokens', { upn: OUTLOOK_UPN, client_id: APP.clientId, scopes, offline: true });
-    const calGrant = await grant(OUTLOOK_CALENDAR_SCOPES);
-    const mailGrant = await grant(OUTLOOK_MAIL_SCOPES);
+    const { calGrant, mailGrant } = first;
 
     fwd = await startProcess('bench/forwarder.js', { FORWARD_TO: url }, (line) => /listening on (http:\/\/\S+)/.exec(line)?.[1]);
     const callsVia = (origin: string) => {
@@ -112,18 +121,19 @@ export async function startOutlookWorld(): Promise<OutlookWorld> {
         HUB_MICROSOFT_CLIENT_ID: APP.clientId,
         HUB_MICROSOFT_CLIENT_SECRET: APP.clientSecret,
       },
-      async connect(store) {
+      async connect(store, mailbox = 'first') {
+        const account = mailbox === 'first' ? first : second;
         const customerId = randomUUID();
         const now = Date.now();
         for (const [integration, g, scopes] of [
-          ['outlook_calendar', calGrant, OUTLOOK_CALENDAR_SCOPES],
-          ['outlook_mail', mailGrant, OUTLOOK_MAIL_SCOPES],
+          ['outlook_calendar', account.calGrant, OUTLOOK_CALENDAR_SCOPES],
+          ['outlook_mail', account.mailGrant, OUTLOOK_MAIL_SCOPES],
         ] as const) {
           await store.save({
             customerId,
             userId: null,
             integration,
-            accountEmail: OUTLOOK_UPN,
+            accountEmail: account.upn,
             scopes,
             accessToken: String(g.access_token),
             refreshToken: String(g.refresh_token),

@@ -41,9 +41,11 @@ export async function compareShares(options: {
   calls: number;
   gapMs: number;
   vendors: VendorWays[];
+  /** The first Hub's own time per call by vendor since the last read (bench/hub-own-time.ts), p50 ms. */
+  ownTime?: () => Promise<Partial<Record<VendorWays['vendor'], number>>>;
   out: (s: string) => void;
 }): Promise<void> {
-  const { tools, calls, gapMs, vendors, out } = options;
+  const { tools, calls, gapMs, vendors, ownTime, out } = options;
   const settle = () => new Promise((resolve) => setTimeout(resolve, gapMs));
   const ways = vendors.flatMap((v) => [...v.hub, v.direct, v.floor].map((w) => ({ key: `${v.vendor}\u0000${w.label}`, w })));
   out(
@@ -52,6 +54,7 @@ export async function compareShares(options: {
   );
   for (const tool of tools) {
     for (let i = 0; i < 30; i++) for (const { w } of ways) await w.call(tool); // warm-up: JIT, caches, connections
+    await ownTime?.(); // starts over
     const lat = new Map<string, number[]>(ways.map(({ key }) => [key, []]));
     for (let i = 0; i < calls; i++) {
       for (const { key, w } of ways) {
@@ -59,6 +62,7 @@ export async function compareShares(options: {
         await settle();
       }
     }
+    const own = await ownTime?.();
     out(`${tool}\n`);
     const shares = new Map<string, number>(); // hub label → vendor → share
     for (const v of vendors) {
@@ -104,6 +108,11 @@ export async function compareShares(options: {
           `  ${h.label.padEnd(7)} share: Google ${signed(g)} ms, Outlook ${signed(o)} ms, **Outlook − Google ${signed(diff)} ms** ` +
             `(target within ${TARGET_MS} ms: ${Math.abs(diff) <= TARGET_MS ? 'met' : 'NOT met'})\n`,
         );
+        if (own?.google !== undefined && own.outlook !== undefined && h === outlook.hub[0])
+          out(
+            `  ${''.padEnd(7)} Hub's own time inside its process (arrival to answer, minus its vendor requests; p50): Google ${ms(own.google)} ms, ` +
+              `Outlook ${ms(own.outlook)} ms, **Outlook − Google ${signed(own.outlook - own.google)} ms**\n`,
+          );
         const gc = cpu.get(`${h.label}\u0000google`);
         const oc = cpu.get(`${h.label}\u0000outlook`);
         if (gc && oc)

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config';
@@ -15,8 +15,9 @@ import { ownSchema } from './pg-schema';
 import jwt from 'jsonwebtoken';
 import { agentClient } from './agent-client';
 import { startOutlookWorld } from './realcall-outlook';
+import { OUTLOOK_DIRECT_CONCURRENCY, compareThroughput } from './realcall-throughput-microsoft';
 import { compareShares } from './realcall-shares-microsoft';
-import { type HubThread, SANDBOX_MAIN, cpuMsOf, machineCpuMs, startProcess, stopProcess, threadCpuMsOf } from './spawned';
+import { DIST, type HubThread, SANDBOX_MAIN, cpuMsOf, machineCpuMs, startProcess, stopProcess, threadCpuMsOf } from './spawned';
 
 /**
  * `npm run bench:realcall`: what the Hub adds to a real Google call. The compiled Google sandbox and the
@@ -124,6 +125,10 @@ interface Hub {
   child: ChildProcess;
   /** An Outlook-only customer of the same Hub (BENCH_VENDORS with microsoft). */
   outlookCustomerId?: string;
+  /** The Outlook customer of the throughput rounds (a mailbox of its own). */
+  outlookThroughputCustomerId?: string;
+  /** Where bench/hub-own-time.ts, loaded into this Hub, writes its figures on SIGUSR2. */
+  ownTimeFile?: string | undefined;
 }
 
 async function main() {
@@ -225,11 +230,16 @@ async function main() {
         });
       }
       const outlookCustomerId = await outlook?.connect(store);
+      const outlookThroughputCustomerId = await outlook?.connect(store, 'throughput');
       await db.close();
       const processes = Number(hubEnv.HUB_PROCESSES ?? 1);
       let listening = 0;
       // BENCH_HUB_NODE_OPTIONS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the Hub processes.
-      const nodeOptions = env.BENCH_HUB_NODE_OPTIONS ? { NODE_OPTIONS: env.BENCH_HUB_NODE_OPTIONS } : {};
+      // With Outlook beside Google, the Hub's own time is read from inside it (bench/hub-own-time.ts).
+      const preload = outlook ? `--require ${join(DIST, 'bench', 'hub-own-time.js')}` : '';
+      const options = [env.BENCH_HUB_NODE_OPTIONS, preload].filter(Boolean).join(' ');
+      const ownTimeFile = join(tmpdir(), `hub-own-time-${label.replace(/\W/g, '')}-${process.pid}.json`);
+      const nodeOptions = options ? { NODE_OPTIONS: options, BENCH_OWN_TIME_FILE: ownTimeFile } : {};
       const started = await startProcess(
         'src/main.js',
         { ...hubEnv, ...nodeOptions, LOG_LEVEL: 'info' },
@@ -240,7 +250,16 @@ async function main() {
         },
         dist,
       );
-      const hub = { label, url: started.found, pid: started.child.pid!, customerId, child: started.child, outlookCustomerId };
+      const hub = {
+        label,
+        url: started.found,
+        pid: started.child.pid!,
+        customerId,
+        child: started.child,
+        outlookCustomerId,
+        outlookThroughputCustomerId,
+        ownTimeFile: preload ? ownTimeFile : undefined,
+      };
       hubs.push(hub);
       return hub;
     };
@@ -537,7 +556,37 @@ async function main() {
         direct: { label: 'direct', call: outlook.direct },
         floor: { label: 'floor', call: outlook.floor },
       };
-      await compareShares({ tools: TOOLS, calls: CALLS, gapMs: GAP_MS, vendors: [googleWays, outlookWays], out });
+      const first = measured[0]!;
+      const hostOf = (url: string) => new URL(url).host;
+      const ownTime = async () => {
+        if (!first.ownTimeFile) return {};
+        rmSync(first.ownTimeFile, { force: true });
+        process.kill(first.pid, 'SIGUSR2');
+        for (let i = 0; i < 100 && !existsSync(first.ownTimeFile); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+        const got = JSON.parse(readFileSync(first.ownTimeFile, 'utf8')) as Record<string, { p50: number }>;
+        return { google: got[hostOf(sandboxUrl)]?.p50, outlook: got[hostOf(outlook.hubEnv.HUB_MICROSOFT_SANDBOX_URL!)]?.p50 };
+      };
+      await compareShares({ tools: TOOLS, calls: CALLS, gapMs: GAP_MS, vendors: [googleWays, outlookWays], ownTime, out });
+      const hub = first;
+      await compareThroughput({
+        tools: TOOLS,
+        rounds: ROUNDS,
+        calls: ROUND_CALLS,
+        concurrency: CONCURRENCY,
+        vendors: [
+          { vendor: 'google', hub: (t) => hubCall(hub, t), direct: (t) => directCall(t), directConcurrency: CONCURRENCY, hubCpuMs: () => treeCpuMs(hub.pid) },
+          {
+            vendor: 'outlook',
+            hub: (t) => hubCall({ ...hub, label: `${hub.label} (Outlook)`, customerId: hub.outlookThroughputCustomerId! }, t),
+            direct: outlook.direct,
+            directConcurrency: OUTLOOK_DIRECT_CONCURRENCY,
+            hubCpuMs: () => treeCpuMs(hub.pid),
+          },
+        ],
+        saturate,
+        directCpuMs: selfCpuMs,
+        out,
+      });
     }
   } finally {
     for (const h of hubs) await stopProcess(h.child);
