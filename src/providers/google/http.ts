@@ -40,26 +40,16 @@ interface GaxiosInit {
 }
 
 /** node-fetch's AbortError: what gaxios expects when the signal stops a request (it then names it a timeout or an abort). */
-class AbortError extends Error {
+class AbortError extends LeanAbort {
   readonly type = 'aborted';
-  constructor() {
-    super('The operation was aborted.');
-    this.name = 'AbortError';
-  }
 }
 
 /** A request that failed at the socket (node-fetch's FetchError 'system'): `code` is the system error's, which the Hub classifies. */
-class TransportError extends Error {
+class TransportError extends LeanTransportFailure {
   readonly type = 'system';
-  readonly code: string | undefined;
-  constructor(
-    message: string,
-    override readonly cause: unknown,
-  ) {
-    super(message);
+  constructor(message: string, cause: unknown) {
+    super(message, cause);
     this.name = 'FetchError';
-    const code = (cause as { code?: unknown } | undefined)?.code;
-    this.code = typeof code === 'string' ? code : undefined;
   }
 }
 
