@@ -111,7 +111,7 @@ export type ConnectLinkRequest = {
   integration: "google_calendar" | "google_gmail" | "outlook_calendar" | "outlook_mail";
   /** Where to send the person afterwards; must start with a prefix on HUB_CONNECT_RETURN_URLS. */
   return_url?: string | null;
-  /** `connect` (default): the link connects the integration where none is connected, or reconnects the same Google account; completing it with another account is refused and changes nothing. `replace`: the link may also connect a different Google account in place of the connected one. */
+  /** `connect` (default): the link connects the integration where none is connected, or reconnects the same account (Google or Microsoft); completing it with another account is refused and changes nothing. `replace`: the link may also connect a different account of the same vendor in place of the connected one. */
   intent?: "connect" | "replace";
 };
 
