@@ -277,7 +277,7 @@ run('admin console in Chromium', () => {
     await receipt.waitFor();
     // Graph's own operation names and statuses (the receipt's google_operations, a name kept for compatibility)
     const operations = receipt.getByRole('table', { name: 'Microsoft Graph operations, in order' });
-    expect(await operations.textContent()).toMatch(/\s200/);
+    expect(await operations.textContent()).toMatch(/calendar\.getSchedule\s*200/);
     const text = (await receipt.textContent())!;
     expect(text).toMatch(/Microsoft Graph calls\s*\d+/);
     expect(text).not.toMatch(/Google/);
