@@ -32,6 +32,8 @@ export interface DemoFacts {
   adminBearer: string;
   /** A signed link to open in a browser: connect an end user's calendar on the sandbox's consent page. */
   connectUrl: string;
+  /** The same for the Microsoft demo customer, when the demo runs the Microsoft sandbox: its sign-in and consent page. */
+  microsoftConnectUrl?: string;
   now: Date;
 }
 
@@ -126,6 +128,12 @@ export function demoLines(f: DemoFacts): string[] {
     `curl -s ${f.hubUrl}/openapi.yaml`,
     "# open in a browser: connect an end user's calendar (the sandbox shows Google's consent page; pick anyone)",
     `# ${f.connectUrl}`,
+    ...(f.microsoftConnectUrl
+      ? [
+          "# open in a browser: connect an end user's Outlook calendar for the Microsoft customer (the Microsoft sandbox's sign-in and consent page; pick anyone)",
+          `# ${f.microsoftConnectUrl}`,
+        ]
+      : []),
   ];
 }
 

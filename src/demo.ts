@@ -1,7 +1,7 @@
 import './require-node'; // first: refuses an unsupported Node before anything else loads
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { DEMO_CUSTOMER_ID, demoLines } from './demo-lines';
+import { DEMO_CUSTOMER_ID, DEMO_MICROSOFT_CUSTOMER_ID, demoLines } from './demo-lines';
 import { type DemoSecrets, readDemoSecrets, saveDemoSecrets, secretsFileIn } from './demo-secrets';
 import { mintAdminToken } from './cli/admin-token';
 import { type Config, type DemoConfig, loadConfigOrExit, loadDemoConfig, processEnv } from './config';
@@ -179,6 +179,15 @@ async function main() {
       customerId: DEMO_CUSTOMER_ID,
       userId: 'demo-user',
       integration: 'google_calendar',
+      returnUrl: null,
+      origin: 'admin',
+      replace: false,
+    }).url,
+    // The Microsoft customer's, as the Google one's: a person signs in on the Microsoft sandbox's page.
+    microsoftConnectUrl: links.create({
+      customerId: DEMO_MICROSOFT_CUSTOMER_ID,
+      userId: 'demo-user',
+      integration: 'outlook_calendar',
       returnUrl: null,
       origin: 'admin',
       replace: false,

@@ -19,7 +19,7 @@ const setupUrl = z
   );
 const scopes = (what: string) => z.array(z.string()).describe(what);
 const reason = (what: string) => z.string().describe(what);
-const upstreamStatus = z.int().describe('The HTTP status Google answered with.');
+const upstreamStatus = z.int().describe('The HTTP status the vendor (Google, Microsoft Graph) answered with.');
 
 export interface ErrorDoc {
   /** What the code means, for the spec's table and each error's description. */
@@ -46,19 +46,19 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
   },
   INTEGRATION_EXPIRED: {
     meaning:
-      'The OAuth grant expired or was revoked and could not be refreshed: a person must reconnect at `details.setup_url`. `details.reason` when known: `token_rejected` (Google refused the access token and a refresh could not fix it), or why the grant ended (`revoked`, `time_limited_access`, `testing_mode`, `inactive`, `reauth_required`, `admin_policy_enforced` — the Workspace or Entra administrator blocks the app: reconnecting helps only once an administrator allows it; Microsoft also names `password_changed` and `user_disabled`).',
+      'The OAuth grant expired or was revoked and could not be refreshed: a person must reconnect at `details.setup_url`. `details.reason` when known: `token_rejected` (the vendor refused the access token and a refresh could not fix it), or why the grant ended (`revoked`, `time_limited_access`, `testing_mode`, `inactive`, `reauth_required`, `admin_policy_enforced` — the Workspace or Entra administrator blocks the app: reconnecting helps only once an administrator allows it; Microsoft also names `password_changed` and `user_disabled`).',
     details: z.object({ integration, setup_url: setupUrl, reason: reason('Why the grant is no longer usable.').optional() }),
   },
   INTEGRATION_PERMISSION_DENIED: {
     meaning:
-      'The connection lacks scopes the tool needs (checked before any Google call, or Google refused for lack of them): reconnect at `details.setup_url`.',
+      'The connection lacks scopes the tool needs (checked before any vendor call, or the vendor refused for lack of them): reconnect at `details.setup_url`.',
     details: z.object({
       integration,
       setup_url: setupUrl,
       required_scopes: scopes('The scopes the tool needs (short names, e.g. `calendar.events`).'),
       granted_scopes: scopes('The scopes the connection holds.'),
-      missing_scopes: scopes('Those of required_scopes the grant does not cover (when the Hub found them missing before calling Google).').optional(),
-      reason: reason('`insufficient_scopes` when Google refused the call for lack of scopes.').optional(),
+      missing_scopes: scopes('Those of required_scopes the grant does not cover (when the Hub found them missing before calling the vendor).').optional(),
+      reason: reason('`insufficient_scopes` when the vendor refused the call for lack of scopes.').optional(),
     }),
   },
   TOOL_NOT_FOUND: {
@@ -70,17 +70,19 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
   },
   EXTERNAL_API_ERROR: {
     meaning:
-      'Google answered with an error or could not be reached; `retryable` says whether repeating the call may help. A send Gmail did not confirm carries `details.outcome` (`not_sent`: the Hub checked Sent, nothing went out; `unknown`: it may have, `details.verification` says why the Hub cannot tell).',
+      'The vendor (Google, Microsoft Graph) answered with an error or could not be reached; `retryable` says whether repeating the call may help. A send the mail provider (Gmail, Outlook) did not confirm carries `details.outcome` (`not_sent`: the Hub checked Sent, nothing went out; `unknown`: it may have, `details.verification` says why the Hub cannot tell).',
     details: z.object({
       reason: reason(
-        "Google's reason (`invalid`, `backendError`…) or the Hub's (`timeout`, `network`, `circuit_open`, `refresh_failed`, `unexpected_response`…).",
+        "The vendor's reason (Google's `invalid`, `backendError`…; Graph's error code) or the Hub's (`timeout`, `network`, `circuit_open`, `refresh_failed`, `unexpected_response`…).",
       ).optional(),
       upstream_status: upstreamStatus.optional(),
-      message: z.string().describe("Google's own message, scrubbed, at most 300 characters.").optional(),
-      scope: reason('With `circuit_open`: whose circuit is open (`connection`, or `integration` for a Google-wide outage).').optional(),
+      message: z.string().describe("The vendor's own message, scrubbed, at most 300 characters.").optional(),
+      scope: reason(
+        "With `circuit_open`: whose circuit is open (`connection`, or `integration` for an outage of the whole integration, Google's or Microsoft's).",
+      ).optional(),
       outcome: z
         .enum(['unknown', 'not_sent'])
-        .describe('A write Google did not confirm: `not_sent` (checked, nothing happened) or `unknown` (check before repeating with a new request_id).')
+        .describe('A write the vendor did not confirm: `not_sent` (checked, nothing happened) or `unknown` (check before repeating with a new request_id).')
         .optional(),
       verification: z
         .enum(['no_read_scope', 'scan_limit', 'failed', 'not_found_yet'])
@@ -90,13 +92,13 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
   },
   RATE_LIMITED: {
     meaning:
-      "A rate limit was hit; wait `retry_after_s` (also `Retry-After`). `details.scope`: `customer`, `agent`, `distinct_agents` (the Hub's limits, with the RateLimit headers), `upstream` (Google's rate limit) or `upstream_quota` (a Google usage quota, or the mailbox's Gmail unit budget the Hub keeps).",
+      "A rate limit was hit; wait `retry_after_s` (also `Retry-After`). `details.scope`: `customer`, `agent`, `distinct_agents` (the Hub's limits, with the RateLimit headers), `upstream` (the vendor's rate limit: Google's, or Graph's throttling) or `upstream_quota` (a Google usage quota, or the mailbox's Gmail unit budget the Hub keeps).",
     details: z.object({
       scope: reason('Which limit was hit.'),
-      reason: reason("Google's reason, or the Hub's (`mailbox_quota`, `mailbox_busy`).").optional(),
+      reason: reason("The vendor's reason, or the Hub's (`mailbox_quota`, `mailbox_busy`).").optional(),
       limit: z.int().describe('The limit (points, or quota units, per window).').optional(),
       window_s: z.int().describe("The limit's window in seconds.").optional(),
-      cooldown_until: z.iso.datetime().describe('The Hub answered itself: until when Google asked it to leave the account alone.').optional(),
+      cooldown_until: z.iso.datetime().describe('The Hub answered itself: until when the vendor asked it to leave the account alone.').optional(),
     }),
   },
   VALIDATION_ERROR: {
@@ -124,7 +126,7 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
   },
   POLICY_DENIED: {
     meaning:
-      "A policy of the customer or agent, or a rule of the Hub's, refused the call before any credential lookup or Google call. `details.rule`: `enabled_tools`, `max_side_effects`, `require_request_id_for_writes`, `require_conversation_id`, `email_allowed_recipient_domains`, `max_tool_calls_per_conversation`, `max_conversations_per_agent_per_hour` (`details.retry_after_s`: when this agent may open a new conversation; it may continue the ones it has), or `tool_version_blocked` (the version `tool` resolved to is blocked; `details.replacement` says what to call).",
+      "A policy of the customer or agent, or a rule of the Hub's, refused the call before any credential lookup or vendor call. `details.rule`: `enabled_tools`, `max_side_effects`, `require_request_id_for_writes`, `require_conversation_id`, `email_allowed_recipient_domains`, `max_tool_calls_per_conversation`, `max_conversations_per_agent_per_hour` (`details.retry_after_s`: when this agent may open a new conversation; it may continue the ones it has), or `tool_version_blocked` (the version `tool` resolved to is blocked; `details.replacement` says what to call).",
     details: z.object({
       rule: reason('The rule that refused the call.'),
       policy: z.enum(['customer', 'agent']).describe("Whose policy the rule is (the agent's overrides the customer's field by field).").optional(),
@@ -138,15 +140,15 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
   },
   RESOURCE_NOT_FOUND: {
     meaning:
-      'Google does not know the id (event, message, thread), or no such endpoint. `details.recently_created`: an event this Hub created moments ago that Google does not show yet — retryable.',
+      'The vendor does not know the id (event, message, thread), or no such endpoint. `details.recently_created`: an event this Hub created moments ago that the vendor does not show yet — retryable.',
     details: z.object({
       upstream_status: upstreamStatus.optional(),
-      reason: reason("Google's reason.").optional(),
-      event_id: z.string().describe('The event Google does not know.').optional(),
+      reason: reason("The vendor's reason.").optional(),
+      event_id: z.string().describe('The event the vendor does not know.').optional(),
       calendar_id: z.string().describe('The calendar it was looked for on.').optional(),
-      message_id: z.string().describe('The Gmail message Google does not know.').optional(),
-      thread_id: z.string().describe('The Gmail thread Google does not know.').optional(),
-      recently_created: z.literal(true).describe('Google has not shown an event this Hub just created yet; retry.').optional(),
+      message_id: z.string().describe('The message the vendor does not know.').optional(),
+      thread_id: z.string().describe('The thread (Gmail thread, Outlook conversation) the vendor does not know.').optional(),
+      recently_created: z.literal(true).describe('The vendor has not shown an event this Hub just created yet; retry.').optional(),
     }),
   },
   CONFLICT: {

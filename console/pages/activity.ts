@@ -21,6 +21,9 @@ export interface Receipt {
   /** Absent for a success. */
   retryable?: boolean;
   api_calls: number;
+  /** The integration whose connection answered (google_gmail, outlook_mail…); absent when none, and on older receipts. */
+  integration?: string;
+  /** The vendor's operations (Google API methods or Microsoft Graph operations); the contract's name, kept for compatibility. */
   google_operations: { operation: string; status: number | string; ms: number }[];
   replay?: true;
   payload_mode: string;

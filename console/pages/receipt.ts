@@ -2,6 +2,7 @@ import { api } from '../api.js';
 import { failure, h, replace } from '../dom.js';
 import type { Receipt } from './activity.js';
 import { messageText, payloadSection } from './receipt-shape.js';
+import { integrationOf } from '../vocabulary.js';
 
 /** Local time to the millisecond (receipts time calls in ms); the exact instant in `datetime`. */
 const stamp = (iso: string) =>
@@ -19,8 +20,23 @@ const stamp = (iso: string) =>
     }),
   );
 
-/** One receipt: who called what, its timings, every Google attempt with its status, and how it ended. */
+/** How each provider's operations are named in a receipt (the catalog's provider ids; the console's words). */
+const VENDOR_WORDS: Readonly<Record<string, { operations: string; calls: string; none: string }>> = {
+  google: { operations: 'Google API operations', calls: 'Google API calls', none: 'No call to Google.' },
+  microsoft: { operations: 'Microsoft Graph operations', calls: 'Microsoft Graph calls', none: 'No call to Microsoft Graph.' },
+};
+const NEUTRAL = { operations: 'Vendor operations', calls: 'Vendor API calls', none: 'No call to a vendor.' };
+
+/**
+ * Whose operations a receipt lists, after the provider of its integration (from the catalog the page carries):
+ * Google API methods or Microsoft Graph operations — or neutral words for a receipt that names no integration
+ * (written before the Hub recorded it, or a call that resolved no connection).
+ */
+const vendorOf = (integration: string | undefined) => VENDOR_WORDS[(integration && integrationOf(integration)?.provider) || ''] ?? NEUTRAL;
+
+/** One receipt: who called what, its timings, every vendor attempt with its status, and how it ended. */
 export function receiptDetail(customerId: string, r: Receipt): HTMLElement {
+  const vendor = vendorOf(r.integration);
   const code = r.outcome === 'ok' ? null : (r.error?.code ?? r.outcome);
   const fields: [string, Node | string][] = [
     ['Call id', h('span', { class: 'mono' }, r.call_id)],
@@ -32,7 +48,7 @@ export function receiptDetail(customerId: string, r: Receipt): HTMLElement {
     ['Started', stamp(r.t_start)],
     ['Ended', stamp(r.t_end)],
     ['Duration', `${r.duration_ms} ms`],
-    ['Google API calls', String(r.api_calls)],
+    [vendor.calls, String(r.api_calls)],
     ['Replay', r.replay === true ? 'yes — the stored answer of an earlier call with this request id' : 'no'],
     ['Request id', h('span', { class: 'mono' }, r.request_id)],
     ['Trace id', r.trace_id ? h('span', { class: 'mono' }, r.trace_id) : h('span', { class: 'muted' }, 'none')],
@@ -52,16 +68,16 @@ export function receiptDetail(customerId: string, r: Receipt): HTMLElement {
       {},
       fields.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
     ),
-    h('h3', {}, 'Google operations'),
+    h('h3', {}, vendor.operations),
     ops.length === 0
-      ? h('p', { class: 'muted' }, 'No call to Google.')
+      ? h('p', { class: 'muted' }, vendor.none)
       : h(
           'div',
           { class: 'table-wrap' },
           h(
             'table',
             { class: 'operations' },
-            h('caption', { class: 'sr-only' }, 'Google operations, in order'),
+            h('caption', { class: 'sr-only' }, `${vendor.operations}, in order`),
             h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Operation'), h('th', { scope: 'col' }, 'Status'), h('th', { scope: 'col' }, 'Time'))),
             h(
               'tbody',

@@ -1,7 +1,7 @@
 import type { Queryable } from '../store/db';
 
 /**
- * A receipt as the admin API shows it: the call's envelope fields plus who called and what Google did. A field
+ * A receipt as the admin API shows it: the call's envelope fields plus who called and what the vendor did. A field
  * whose value is null is left out (an absent field means null), and `replay` is left out unless true: most calls
  * have no end user, conversation, trace or error, and the names of what they lack were a tenth of a receipt.
  */
@@ -22,6 +22,12 @@ export interface ReceiptView {
   /** Absent for a success. */
   retryable?: boolean;
   api_calls: number;
+  /** The integration that answered (google_gmail, outlook_mail…); absent when the call reached for none, and on older receipts. */
+  integration?: string;
+  /**
+   * The vendor's operations in order with their statuses: Google API methods or Microsoft Graph operations. The
+   * name is the contract's, kept for compatibility from when Google was the only vendor.
+   */
   google_operations: unknown[];
   /** Present (true) only for the stored answer of an earlier call with the same request_id. */
   replay?: true;
@@ -54,6 +60,7 @@ interface ReceiptRow {
   replay: boolean;
   payload_mode: string;
   principal: string | null;
+  integration: string | null;
   input: unknown;
   output: unknown;
   error: unknown;
@@ -61,7 +68,7 @@ interface ReceiptRow {
 
 const COLUMNS =
   'id::text AS id, call_id, tool, version, customer_id::text AS customer_id, user_id, agent_id::text AS agent_id, conversation_id, request_id, trace_id, ' +
-  'started_at, ended_at, duration_ms, outcome, retryable, api_calls, google_ops, replay, payload_mode, principal, input, output, error';
+  'started_at, ended_at, duration_ms, outcome, retryable, api_calls, google_ops, replay, payload_mode, principal, integration, input, output, error';
 
 const parsed = (v: unknown) => (typeof v === 'string' ? (JSON.parse(v) as unknown) : v); // jsonb: objects from pg, text from some drivers
 
@@ -85,6 +92,7 @@ export function toView(r: ReceiptRow): ReceiptView {
   v.outcome = r.outcome;
   put('retryable', r.retryable);
   v.api_calls = r.api_calls;
+  put('integration', r.integration);
   v.google_operations = (parsed(r.google_ops) as unknown[] | null) ?? [];
   if (r.replay) v.replay = true;
   v.payload_mode = r.payload_mode;

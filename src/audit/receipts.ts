@@ -1,7 +1,7 @@
 import { type KeyObject, randomUUID } from 'node:crypto';
 import { mayActFor, principalName, type ServicePrincipal } from '../access/service-keys';
 import { callIdOf } from './call-id';
-import type { GoogleOp } from './google-ops';
+import type { VendorOp } from './vendor-ops';
 import { executeRequestSchema, readChargeKey } from '../tools/execute-request';
 import type { Execution } from '../tools/execute';
 import type { Queryable } from '../store/db';
@@ -9,9 +9,9 @@ import { MAX_DEPTH, MAX_INPUT_NODES, type PayloadMode, type Redactor } from './r
 import { type HashRule, ID_KEY } from './shape';
 import { receiptErrorDetails, receiptErrorMessage } from './hub-text';
 
-export type { GoogleOp };
+export type { VendorOp };
 
-/** At most this many Google attempts are listed per receipt (the count of the rest is kept). */
+/** At most this many vendor attempts are listed per receipt (the count of the rest is kept). */
 export const MAX_OPS_PER_RECEIPT = 100;
 
 /** What the execute route knows of a finished call. */
@@ -23,7 +23,7 @@ export interface CallRecord {
   startedAt: number;
   endedAt: number;
   durationMs: number;
-  ops: readonly GoogleOp[];
+  ops: readonly VendorOp[];
   opsOmitted: number;
   traceId: string | null;
   /** Who authenticated the call (absent where a test builds the route alone). */
@@ -93,6 +93,7 @@ export const RECEIPT_COLUMNS = [
   'replay',
   'payload_mode',
   'principal',
+  'integration',
   'input',
   'output',
   'error',
@@ -119,7 +120,7 @@ const REASON_KEYS = ['reason', 'rule', 'scope'] as const;
 
 /**
  * What a receipt says, read from the call where it ended: `head`, the plain columns from tool to principal (ids,
- * times, outcome, Google operations) in RECEIPT_COLUMNS order, the payloads not yet redacted — unless `redacted`
+ * times, outcome, vendor operations, integration) in RECEIPT_COLUMNS order, the payloads not yet redacted — unless `redacted`
  * says the request thread already did it — and what the call_id is made of, unless the request thread made it
  * (`callId`). Plain data, so it can be handed to the receipt writer's thread (receipt-writer.ts) and made into a
  * row there: the call_id's HMAC and the redaction run there, not on the request thread.
@@ -177,6 +178,7 @@ export function receiptFacts(record: CallRecord, mode: PayloadMode): ReceiptFact
       e.replay === true,
       refused ? 'none' : mode,
       record.principal ? principalName(record.principal) : null,
+      e.integration ?? null,
     ],
     inputs: inputsOf(record.body),
     output: e.ok ? e.value : undefined,
@@ -316,6 +318,7 @@ const RECEIPT_TYPES: Record<(typeof RECEIPT_COLUMNS)[number], 'text' | 'uuid' | 
   replay: 'boolean',
   payload_mode: 'text',
   principal: 'text',
+  integration: 'text',
   input: 'jsonb',
   output: 'jsonb',
   error: 'jsonb',

@@ -77,6 +77,7 @@ export function createConnectionResolver(deps: {
       credentialId: record.id,
       integration,
       provider: INTEGRATIONS[integration].provider,
+      displayName: INTEGRATIONS[integration].displayName,
       accountEmail: record.accountEmail,
       scopes: record.scopes,
       source: record.userId === null ? 'customer' : 'user',

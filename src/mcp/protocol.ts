@@ -10,11 +10,11 @@ import type { RpcId } from './messages';
  * methods (tools/list, tools/call) are answered before they would reach it (src/mcp/answer.ts).
  */
 
-const SERVER_INFO = { name: 'hub', title: 'Hub: Google Calendar and Gmail tools', version: '1.0.0' };
+const SERVER_INFO = { name: 'hub', title: 'Hub: calendar and email tools (Google Calendar, Gmail, Outlook)', version: '1.0.0' };
 
 /** What `initialize` tells the model about using these tools well (clients add it to the system prompt). */
 export const INSTRUCTIONS = [
-  "Hub runs Google Calendar and Gmail tools on behalf of the customer (and end user) this connection's headers name.",
+  "Hub runs calendar and email tools (Google Calendar and Gmail, or Outlook) on behalf of the customer (and end user) this connection's headers name.",
   'A failed call is a tool result with isError: its text names the error code, each argument at fault and why, and what to do next —',
   'fix those arguments, wait the seconds it gives, or ask a person to connect the integration at the setup_url it gives.',
   'For a tool that writes (create, update, delete, send), put a request id in the call\'s _meta ({"request_id": "<unique per action>"}),',

@@ -7,7 +7,7 @@ import { CounterFamily, HistogramFamily } from './series';
  * global one, so two Hubs in one process (tests) count apart.
  *
  * Labels are closed sets only: tool names from the registry (anything else is `(unknown)`), error codes,
- * Google discovery operations, status classes, limit scopes, integration ids. Never a customer, user or agent
+ * vendor operations (Google discovery ids, Graph operation names), status classes, limit scopes, integration ids. Never a customer, user or agent
  * id: those are unbounded and belong in the audit trail and the access log.
  *
  * The hot path records through pre-bound series (series.ts: a field increment, no label object, key string or
@@ -112,7 +112,7 @@ export function createMetrics(options: { knownTools: readonly string[]; defaultM
   const toolLabel = (tool: string) => (known.has(tool) ? tool : UNKNOWN_TOOL);
   let sources: MetricSources | undefined;
 
-  // The families recorded per call or per Google attempt (series.ts); prom-client's registry formats them.
+  // The families recorded per call or per vendor attempt (series.ts); prom-client's registry formats them.
   const family = <T extends CounterFamily | HistogramFamily>(f: T): T => {
     registry.registerMetric(f as unknown as Metric);
     return f;
@@ -180,7 +180,7 @@ export function createMetrics(options: { knownTools: readonly string[]; defaultM
   });
   new Gauge({
     name: 'hub_circuit_breaker_state',
-    help: 'The integration-wide (Google-wide) circuit of this replica: 0 closed, 1 half-open, 2 open.',
+    help: 'The integration-wide circuit of this replica, by integration (Google and Outlook alike): 0 closed, 1 half-open, 2 open.',
     labelNames: ['integration'],
     registers: [registry],
     collect() {

@@ -1,4 +1,4 @@
-import { type OnGoogleAttempt, noteTokenRefresh, observeAttempt } from '../audit/google-ops';
+import { type OnVendorAttempt, noteTokenRefresh, observeAttempt } from '../audit/vendor-ops';
 import { scopeRefusal } from '../access/key-scope';
 import type { PolicyGuard } from '../access/policy-guard';
 import { type ServicePrincipal, principalName } from '../access/service-keys';
@@ -7,6 +7,7 @@ import { PARSE_OPTIONS, invalidInputs, toIssues, validationError } from '../core
 import type { ConnectionResolver } from '../integrations/connections';
 import { rulesFor, scopesFor } from '../integrations/scopes';
 import { PROVIDER_IDS, type Permission, type ProviderId } from '../core/capabilities';
+import type { IntegrationId } from '../core/integrations';
 import type { Logger } from '../logger';
 import type { IdempotencyGuard, WriteAttempt } from '../protection/idempotency';
 import type { RateLimiter } from '../protection/rate-limit';
@@ -75,6 +76,8 @@ export type Execution = {
   refused?: true;
   version?: VersionInfo;
   caller?: Caller;
+  /** The integration whose connection the call resolved (its receipt names it): absent when it reached for none. */
+  integration?: IntegrationId;
 } & ({ ok: true; tool: string; value: unknown } | { ok: false; tool: string | null; error: HubError });
 
 /** The vendor refused the token or its scopes: say where a person fixes that (and what is missing), as the connection checks do. */
@@ -133,8 +136,8 @@ export async function executeTool(
   ids: {
     reqId: string;
     fallbackRequestId: string;
-    /** The audit trail's view of each Google attempt. */
-    onGoogleAttempt?: OnGoogleAttempt;
+    /** The audit trail's view of each vendor attempt (Google's or Microsoft Graph's). */
+    onVendorAttempt?: OnVendorAttempt;
     /** Who authenticated (a scoped key, or a configured secret). */
     principal?: ServicePrincipal;
   },
@@ -191,6 +194,7 @@ export async function executeTool(
   const request = parsed.data;
   const requestId = request.context?.request_id ?? fallbackRequestId;
   let version: VersionInfo | undefined;
+  let connection: Connection | null = null; // resolved below, for tools of a capability
   const who: Caller = {
     customerId: request.customer_id.toLowerCase(),
     agentId: request.agent_id.toLowerCase(),
@@ -203,6 +207,7 @@ export async function executeTool(
       : { ok: false as const, tool: request.tool, error: outcome.error, requestId, apiCalls }),
     caller: who,
     ...(version ? { version } : {}),
+    ...(connection ? { integration: connection.integration } : {}),
   });
 
   // A body that parses names a tool and a caller readChargeKey read too: a known tool has been charged above.
@@ -233,7 +238,6 @@ export async function executeTool(
   if (denied instanceof Promise) denied = await denied; // only when policies must be read or Redis counts
   if (denied) return done(fail(denied));
 
-  let connection: Connection | null = null;
   if (tool.capability !== null && (tool.needsConnection?.(input.data) ?? true)) {
     const pin = pinnedProvider(input.data);
     const connect = () => deps.connections.connect(tool, caller, pin);
@@ -276,12 +280,12 @@ export async function executeTool(
     };
     const t0 = performance.now();
     const token = await connection.accessToken(ctx.deadline, countRequest);
-    noteTokenRefresh(ids.onGoogleAttempt, refreshed, token, t0);
+    noteTokenRefresh(ids.onVendorAttempt, refreshed, token, t0);
     if (!token.ok) return failed(token.error);
     // Whose call it is: the connection's own circuit, and the account's quotas and cool-downs.
     const tenant = { connectionId: connection.credentialId, account: connection.accountEmail, customerId: caller.customerId };
     const callOnce = (accessToken: string) =>
-      deps.upstream.call(op, (signal) => observeAttempt(ids.onGoogleAttempt, op.operation, fn(signal, accessToken)), {
+      deps.upstream.call(op, (signal) => observeAttempt(ids.onVendorAttempt, op.operation, fn(signal, accessToken)), {
         deadline: ctx.deadline,
         onAttempt: () => apiCalls++,
         tenant,
@@ -291,7 +295,7 @@ export async function executeTool(
       refreshed = false;
       const t1 = performance.now();
       const fresh = await connection.refresh(ctx.deadline, countRequest);
-      noteTokenRefresh(ids.onGoogleAttempt, refreshed, fresh, t1);
+      noteTokenRefresh(ids.onVendorAttempt, refreshed, fresh, t1);
       if (!fresh.ok) return failed(fresh.error);
       answer = await callOnce(fresh.value);
     }

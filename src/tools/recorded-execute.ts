@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Audit } from '../audit/trail';
-import { type GoogleOp, MAX_OPS_PER_RECEIPT } from '../audit/receipts';
+import { type VendorOp, MAX_OPS_PER_RECEIPT } from '../audit/receipts';
 import type { ServicePrincipal } from '../access/service-keys';
 import { type ExecuteDeps, type Execution, executeTool } from './execute';
 
@@ -22,7 +22,7 @@ export interface RecordedExecution {
 
 /**
  * One tool call as every door runs it — POST /execute and MCP's tools/call alike: the execute use case inside the
- * call's span (continuing the agent's traceparent), with each Google attempt noted for the receipt; then, once
+ * call's span (continuing the agent's traceparent), with each vendor attempt (Google's or Graph's) noted for the receipt; then, once
  * the door has answered, `finish` records the call (count and duration by tool and outcome, replays, the span's
  * attributes, the audit receipt). One place, so no door can skip the audit trail or the metrics.
  */
@@ -34,17 +34,17 @@ export async function executeRecorded(
 ): Promise<RecordedExecution> {
   const { metrics, tracing, audit } = deps;
   const call = tracing.startCall(headers);
-  const ops: GoogleOp[] = [];
+  const ops: VendorOp[] = [];
   let opsOmitted = 0;
-  const onGoogleAttempt = audit
-    ? (op: GoogleOp) => {
+  const onVendorAttempt = audit
+    ? (op: VendorOp) => {
         if (ops.length < MAX_OPS_PER_RECEIPT) ops.push(op);
         else opsOmitted++;
       }
     : undefined;
   const { principal, ...rest } = ids;
   const execution = await call.run(() =>
-    executeTool(deps, body, { ...rest, ...(principal ? { principal } : {}), ...(onGoogleAttempt ? { onGoogleAttempt } : {}) }),
+    executeTool(deps, body, { ...rest, ...(principal ? { principal } : {}), ...(onVendorAttempt ? { onVendorAttempt } : {}) }),
   );
   const version = execution.version?.version ?? null;
   return {

@@ -39,6 +39,8 @@ export interface Connection {
   integration: IntegrationId;
   /** Its provider. */
   provider: ProviderId;
+  /** The integration's name as people know it (Gmail, Outlook Mail…): what a message about this call's vendor names. */
+  displayName: string;
   accountEmail: string | null;
   /** The scopes the vendor granted, in its own spelling (Google's full URLs, Graph's names). */
   scopes: readonly string[];

@@ -230,6 +230,61 @@ run('admin console in Chromium', () => {
     await defaults.getByText('Calls now reach Microsoft, the only one connected').first().waitFor();
   }, 60_000);
 
+  /** A tool call for a demo customer (the Google one unless named), as an agent makes it. */
+  const execute = async (tool: string, inputs: unknown, conversationId: string, customerId = DEMO_CUSTOMER_ID) => {
+    const res = await fetch(`${hubUrl}/api/internal/tools/execute`, {
+      method: 'POST',
+      headers: { Authorization: `ServiceSecret ${SECRET}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ tool, agent_id: AGENT_ID, customer_id: customerId, inputs, context: { conversation_id: conversationId } }),
+    });
+    return (await res.json()) as { success: boolean };
+  };
+
+  /**
+   * Receipts are written in the background, every HUB_AUDIT_FLUSH_MS (README, Audit trail): an admin opening
+   * Activity right after a call can miss it for that long, and far longer on a loaded machine. Waits (by the admin
+   * API, in the signed-in session) until the customer's trail holds `count` calls of `tool`.
+   */
+  const receiptsWritten = async (tool: string, count: number, customerId = DEMO_CUSTOMER_ID) => {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const csrf = (await page.locator('meta[name="hub-csrf"]').getAttribute('content')) ?? '';
+      const res = await page.request.get(`${hubUrl}/api/admin/customers/${customerId}/receipts?tool=${tool}&limit=100`, {
+        headers: { 'X-CSRF-Token': csrf },
+      });
+      const body = (await res.json()) as { receipts?: unknown[] };
+      if (!body.receipts) throw new Error(`the receipts list answered ${res.status()}: ${JSON.stringify(body)}`);
+      const held = body.receipts.length;
+      if (held >= count) return;
+      if (Date.now() > deadline) throw new Error(`the audit trail holds ${held} ${tool} calls of ${count}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+
+  test("when an agent calls a tool for the Microsoft demo customer, then its receipt lists Microsoft Graph operations under that name, not Google's", async () => {
+    const availability = { start_date: '2026-11-23', end_date: '2026-11-24', timezone: 'Europe/Madrid', calendars: ['primary'] };
+    expect((await execute('calendar_get_availability', availability, 'conv-console-outlook', DEMO_MICROSOFT_CUSTOMER_ID)).success).toBe(true);
+    await receiptsWritten('calendar_get_availability', 1, DEMO_MICROSOFT_CUSTOMER_ID);
+    await page.goto(`${hubUrl}/admin/activity?customer=${DEMO_MICROSOFT_CUSTOMER_ID}`);
+    await pageReady(page);
+    await page
+      .getByRole('table', { name: 'Tool calls, newest first' })
+      .getByRole('row')
+      .nth(1)
+      .getByRole('button', { name: /^Details of calendar_get_availability/ })
+      .click();
+    const receipt = page.getByRole('article', { name: /^Receipt [0-9a-f]{32}$/ });
+    await receipt.waitFor();
+    // Graph's own operation names and statuses (the receipt's google_operations, a name kept for compatibility)
+    const operations = receipt.getByRole('table', { name: 'Microsoft Graph operations, in order' });
+    expect(await operations.textContent()).toMatch(/calendar\.getSchedule\s*200/);
+    const text = (await receipt.textContent())!;
+    expect(text).toMatch(/Microsoft Graph calls\s*\d+/);
+    expect(text).not.toMatch(/Google/);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, '08-activity-receipt-outlook');
+  }, 60_000);
+
   test("when an admin makes an Outlook Mail connect link, then it leads to Microsoft's sign-in; disconnecting Outlook Calendar says Microsoft revoked nothing", async () => {
     await page.goto(`${hubUrl}/admin/customers/${DEMO_MICROSOFT_CUSTOMER_ID}`);
     await pageReady(page);
@@ -359,38 +414,7 @@ run('admin console in Chromium', () => {
     expect(body.result.working_hours).toMatchObject({ start: '07:30', end: '15:00', days: ['monday', 'tuesday', 'wednesday', 'thursday'] });
   }, 60_000);
 
-  /** A tool call for the demo customer, as an agent makes it. */
-  const execute = async (tool: string, inputs: unknown, conversationId: string) => {
-    const res = await fetch(`${hubUrl}/api/internal/tools/execute`, {
-      method: 'POST',
-      headers: { Authorization: `ServiceSecret ${SECRET}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ tool, agent_id: AGENT_ID, customer_id: DEMO_CUSTOMER_ID, inputs, context: { conversation_id: conversationId } }),
-    });
-    return (await res.json()) as { success: boolean };
-  };
-
-  /**
-   * Receipts are written in the background, every HUB_AUDIT_FLUSH_MS (README, Audit trail): an admin opening
-   * Activity right after a call can miss it for that long, and far longer on a loaded machine. Waits (by the admin
-   * API, in the signed-in session) until the customer's trail holds `count` calls of `tool`.
-   */
-  const receiptsWritten = async (tool: string, count: number) => {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const csrf = (await page.locator('meta[name="hub-csrf"]').getAttribute('content')) ?? '';
-      const res = await page.request.get(`${hubUrl}/api/admin/customers/${DEMO_CUSTOMER_ID}/receipts?tool=${tool}&limit=100`, {
-        headers: { 'X-CSRF-Token': csrf },
-      });
-      const body = (await res.json()) as { receipts?: unknown[] };
-      if (!body.receipts) throw new Error(`the receipts list answered ${res.status()}: ${JSON.stringify(body)}`);
-      const held = body.receipts.length;
-      if (held >= count) return;
-      if (Date.now() > deadline) throw new Error(`the audit trail holds ${held} ${tool} calls of ${count}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
-
-  test("when an agent has made tool calls, then Activity lists them newest first, filters by tool, shows a receipt's Google operations and downloads the conversation's replay bundle", async () => {
+  test("when an agent has made tool calls, then Activity lists them newest first, filters by tool, shows a receipt's Google API operations and downloads the conversation's replay bundle", async () => {
     const availability = { start_date: '2026-11-23', end_date: '2026-11-24', timezone: 'Europe/Madrid', calendars: ['primary'] };
     expect((await execute('calendar_get_availability', availability, 'conv-console-1')).success).toBe(true);
     expect((await execute('calendar_get_availability', { ...availability, end_date: '2026-11-25' }, 'conv-console-1')).success).toBe(true);
@@ -437,7 +461,7 @@ run('admin console in Chromium', () => {
       .click();
     const receipt = page.getByRole('article', { name: /^Receipt [0-9a-f]{32}$/ });
     await receipt.waitFor();
-    const operations = receipt.getByRole('table', { name: 'Google operations, in order' });
+    const operations = receipt.getByRole('table', { name: 'Google API operations, in order' });
     expect(await operations.textContent()).toMatch(/calendar\.freebusy\.query\s*200/);
     expect(await receipt.textContent()).toMatch(/Error code\s*none.*Duration\s*\d+ ms.*Replay\s*no.*Trace id/s);
     // the compact receipt in words: the inputs' shape with hashes, the result's busy periods summarised

@@ -9,7 +9,7 @@ import { DEMO_MICROSOFT_CUSTOMER_ID } from '../../src/demo-lines';
 /**
  * The bar of the first five minutes: every line `npm run demo` prints works when pasted into a shell — with the
  * secrets it generated and with secrets the person supplied, before and after a restart, for the Google demo
- * customer and the Microsoft one alike — and its browser link reaches the sandbox's consent page. Runs the built demo (dist/; `npm test` builds it first).
+ * customer and the Microsoft one alike — and its browser links reach each sandbox's consent page. Runs the built demo (dist/; `npm test` builds it first).
  */
 
 jest.setTimeout(240_000);
@@ -53,14 +53,31 @@ function pasteAndCheck(demo: RunningDemo, project: string, env: Record<string, s
   return byTool;
 }
 
-/** The printed browser link leads to the sandbox's consent page, on the host the link names. */
-async function followConnectLink(demo: RunningDemo) {
-  const link = demo.lines.find((l) => l.includes('/integrations/google/connect?token='))!.replace(/^#\s*/, '');
-  const start = await fetch(link, { redirect: 'manual' });
+/** The printed browser links lead to each sandbox's consent page, on the host the link names. */
+async function followConnectLinks(demo: RunningDemo) {
+  const printed = (path: string) => demo.lines.find((l) => l.startsWith('# ') && l.includes(path))?.replace(/^#\s*/, '');
+  const google = printed('/integrations/google/connect?token=');
+  expect(google).toBeDefined();
+  const start = await fetch(google!, { redirect: 'manual' });
   expect(start.status).toBe(302);
   const consent = await fetch(start.headers.get('location')!, { redirect: 'manual' });
   expect(consent.status).toBe(200);
   expect(await consent.text()).toContain('ana.garcia@acme.example');
+
+  // The Microsoft customer's link: the Hub → the Microsoft sandbox's authorize endpoint, which asks a person to
+  // sign in and consent (the demo answers it automatically only while it connects its own customer).
+  const outlook = printed('/integrations/microsoft/connect?token=');
+  expect(outlook).toBeDefined();
+  const hop = await fetch(outlook!, { redirect: 'manual' });
+  expect(hop.status).toBe(302);
+  const authorize = new URL(hop.headers.get('location')!);
+  expect(authorize.pathname).toMatch(/\/oauth2\/v2\.0\/authorize$/);
+  expect(authorize.hostname).toBe(new URL(outlook!).hostname); // the host DEMO_HOST names, as the link's
+  const signIn = await fetch(authorize, { redirect: 'manual' });
+  expect(signIn.status).toBe(200);
+  const page = await signIn.text();
+  expect(page).toContain('Permissions requested');
+  expect(page).toContain('ana@northwind.example');
 }
 
 async function runTwice(project: string, demoEnv: Record<string, string>, pasteEnv: Record<string, string>) {
@@ -76,7 +93,7 @@ async function runTwice(project: string, demoEnv: Record<string, string>, pasteE
       // The Microsoft customer's printed lines answer from Outlook: Ana's week of meetings, Ben's mail in her inbox.
       expect(byTool['microsoft:calendar_get_availability'].result.busy_periods.length).toBeGreaterThan(0);
       expect(byTool['microsoft:email_search'].result.messages.length).toBeGreaterThan(0);
-      await followConnectLink(demo);
+      await followConnectLinks(demo);
       answers.push(byTool);
     } finally {
       await demo.stop();

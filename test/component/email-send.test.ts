@@ -126,6 +126,8 @@ describe('at most once with a request_id', () => {
     const requestId = `send-${randomUUID()}`;
     const failed = await expectTool(hub, ana, 'email_send', mail, 502, requestId);
     expect(failed.body.error).toMatchObject({ code: 'EXTERNAL_API_ERROR', retryable: true, details: { upstream_status: 500, outcome: 'not_sent' } });
+    // The tool's words name the vendor of the connection: Gmail here (Outlook's: outlook-send-uncertain.test.ts).
+    expect(failed.body.error.message).toMatch(/^Gmail did not confirm the send \(HTTP 500\), and the message is not in Sent: it was not sent/);
     expect(ops(await requests())).toEqual([SEND, LIST]); // one send, never repeated by the Hub; Sent is empty
     const retry = await expectTool(hub, ana, 'email_send', mail, 200, requestId);
     expect(ops(await requests())).toEqual([SEND, LIST, LIST, SEND]); // the retry looked again before sending
@@ -168,7 +170,7 @@ describe('at most once with a request_id', () => {
       code: 'EXTERNAL_API_ERROR',
       retryable: false,
       details: { upstream_status: 500, outcome: 'unknown', verification: 'no_read_scope' },
-      message: expect.stringContaining('Check the Sent folder'),
+      message: expect.stringContaining('(the connection has no Gmail read access to check Sent); it was not sent again. Check the Sent folder'),
     });
     const again = await expectTool(hub, ana, 'email_send', mail, 502, requestId);
     expect(again.body.metadata).toMatchObject({ api_calls: 0, idempotent_replay: true });

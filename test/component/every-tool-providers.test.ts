@@ -59,6 +59,9 @@ const receiptOps: Record<string, string[]> = {
   Microsoft: ['calendar_create_event events.create 201', 'email_send messages.create 201', 'email_send messages.send 202'],
 };
 
+/** The integrations named by the receipts of calls that reached the vendor. */
+const receiptIntegrations: Record<string, string[]> = { Google: ['google_calendar', 'google_gmail'], Microsoft: ['outlook_calendar', 'outlook_mail'] };
+
 describe.each(PROVIDERS)('every tool on %s', (name, connect) => {
   test('when a customer connected only this provider, then every built-in tool answers from it', async () => {
     const customerId = randomUUID();
@@ -67,12 +70,15 @@ describe.each(PROVIDERS)('every tool on %s', (name, connect) => {
     expectEveryToolCalled(called);
     // Each call's receipt lists the vendor operations it made, with the vendor's status: Graph's for Outlook.
     await hub.audit.drain();
-    const rows = await hub.testDb.db.query<{ tool: string; google_ops: { operation: string; status: number | string }[] }>(
-      'SELECT tool, google_ops FROM audit_receipts WHERE customer_id = $1',
+    const rows = await hub.testDb.db.query<{ tool: string; integration: string | null; google_ops: { operation: string; status: number | string }[] }>(
+      'SELECT tool, integration, google_ops FROM audit_receipts WHERE customer_id = $1',
       [customerId],
     );
     const ops = rows.flatMap((r) => r.google_ops.map((o) => `${r.tool} ${o.operation} ${o.status}`));
     expect(ops).toEqual(expect.arrayContaining(receiptOps[name]!));
+    // …and names the integration that answered, whose vendor those operations are (the console labels them by it).
+    const answered = new Set(rows.filter((r) => r.google_ops.length > 0).map((r) => r.integration));
+    expect([...answered].sort()).toEqual(receiptIntegrations[name]);
   }, 60_000);
 });
 

@@ -1,6 +1,6 @@
 import { createSecretKey, randomBytes } from 'node:crypto';
 import { createRedactor } from '../../src/audit/redact';
-import { type CallRecord, receiptFacts, rowOfFacts } from '../../src/audit/receipts';
+import { type CallRecord, RECEIPT_COLUMNS, receiptFacts, rowOfFacts } from '../../src/audit/receipts';
 import { MAX_SHAPE_CHARS } from '../../src/audit/shape';
 import type { Execution } from '../../src/tools/execute';
 
@@ -12,6 +12,8 @@ import type { Execution } from '../../src/tools/execute';
 const key = randomBytes(32);
 const shape = createRedactor('redacted', key);
 const size = (v: unknown) => JSON.stringify(v).length;
+/** Where each payload sits in a receipt row (its columns' order). */
+const COLUMN = { input: RECEIPT_COLUMNS.indexOf('input'), output: RECEIPT_COLUMNS.indexOf('output'), error: RECEIPT_COLUMNS.indexOf('error') };
 
 describe('hostile shapes', () => {
   test('when a payload is deep, wide, a long array or 64 KB of text, then its shape stays within the fixed bound', () => {
@@ -95,7 +97,7 @@ describe('receipts made on the receipt thread', () => {
     const execution: Execution = { ok: true, tool: 'calendar_get_availability', value: availability, requestId: 'req-42', apiCalls: 1 };
     const row = rowOfFacts(receiptFacts(record(execution, inputs), 'redacted'), shape, createSecretKey(key));
     expect(Buffer.byteLength(row)).toBeLessThanOrEqual(1_024);
-    const output = (JSON.parse(row) as unknown[])[20] as Record<string, any>;
+    const output = (JSON.parse(row) as unknown[])[COLUMN.output] as Record<string, any>;
     expect(output.busy_periods).toMatchObject({ $array: 30, $each: { start: 'string', end: 'string', calendar: 'string' } });
     expect(output.busy_periods.$ids.calendar).toHaveLength(1);
     expect(row).not.toContain('2026-12');
@@ -108,7 +110,7 @@ describe("a result's hashes", () => {
     const value = { event_id: 'evt123', status: 'confirmed', start: inputs.start, html_link: 'https://calendar.example/evt123' };
     const execution: Execution = { ok: true, tool: 'calendar_create_event', value, requestId: 'r-hash', apiCalls: 1 };
     const row = JSON.parse(rowOfFacts(receiptFacts(record(execution, inputs), 'redacted'), shape, createSecretKey(key))) as unknown[];
-    const [input, output] = [row[19] as Record<string, string>, row[20] as Record<string, string>];
+    const [input, output] = [row[COLUMN.input] as Record<string, string>, row[COLUMN.output] as Record<string, string>];
     expect(output.event_id).toMatch(/^string\(6\) #[0-9a-f]{16}$/); // an id: a later call follows it
     expect(output.start).toBe(input.start); // the answer repeats an input: still matched to it
     expect(output).toMatchObject({ status: 'string(9)', html_link: `string(${value.html_link.length})` }); // the answer's own words
@@ -126,7 +128,7 @@ describe("an error's Hub-written words", () => {
     };
     const execution: Execution = { ok: false, tool: 'email_send', requestId: 'r-1', apiCalls: 0, error };
     const row = JSON.parse(rowOfFacts(receiptFacts(record(execution, { to: ['ben@evil.example'] }), 'redacted'), shape, createSecretKey(key))) as unknown[];
-    const kept = row[21] as { message: string; details: Record<string, unknown> };
+    const kept = row[COLUMN.error] as { message: string; details: Record<string, unknown> };
     expect(kept.message).toMatch(/^Recipient string\(16\) #[0-9a-f]{16} is outside the allowed domains$/); // the Hub's words, the address redacted
     expect(kept.details).toMatchObject({ rule: 'email_allowed_recipient_domains', issues: [{ path: 'inputs.to[0]', message: 'not allowed' }] });
     expect(JSON.stringify(row)).not.toContain('evil.example');

@@ -111,7 +111,7 @@ export type ConnectLinkRequest = {
   integration: "google_calendar" | "google_gmail" | "outlook_calendar" | "outlook_mail";
   /** Where to send the person afterwards; must start with a prefix on HUB_CONNECT_RETURN_URLS. */
   return_url?: string | null;
-  /** `connect` (default): the link connects the integration where none is connected, or reconnects the same Google account; completing it with another account is refused and changes nothing. `replace`: the link may also connect a different Google account in place of the connected one. */
+  /** `connect` (default): the link connects the integration where none is connected, or reconnects the same account (Google or Microsoft); completing it with another account is refused and changes nothing. `replace`: the link may also connect a different account of the same vendor in place of the connected one. */
   intent?: "connect" | "replace";
 };
 
@@ -268,10 +268,12 @@ export type Receipt = {
   /** Absent for a success. */
   retryable?: boolean;
   api_calls: number;
-  /** Every Google attempt in order (at most 100 listed), token refreshes as `oauth2.token`. */
+  /** The integration whose connection answered the call, and so whose vendor `google_operations` lists. Absent when the call resolved no connection (refused or failed before one was found, or a tool that needs none), and on receipts written before the Hub recorded it. */
+  integration?: "google_calendar" | "google_gmail" | "outlook_calendar" | "outlook_mail";
+  /** The vendor's operations the call attempted, in order, each with its status (at most 100 listed): Google API methods (`gmail.users.messages.send`) for a Google integration, Microsoft Graph operations (`messages.send`) for an Outlook one; token refreshes as `oauth2.token`. The name is kept for compatibility from when Google was the only vendor: it lists Microsoft's operations too. */
   google_operations: {
     operation: string;
-    /** Google's HTTP status, or `timeout`/`network` (no answer), or the Hub's error code for a token refresh. */
+    /** The vendor's HTTP status, or `timeout`/`network` (no answer), or the Hub's error code for a token refresh. */
     status: number | string;
     ms: number;
   }[];

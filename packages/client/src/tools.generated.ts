@@ -700,9 +700,9 @@ export interface ErrorDetails {
     required_scopes: string[];
     /** The scopes the connection holds. */
     granted_scopes: string[];
-    /** Those of required_scopes the grant does not cover (when the Hub found them missing before calling Google). */
+    /** Those of required_scopes the grant does not cover (when the Hub found them missing before calling the vendor). */
     missing_scopes?: string[];
-    /** `insufficient_scopes` when Google refused the call for lack of scopes. */
+    /** `insufficient_scopes` when the vendor refused the call for lack of scopes. */
     reason?: string;
   };
   TOOL_NOT_FOUND: {
@@ -713,15 +713,15 @@ export interface ErrorDetails {
     available_versions: string[];
   };
   EXTERNAL_API_ERROR: {
-    /** Google's reason (`invalid`, `backendError`…) or the Hub's (`timeout`, `network`, `circuit_open`, `refresh_failed`, `unexpected_response`…). */
+    /** The vendor's reason (Google's `invalid`, `backendError`…; Graph's error code) or the Hub's (`timeout`, `network`, `circuit_open`, `refresh_failed`, `unexpected_response`…). */
     reason?: string;
-    /** The HTTP status Google answered with. */
+    /** The HTTP status the vendor (Google, Microsoft Graph) answered with. */
     upstream_status?: number;
-    /** Google's own message, scrubbed, at most 300 characters. */
+    /** The vendor's own message, scrubbed, at most 300 characters. */
     message?: string;
-    /** With `circuit_open`: whose circuit is open (`connection`, or `integration` for a Google-wide outage). */
+    /** With `circuit_open`: whose circuit is open (`connection`, or `integration` for an outage of the whole integration, Google's or Microsoft's). */
     scope?: string;
-    /** A write Google did not confirm: `not_sent` (checked, nothing happened) or `unknown` (check before repeating with a new request_id). */
+    /** A write the vendor did not confirm: `not_sent` (checked, nothing happened) or `unknown` (check before repeating with a new request_id). */
     outcome?: "unknown" | "not_sent";
     /** Why a send stays `unknown`: the connection cannot read Sent, too much newer sent mail, the check failed, or not in Sent yet. */
     verification?: "no_read_scope" | "scan_limit" | "failed" | "not_found_yet";
@@ -729,13 +729,13 @@ export interface ErrorDetails {
   RATE_LIMITED: {
     /** Which limit was hit. */
     scope: string;
-    /** Google's reason, or the Hub's (`mailbox_quota`, `mailbox_busy`). */
+    /** The vendor's reason, or the Hub's (`mailbox_quota`, `mailbox_busy`). */
     reason?: string;
     /** The limit (points, or quota units, per window). */
     limit?: number;
     /** The limit's window in seconds. */
     window_s?: number;
-    /** The Hub answered itself: until when Google asked it to leave the account alone. */
+    /** The Hub answered itself: until when the vendor asked it to leave the account alone. */
     cooldown_until?: string;
   };
   VALIDATION_ERROR: {
@@ -772,19 +772,19 @@ export interface ErrorDetails {
     replacement?: string;
   };
   RESOURCE_NOT_FOUND: {
-    /** The HTTP status Google answered with. */
+    /** The HTTP status the vendor (Google, Microsoft Graph) answered with. */
     upstream_status?: number;
-    /** Google's reason. */
+    /** The vendor's reason. */
     reason?: string;
-    /** The event Google does not know. */
+    /** The event the vendor does not know. */
     event_id?: string;
     /** The calendar it was looked for on. */
     calendar_id?: string;
-    /** The Gmail message Google does not know. */
+    /** The message the vendor does not know. */
     message_id?: string;
-    /** The Gmail thread Google does not know. */
+    /** The thread (Gmail thread, Outlook conversation) the vendor does not know. */
     thread_id?: string;
-    /** Google has not shown an event this Hub just created yet; retry. */
+    /** The vendor has not shown an event this Hub just created yet; retry. */
     recently_created?: true;
   } | undefined;
   CONFLICT: {

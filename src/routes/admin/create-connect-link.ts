@@ -20,7 +20,7 @@ export const connectLinkBody = z.strictObject({
     .enum(['connect', 'replace'], { error: 'must be connect or replace' })
     .optional()
     .describe(
-      '`connect` (default): the link connects the integration where none is connected, or reconnects the same Google account; completing it with another account is refused and changes nothing. `replace`: the link may also connect a different Google account in place of the connected one.',
+      '`connect` (default): the link connects the integration where none is connected, or reconnects the same account (Google or Microsoft); completing it with another account is refused and changes nothing. `replace`: the link may also connect a different account of the same vendor in place of the connected one.',
     ),
 });
 

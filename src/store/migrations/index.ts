@@ -11,6 +11,7 @@ import receiptPrincipal from './0010_receipt_principal';
 import customerNames from './0011_customer_names';
 import microsoftConnections from './0012_microsoft_connections';
 import connectionAccountId from './0013_connection_account_id';
+import receiptIntegration from './0014_receipt_integration';
 
 /**
  * Forward-only migrations, applied in this order at start and recorded (with a checksum) in hub_migrations.
@@ -30,4 +31,5 @@ export const MIGRATIONS: readonly { name: string; sql: string }[] = [
   { name: '0011_customer_names', sql: customerNames },
   { name: '0012_microsoft_connections', sql: microsoftConnections },
   { name: '0013_connection_account_id', sql: connectionAccountId },
+  { name: '0014_receipt_integration', sql: receiptIntegration },
 ];

@@ -84,7 +84,7 @@ export const calendarFindOptimalTimes = defineTool({
     const hours = ctx.connection?.workingHours ?? DEFAULT_WORKING_HOURS;
     const searched = { start: Math.max(resolved.range.startMs, now), end: resolved.range.endMs };
     const windows = searched.end > searched.start ? workingWindows(hours, zone, searched, args.preferences?.preferred_hours ?? null) : [];
-    if (windows.length === 0) return ok({ suggestions: [] }); // nothing to ask Google about
+    if (windows.length === 0) return ok({ suggestions: [] }); // nothing to ask the vendor about
     const range = { start: windows[0]!.start, end: windows.at(-1)!.end };
 
     const organizer = (ctx.connection?.accountEmail ?? 'primary').toLowerCase();
@@ -95,7 +95,10 @@ export const calendarFindOptimalTimes = defineTool({
     const own = busy.value.get('primary')!;
     if (!own.readable) {
       return fail(
-        hubError('EXTERNAL_API_ERROR', "Google could not report the organizer's own free/busy time", { retryable: true, details: { reason: own.reason } }),
+        hubError('EXTERNAL_API_ERROR', `${ctx.connection?.displayName ?? 'The calendar provider'} could not report the organizer's own free/busy time`, {
+          retryable: true,
+          details: { reason: own.reason },
+        }),
       );
     }
     const time = organizerTime(listed.value.events, own.busy, zone, range);

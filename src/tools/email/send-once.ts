@@ -15,8 +15,14 @@ import type { ToolContext } from '../types';
  * with `details.outcome: "unknown"`, not retryable — recorded, so retries replay it instead of sending.
  */
 
-/** After a send that got no answer and is not in Sent: give Gmail this long before the retry looks again. */
+/** After a send that got no answer and is not in Sent: give the vendor this long before the retry looks again. */
 const NOT_FOUND_YET_RETRY_S = 5;
+
+/**
+ * The mailbox's vendor as the caller knows it (Gmail, Outlook Mail): these messages run for every provider's send.
+ * Neutral when the call has no connection to name.
+ */
+const vendorOf = (ctx: ToolContext) => ctx.connection?.displayName ?? null;
 
 /** A send answer that does not say whether the mail went out. */
 export const uncertainSend = (e: HubError) =>
@@ -37,7 +43,7 @@ export async function checkEarlierSend(ctx: ToolContext, tokens: readonly string
   if (found.kind === 'pending') return fail(notInSentYet(ctx, 'An earlier attempt with this request_id may have sent this email', {}, found.retryAfterS));
   // store_reset is weak evidence (most keys after a reset are new): when it cannot be checked, send.
   if (found.kind === 'unverifiable' && earlier.reason === 'taken_over') {
-    return fail(unknownOutcome(found, 'An earlier attempt with this request_id may have sent this email', {}));
+    return fail(unknownOutcome(found, 'An earlier attempt with this request_id may have sent this email', {}, vendorOf(ctx)));
   }
   return ok(null);
 }
@@ -49,19 +55,20 @@ export async function sendChecked(ctx: ToolContext, mail: OutgoingMail, token: s
   const sent = await ctx.mail.send(mail, token, reply);
   if (sent.ok || !uncertainSend(sent.error)) return sent;
 
-  const what = `Gmail did not confirm the send (${failureText(sent.error)})`;
+  const vendor = vendorOf(ctx);
+  const what = `${vendor ?? 'The mail provider'} did not confirm the send (${failureText(sent.error)})`;
   const looked = await ctx.mail.findSent([token], startedAt, ctx.settings.sendVerifyMaxMessages);
   if (!looked.ok) return fail(lookupFailed(ctx, looked.error, what, sent.error));
   const found = looked.value;
   switch (found.kind) {
     case 'found':
-      ctx.logger.info({ upstream: failureText(sent.error) }, 'Gmail failed a send it had carried out; the message is in Sent');
+      ctx.logger.info({ upstream: failureText(sent.error) }, `${vendor ?? 'The mail provider'} failed a send it had carried out; the message is in Sent`);
       return ok({ id: found.id, threadId: found.threadId });
     case 'absent': {
       // The record is kept either way, so a retry looks again before sending (a late copy is still caught).
       ctx.outcomeUncertain();
       if (typeof sent.error.details?.upstream_status === 'number') {
-        // Gmail answered: it is done with the request, and the message is not in Sent.
+        // The vendor answered: it is done with the request, and the message is not in Sent.
         return fail(
           hubError('EXTERNAL_API_ERROR', `${what}, and the message is not in Sent: it was not sent. Retry with the same request_id`, {
             retryable: true,
@@ -70,14 +77,14 @@ export async function sendChecked(ctx: ToolContext, mail: OutgoingMail, token: s
           }),
         );
       }
-      // No answer: Gmail may still be working on it. Only a retry that looks first again may follow.
+      // No answer: the vendor may still be working on it. Only a retry that looks first again may follow.
       return fail(notInSentYet(ctx, what, upstreamDetails(sent.error), NOT_FOUND_YET_RETRY_S));
     }
     case 'pending':
       // The vendor's sent mail may not show it yet, whatever its status said: unknown, never "not sent".
       return fail(notInSentYet(ctx, what, upstreamDetails(sent.error), found.retryAfterS));
     case 'unverifiable':
-      return fail(unknownOutcome(found, what, upstreamDetails(sent.error)));
+      return fail(unknownOutcome(found, what, upstreamDetails(sent.error), vendor));
   }
 }
 
@@ -99,7 +106,7 @@ function notInSentYet(ctx: ToolContext, what: string, details: Record<string, un
 const failureText = (e: HubError) =>
   typeof e.details?.upstream_status === 'number' ? `HTTP ${e.details.upstream_status}` : String(e.details?.reason ?? e.code).replace(/_/g, ' ');
 
-/** What the caller may keep of Google's answer (never the message text, which may quote the request). */
+/** What the caller may keep of the vendor's answer (never the message text, which may quote the request). */
 const upstreamDetails = (e: HubError) => {
   const { upstream_status, reason, code } = (e.details ?? {}) as Record<string, unknown>;
   return {
@@ -109,8 +116,11 @@ const upstreamDetails = (e: HubError) => {
   };
 };
 
-function unknownOutcome(found: Extract<SentLookup, { kind: 'unverifiable' }>, what: string, details: Record<string, unknown>): HubError {
-  const why = found.reason === 'no_read_scope' ? 'the connection has no Gmail read access to check Sent' : 'too many newer messages in Sent to check';
+function unknownOutcome(found: Extract<SentLookup, { kind: 'unverifiable' }>, what: string, details: Record<string, unknown>, vendor: string | null): HubError {
+  const why =
+    found.reason === 'no_read_scope'
+      ? `the connection has no ${vendor ? `${vendor} ` : ''}read access to check Sent`
+      : 'too many newer messages in Sent to check';
   return hubError(
     'EXTERNAL_API_ERROR',
     `${what}, and the Hub cannot tell whether it went out (${why}); it was not sent again. Check the Sent folder before sending it with a new request_id`,
@@ -122,7 +132,7 @@ function unknownOutcome(found: Extract<SentLookup, { kind: 'unverifiable' }>, wh
 }
 
 /**
- * The check itself failed (Google unreachable, rate limited…): still unknown. With a request_id the record stays
+ * The check itself failed (the vendor unreachable, rate limited…): still unknown. With a request_id the record stays
  * and the retry checks again, so the retry is safe; without one nothing would check, so it is final.
  */
 function lookupFailed(ctx: ToolContext, lookupError: HubError, what: string, sendError?: HubError): HubError {

@@ -1,18 +1,22 @@
 import type { Result } from '../core/errors';
 
-/** One attempt at one Google operation within a call, as the receipt lists it. */
-export interface GoogleOp {
+/**
+ * One attempt at one vendor operation within a call, as the receipt lists it: a Google API method
+ * (`gmail.users.messages.send`) or a Microsoft Graph operation (`messages.send`). The contract calls the list
+ * `google_operations`, a name kept for compatibility from when Google was the only vendor.
+ */
+export interface VendorOp {
   operation: string;
-  /** Google's HTTP status, or what happened instead: 'timeout', 'network', 'aborted'. */
+  /** The vendor's HTTP status, or what happened instead: 'timeout', 'network', 'aborted'. */
   status: number | string;
   ms: number;
 }
 
 /**
- * The Google attempts a call made, as its receipt lists them: the operation and Google's HTTP status, or what
- * happened instead of an answer. Observes the promise of one googleapis attempt without changing it.
+ * The vendor attempts a call made, as its receipt lists them: the operation and the vendor's HTTP status, or what
+ * happened instead of an answer. Observes the promise of one attempt (googleapis or Graph) without changing it.
  */
-export type OnGoogleAttempt = (op: GoogleOp) => void;
+export type OnVendorAttempt = (op: VendorOp) => void;
 
 function statusOfAnswer(value: unknown): number {
   const status = (value as { status?: unknown } | null | undefined)?.status;
@@ -27,7 +31,7 @@ function statusOfFailure(err: unknown): number | string {
   return 'network';
 }
 
-export function observeAttempt<T>(record: OnGoogleAttempt | undefined, operation: string, attempt: Promise<T>): Promise<T> {
+export function observeAttempt<T>(record: OnVendorAttempt | undefined, operation: string, attempt: Promise<T>): Promise<T> {
   if (record === undefined) return attempt;
   const t0 = performance.now();
   const ms = () => Math.round(performance.now() - t0);
@@ -43,8 +47,8 @@ export function observeAttempt<T>(record: OnGoogleAttempt | undefined, operation
   );
 }
 
-/** A token refresh the call made (Google's token endpoint): its outcome as far as the Hub saw it. */
-export function noteTokenRefresh(record: OnGoogleAttempt | undefined, made: boolean, outcome: Result<unknown>, t0: number): void {
+/** A token refresh the call made (the vendor's token endpoint), listed as `oauth2.token`: its outcome as far as the Hub saw it. */
+export function noteTokenRefresh(record: OnVendorAttempt | undefined, made: boolean, outcome: Result<unknown>, t0: number): void {
   if (record === undefined || !made) return;
   record({ operation: 'oauth2.token', status: outcome.ok ? 200 : outcome.error.code, ms: Math.round(performance.now() - t0) });
 }
