@@ -70,3 +70,17 @@ test('when the Hub’s new event was made all-day in Outlook at once, then the a
   const agenda = await outlookCalendar(world, DEMO.ana, { memory }).port.agenda({ start: t('2027-04-05T23:00:00Z'), end: t('2027-04-06T01:00:00Z') });
   expect(agenda.ok && agenda.value.events.map((e) => [e.start, e.end])).toEqual([[{ date: '2027-04-06' }, { date: '2027-04-07' }]]);
 });
+
+test('when free/busy and the agenda are read, then the memory of recent creates is asked once per calendar and call', async () => {
+  const memory = hubMemory();
+  const reads: string[] = [];
+  const counted = { ...memory.recent, since: (...args: Parameters<typeof memory.recent.since>) => (reads.push(args[1]), memory.recent.since(...args)) };
+  const made = await outlookCalendar(world, DEMO.ana, { memory }).port.createEvent('primary', draft, { dedupKey: null });
+  if (!made.ok) throw new Error(made.error.message);
+  const port = outlookCalendar(world, DEMO.ana, { memory: { ...memory, recent: counted } }).port;
+  const busy = await port.freeBusy(['primary', DEMO.ana], day, 'Europe/Madrid');
+  expect(busy.ok && busy.value.get(DEMO.ana)).toEqual({ readable: true, busy: [planning] });
+  expect(reads).toHaveLength(1); // "primary" and the account's own address are one calendar
+  await port.agenda(day);
+  expect(reads).toHaveLength(1);
+});
