@@ -57,6 +57,8 @@ import { type HtmlConverter, createHtmlConverter } from './tools/email/html-text
 import type { RecordedExecuteDeps } from './tools/recorded-execute';
 import { type ToolRegistry, createToolRegistry } from './tools/registry';
 import { createToolCache } from './tools/tool-cache';
+import { createMemoryRecentWrites } from './store/recent-writes-memory';
+import { createRedisRecentWrites } from './store/recent-writes-redis';
 import type { AnyTool } from './tools/types';
 import { createProviderPorts, createUpstream } from './providers';
 import { createEndpoints } from './webhooks/endpoints';
@@ -213,6 +215,9 @@ export function createApp(deps: AppDeps): HubApp {
     deadlineMs: config.upstream.toolDeadlineMs,
     settings: { ...config.tools, eventIds },
     cache: createToolCache(),
+    // What adapters absorb of their vendor's lag after the Hub's own writes: in Redis when configured, so the
+    // replica answering the next call sees them too; else this process's memory.
+    recent: redis ? createRedisRecentWrites(redis, { timeoutMs: config.rateLimit.redisTimeoutMs, logger }) : createMemoryRecentWrites(),
     html,
     metrics,
     tracing,

@@ -15,6 +15,7 @@ import { type Upstream, type UpstreamOp, deadlineSignal } from '../resilience';
 import { executeRequestSchema, readChargeKey, readableRequestId, readableToolName, readableUserId } from './execute-request';
 import type { VersionInfo } from './deprecation';
 import type { Resolution, ToolRegistry } from './registry';
+import type { RecentWrites } from '../core/recent-writes';
 import type { ToolCache } from './tool-cache';
 import { chargeLimits } from './charge';
 import type { HtmlConverter, HtmlToText } from './email/html-text';
@@ -40,6 +41,8 @@ export interface ExecuteDeps {
   deadlineMs: number;
   settings: ToolSettings;
   cache: ToolCache;
+  /** Adapters' memory of their connection's recent writes: shared by the replicas when Redis is configured. */
+  recent: RecentWrites;
   /** HTML mail → text off the event loop. */
   html: HtmlConverter;
   /** The customer's and agent's policies (POLICY_DENIED), checked before any credential lookup. */
@@ -305,6 +308,7 @@ export async function executeTool(
   const portEnv = (conn: Connection): PortEnv => ({
     call: vendorCall,
     cache: deps.cache,
+    recent: deps.recent,
     connection: conn,
     deadline: ctx.deadline,
     maxBodyChars: deps.settings.maxBodyChars,

@@ -11,6 +11,7 @@ import type { EarlierAttempt } from '../protection/idempotency-store';
 import type { WorkingHours } from '../core/working-hours';
 import type { EventIds } from './calendar/event-id';
 import type { HtmlToText } from './email/html-text';
+import type { RecentWrites } from '../core/recent-writes';
 import type { ToolCache } from './tool-cache';
 
 export type SideEffects = 'reads' | 'writes';
@@ -114,6 +115,8 @@ export interface ToolContext {
 export interface PortEnv {
   call: VendorCall;
   cache: ToolCache;
+  /** The connection's recent writes, seen by every replica when they share Redis (src/core/recent-writes.ts). */
+  recent: RecentWrites;
   connection: Pick<Connection, 'credentialId' | 'accountEmail' | 'scopes'>;
   deadline: AbortSignal;
   /** Read only when an answer does not fit (a tool call's logger is made on first use). */

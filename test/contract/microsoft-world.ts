@@ -2,6 +2,7 @@ import pino from 'pino';
 import { createGraphCalendar } from '../../src/providers/microsoft/calendar';
 import { createGraphMail } from '../../src/providers/microsoft/mail-graph';
 import { createHtmlConverter } from '../../src/tools/email/html-text';
+import { createMemoryRecentWrites } from '../../src/store/recent-writes-memory';
 import { createToolCache } from '../../src/tools/tool-cache';
 import { GRAPH_SCOPES_ALL, startMicrosoftWorld } from '../helpers/microsoft';
 import type { FaultKind, FaultedOperation, ProviderFactory, ProviderWorld } from './provider-world';
@@ -32,6 +33,7 @@ export const microsoftProvider: ProviderFactory = {
     const world = await startMicrosoftWorld();
     const html = createHtmlConverter({ workers: 1, taskTimeoutMs: 2_000, callBudgetMs: 10_000 });
     const cache = createToolCache();
+    const recent = createMemoryRecentWrites();
     const must = async (method: string, path: string, body?: unknown) => {
       const res = await world.control(method, path, body);
       if (res.status >= 300) throw new Error(`sandbox ${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -41,6 +43,7 @@ export const microsoftProvider: ProviderFactory = {
       call: world.callFor(upn, GRAPH_SCOPES_ALL),
       graphUrl: world.graphUrl,
       cache,
+      recent,
       connection: { credentialId: `cred-${upn}`, accountEmail: upn, scopes: GRAPH_SCOPES_ALL },
       deadline: AbortSignal.timeout(30_000),
       now: () => world.sandbox.world.clock.now(),

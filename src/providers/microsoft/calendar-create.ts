@@ -21,8 +21,9 @@ import { notificationsUnsupported, toGraphBody } from './calendar-write-body';
  * inside the deadline.
  *
  * `replayed` is true when the event already existed: found by its key (after a lost answer or a refused repeat),
- * remembered by this replica, or — a repeat Graph answered 201 — created more than SKEW_MS before this call began
- * by Graph's clock (a repeat within that window, on another replica, reads as new: the same event either way).
+ * remembered by the Hub (by any replica, when they share Redis: calendar-memory.ts), or — a repeat Graph answered
+ * 201 — created more than SKEW_MS before this call began by Graph's clock (a repeat within that window whose key the
+ * Hub no longer knows reads as new: the same event either way).
  */
 
 /** The Hub's own property set: a GUID made for it, so no other application's property can collide. */

@@ -2,17 +2,17 @@ import type { WriteOptions } from '../../core/calendar';
 import { type Result, fail, ok } from '../../core/errors';
 import { eventPath, readRaw } from './calendar-events';
 import type { Graph } from './calendar-graph';
-import { createdRecently, deleteRecord, isPlain404, settle } from './calendar-memory';
+import { createdRecently, deleteRecord, isPlain404, rememberDeleteSent, settle } from './calendar-memory';
 import { notificationsUnsupported } from './calendar-write-body';
 import { GraphError } from './graph-request';
 
 /**
  * Deleting an event. Graph answers 204, and 404 ErrorItemNotFound for an event that is gone — whether it was
- * deleted or never existed (Google keeps a deleted event's id and answers 410). So the adapter remembers, per
- * replica and for ten minutes, each DELETE it sent for an event that may have reached Graph (answered 204, or
- * lost: a timeout, a dropped connection, a 5xx). A later 404 for that event — a retry inside the call after the
- * first attempt's answer was lost, or the agent repeating the call — is `alreadyDeleted: true`; any other 404 is
- * RESOURCE_NOT_FOUND. A repeat that reaches another replica, or comes later than that, gets RESOURCE_NOT_FOUND.
+ * deleted or never existed (Google keeps a deleted event's id and answers 410). So the adapter remembers, for ten
+ * minutes and for every replica when they share Redis (calendar-memory.ts), each DELETE it sent for an event that
+ * may have reached Graph (answered 204, or lost: a timeout, a dropped connection, a 5xx). A later 404 for that
+ * event — a retry inside the call after the first attempt's answer was lost, or the agent repeating the call — is
+ * `alreadyDeleted: true`; any other 404 is RESOURCE_NOT_FOUND, as is a repeat that comes later than that.
  *
  * The organizer deleting a meeting mails every attendee a cancellation (event-delete), which Graph cannot skip:
  * with send_notifications false that delete is refused before anything is written.
@@ -55,8 +55,10 @@ export async function deleteEvent(graph: Graph, calendarId: string, eventId: str
         throw err;
       }
     });
-  // Right after this replica created the event, a 404 may be Outlook's lag — unless an earlier DELETE explains it.
+  // Right after the Hub created the event, a 404 may be Outlook's lag — unless an earlier DELETE explains it.
+  const sentBefore = record.maybeApplied;
   const deleted = await settle(deps, attempt, (a) => justCreated && !goneAfterOurDelete && !a.ok && isPlain404(a.error));
+  if (record.maybeApplied && !sentBefore) await rememberDeleteSent(deps, calendarId, eventId);
   if (deleted.ok) return ok({ alreadyDeleted: false });
   const { error } = deleted;
   if (!isPlain404(error)) return deleted;

@@ -24,8 +24,8 @@ import { calendarView } from './calendar-view';
  * their busy time comes from calendarView — events not cancelled and not shown as free; all-day events as whole
  * days in `zone`. An unknown calendar is unreadable (`notFound`), not a failure of the whole call.
  *
- * Both lag behind a create; the events this replica created in the account's own calendars during the last
- * minute are joined in as Graph holds them (calendar-recent.ts), so the Hub's own new meeting is never free time.
+ * Both lag behind a create; the events the Hub created (on any replica sharing its Redis) in the account's own
+ * calendars during the last minute are joined in as Graph holds them (calendar-recent.ts), so the Hub's own new meeting is never free time.
  */
 
 const MAX_SCHEDULES = 20;
@@ -113,7 +113,7 @@ async function calendarBusy(graph: Graph, calendarId: string, range: Interval, z
 }
 
 /**
- * The account's own calendar an id stands for, where this replica created events lately: "primary" and the
+ * The account's own calendar an id stands for, where the Hub created events lately: "primary" and the
  * account's own address (getSchedule reads its default calendar), or a calendar id. Undefined for other people.
  */
 async function ownCalendarOf(id: string, ownAddress: () => Promise<Result<string>>, hasRecentPrimary: boolean): Promise<Result<string | undefined>> {

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { RecentWrites } from '../../core/recent-writes';
 import type { VendorCall } from '../../core/vendor-call';
 import { type HubError, type Result, fail, hubError, ok } from '../../core/errors';
 import type { Logger } from '../../logger';
@@ -25,6 +26,8 @@ export interface GraphCalendarDeps {
   /** Graph's version root: https://graph.microsoft.com/v1.0, or the sandbox's. */
   graphUrl: string;
   cache: FactCache;
+  /** What this connection wrote lately (calendar-memory.ts): every replica's, when they share Redis. */
+  recent: RecentWrites;
   connection: { credentialId: string; accountEmail: string | null; scopes: readonly string[] };
   /** The tool call's deadline: waits for Outlook's propagation end with it. */
   deadline: AbortSignal;

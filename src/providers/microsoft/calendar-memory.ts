@@ -1,21 +1,23 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type HubError, type Result, fail, ok } from '../../core/errors';
-import { type GraphCalendarDeps, factKey } from './calendar-graph';
+import { type HubError, type Result, fail } from '../../core/errors';
+import type { GraphCalendarDeps } from './calendar-graph';
 
 /**
- * What one replica remembers of its own recent writes to a connection's calendars, and the waits that absorb
+ * What the Hub remembers of its own recent writes to a connection's calendars, and the waits that absorb
  * Outlook's propagation.
  *
  * Outlook is eventually consistent for lists: a new event reaches `$filter` lists, calendarView and getSchedule
  * only after a delay (the sandbox emulates 1 s), while a read by id is served from the mailbox store. So:
  * - a lookup of an event by its dedupe key after a lost answer is asked again with backoff inside the deadline;
- * - a 404 for an event this replica created in the last minute is taken for lag, asked again the same way, and
- *   if it outlasts the waits it is RESOURCE_NOT_FOUND with `recently_created: true`, retryable (as for Google);
- * - lists this replica reads (getSchedule, calendarView) are joined with the events it created in the last
- *   minute, read by id (calendar-recent.ts), so its own new event is never shown as free time;
- * - Graph answers 404 for a deleted event, as for one that never existed (Google keeps a 410): a delete this
- *   replica sent lets a repeat of it say `alreadyDeleted` (calendar-delete.ts).
- * All of it is per process: a call that lands on another replica gets Graph's answer as it is.
+ * - a 404 for an event the Hub created in the last minute is taken for lag, asked again the same way, and if it
+ *   outlasts the waits it is RESOURCE_NOT_FOUND with `recently_created: true`, retryable (as for Google);
+ * - lists the Hub reads (getSchedule, calendarView) are joined with the events it created in the last minute,
+ *   read by id (calendar-recent.ts), so its own new event is never shown as free time;
+ * - Graph answers 404 for a deleted event, as for one that never existed (Google keeps a 410): a delete the Hub
+ *   sent lets a repeat of it say `alreadyDeleted` (calendar-delete.ts).
+ * The facts live in the recent-writes port (deps.recent, src/core/recent-writes.ts), per connection: in Redis
+ * when the Hub is configured with it, so a call that lands on another replica right after a write sees it as the
+ * writer does; in this process's memory otherwise. A list read asks it once per calendar.
  */
 
 /** How long after a create a 404 for that event is taken for propagation rather than absence. */
@@ -24,66 +26,70 @@ const RECENT_CREATE_MS = 60_000;
 const RECENT_WRITE_MS = 10 * 60_000;
 /** Waits before each repeat: at most ~3.75 s in all, and never past the deadline. */
 export const SETTLE_WAITS_MS = [250, 500, 1000, 2000] as const;
+/** How many recent creates per calendar are remembered: beyond one agent's burst, a bound on the reads they cost. */
+const MAX_RECENT = 20;
 
-const eventFact = (deps: GraphCalendarDeps, what: string, calendarId: string, eventId: string) =>
-  factKey(deps, `calendar:${what}\u0000${calendarId.trim().toLowerCase()}\u0000${eventId}`);
+const calendarKey = (calendarId: string) => calendarId.trim().toLowerCase();
+const eventFact = (what: string, calendarId: string, id: string) => `msgraph:calendar:${what}\u0000${calendarKey(calendarId)}\u0000${id}`;
+const recentList = (calendarId: string) => `msgraph:calendar:recent\u0000${calendarKey(calendarId)}`;
 
-const ABSENT: HubError = { code: 'RESOURCE_NOT_FOUND', message: 'not remembered', retryable: false };
-
-/** Whether the cache holds `key` (a failing loader leaves nothing behind). */
-const holds = async (deps: GraphCalendarDeps, key: string) => (await deps.cache.memo(key, RECENT_CREATE_MS, async () => fail(ABSENT))).ok;
-
-export async function rememberCreated(deps: GraphCalendarDeps, calendarId: string, eventId: string): Promise<void> {
-  await deps.cache.memo(eventFact(deps, 'created', calendarId, eventId), RECENT_CREATE_MS, async () => ok(true));
-  // The calendar's list of them, newest last, for the lists that lag (calendar-recent.ts). Replaced whole: a
-  // create racing this one on the same replica may drop the other's entry — that event then shows in lists only
-  // once Outlook has propagated it, as on another replica.
-  const key = recentKey(deps, calendarId);
-  const now = deps.now();
-  const kept = (await createdLately(deps, calendarId)).filter((r) => r.id !== eventId).slice(-(MAX_RECENT - 1));
-  deps.cache.forget(key);
-  await deps.cache.memo(key, RECENT_CREATE_MS, async () => ok([...kept, { id: eventId, at: now }]));
-}
-
-/** An event this replica created, and when. */
+/** An event the Hub created, and when. */
 export interface RecentCreate {
   id: string;
   at: number;
 }
 
-/** How many recent creates per calendar are remembered: beyond one agent's burst, a bound on the reads they cost. */
-const MAX_RECENT = 20;
-const recentKey = (deps: GraphCalendarDeps, calendarId: string) => factKey(deps, `calendar:recent\u0000${calendarId.trim().toLowerCase()}`);
+/** One tool call's view of each calendar's recent creates: one read of the port per calendar and call. */
+const readThisCall = new WeakMap<GraphCalendarDeps, Map<string, Promise<RecentCreate[]>>>();
 
-/** The events this replica created in `calendarId` within the last RECENT_CREATE_MS, oldest first. */
+export async function rememberCreated(deps: GraphCalendarDeps, calendarId: string, eventId: string): Promise<void> {
+  const { recent, connection } = deps;
+  await Promise.all([
+    recent.put(connection, eventFact('created', calendarId, eventId), '1', RECENT_CREATE_MS),
+    // The calendar's list of them, for the lists that lag (calendar-recent.ts).
+    recent.push(connection, recentList(calendarId), { member: eventId, at: deps.now() }, { ttlMs: RECENT_CREATE_MS, max: MAX_RECENT }),
+  ]);
+  readThisCall.get(deps)?.delete(calendarKey(calendarId));
+}
+
+/** The events the Hub created in `calendarId` within the last RECENT_CREATE_MS, oldest first. */
 export async function createdLately(deps: GraphCalendarDeps, calendarId: string): Promise<RecentCreate[]> {
-  const got = await deps.cache.memo<RecentCreate[]>(recentKey(deps, calendarId), RECENT_CREATE_MS, async () => fail(ABSENT));
+  let reads = readThisCall.get(deps);
+  if (!reads) readThisCall.set(deps, (reads = new Map()));
+  const key = calendarKey(calendarId);
+  let read = reads.get(key);
+  if (!read) {
+    read = deps.recent
+      .since(deps.connection, recentList(calendarId), deps.now() - RECENT_CREATE_MS)
+      .then((entries) => entries.map((e) => ({ id: e.member, at: e.at })).slice(-MAX_RECENT));
+    reads.set(key, read);
+  }
   const horizon = deps.now() - RECENT_CREATE_MS;
-  return got.ok ? got.value.filter((r) => r.at > horizon) : [];
+  return (await read).filter((r) => r.at > horizon);
 }
 
-export const createdRecently = (deps: GraphCalendarDeps, calendarId: string, eventId: string): Promise<boolean> =>
-  holds(deps, eventFact(deps, 'created', calendarId, eventId));
+export const createdRecently = async (deps: GraphCalendarDeps, calendarId: string, eventId: string): Promise<boolean> =>
+  (await deps.recent.get(deps.connection, eventFact('created', calendarId, eventId))) !== undefined;
 
-/** The event a dedupe key made on this replica, if it did lately. */
-export async function eventOfKey(deps: GraphCalendarDeps, calendarId: string, dedupKey: string): Promise<string | undefined> {
-  const got = await deps.cache.memo<string>(eventFact(deps, 'dedup', calendarId, dedupKey), RECENT_WRITE_MS, async () => fail(ABSENT));
-  return got.ok ? got.value : undefined;
-}
+/** The event a dedupe key made lately, if the Hub knows it. */
+export const eventOfKey = (deps: GraphCalendarDeps, calendarId: string, dedupKey: string): Promise<string | undefined> =>
+  deps.recent.get(deps.connection, eventFact('dedup', calendarId, dedupKey));
 
-export async function rememberKey(deps: GraphCalendarDeps, calendarId: string, dedupKey: string, eventId: string): Promise<void> {
-  await deps.cache.memo(eventFact(deps, 'dedup', calendarId, dedupKey), RECENT_WRITE_MS, async () => ok(eventId));
-}
+export const rememberKey = (deps: GraphCalendarDeps, calendarId: string, dedupKey: string, eventId: string): Promise<void> =>
+  deps.recent.put(deps.connection, eventFact('dedup', calendarId, dedupKey), eventId, RECENT_WRITE_MS);
 
-/** A delete of one event sent from this replica: `maybeApplied` once a DELETE was answered 204 or may have reached Graph. */
+/** A delete of one event the Hub sent: `maybeApplied` once a DELETE was answered 204 or may have reached Graph. */
 export interface DeleteRecord {
   maybeApplied: boolean;
 }
 
 export async function deleteRecord(deps: GraphCalendarDeps, calendarId: string, eventId: string): Promise<DeleteRecord> {
-  const got = await deps.cache.memo<DeleteRecord>(eventFact(deps, 'deleted', calendarId, eventId), RECENT_WRITE_MS, async () => ok({ maybeApplied: false }));
-  return got.ok ? got.value : { maybeApplied: false };
+  return { maybeApplied: (await deps.recent.get(deps.connection, eventFact('deleted', calendarId, eventId))) !== undefined };
 }
+
+/** Remembers that a DELETE of the event may have reached Graph, for whichever replica a repeat of it lands on. */
+export const rememberDeleteSent = (deps: GraphCalendarDeps, calendarId: string, eventId: string): Promise<void> =>
+  deps.recent.put(deps.connection, eventFact('deleted', calendarId, eventId), '1', RECENT_WRITE_MS);
 
 export const isPlain404 = (error: HubError) => error.code === 'RESOURCE_NOT_FOUND' && error.details?.upstream_status === 404;
 
@@ -105,7 +111,7 @@ export async function settle<T>(deps: GraphCalendarDeps, attempt: () => Promise<
   return answer;
 }
 
-/** A read or write of an event by id: 404s are retried when this replica created the event lately, and marked if they last. */
+/** A read or write of an event by id: 404s are retried when the Hub created the event lately, and marked if they last. */
 export async function settleById<T>(deps: GraphCalendarDeps, tolerate: boolean, attempt: () => Promise<Result<T>>): Promise<Result<T>> {
   if (!tolerate) return attempt();
   const answer = await settle(deps, attempt, (a) => !a.ok && isPlain404(a.error));

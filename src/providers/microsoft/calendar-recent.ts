@@ -14,18 +14,18 @@ import { calendarView } from './calendar-view';
  * (calendar-memory.ts), while a read by id is served from the mailbox at once. A Hub that created a meeting and
  * then answered free/busy without it would offer that very hour to the next one — the port's convention is that
  * the vendor's lag after the Hub's own create is absorbed by the adapter. So wherever the adapter lists one of the
- * account's own calendars, the events this replica created in it during the last minute are read by id and
+ * account's own calendars, the events the Hub created in it during the last minute are read by id and
  * joined in, as Graph holds them now: moved, cancelled or shown as free as Graph says, and left out once Graph
  * answers 404 (deleted — reads by id do not lag). A failed read fails the whole answer, never a shorter list.
- * Per replica, like every read-after-create memory: a call that lands on another replica sees Outlook's lists as
- * they are. Remembered by the calendar id the create named: an event created in "primary" joins "primary" and the
+ * Every replica sharing the Hub's Redis knows them (calendar-memory.ts): a call that lands on another replica
+ * right after the create shows the new event too. Remembered by the calendar id the create named: an event created in "primary" joins "primary" and the
  * account's own address; one created under the default calendar's explicit id joins that id only.
  */
 
 /** Reads under way at once: Outlook allows four per app and mailbox, shared with everything else (limits.ts). */
 const PARALLEL = 2;
 
-/** This replica's recent creates in `calendarId` that are not in `listed`, read by id; deleted ones left out. */
+/** The Hub's recent creates in `calendarId` that are not in `listed`, read by id; deleted ones left out. */
 async function recentEvents(graph: Graph, calendarId: string, listed: ReadonlySet<string>): Promise<Result<GraphEvent[]>> {
   const recent = (await createdLately(graph.deps, calendarId)).filter((r) => !listed.has(r.id));
   const reads = recent.map((r) => async (): Promise<Result<GraphEvent | null>> => {
@@ -67,13 +67,13 @@ const overlaps = (e: AgendaEvent, range: Interval, zone: string) => {
 const rowsIn = (events: readonly GraphEvent[], range: Interval, zone: string) =>
   events.map(toAgendaEvent).filter((e): e is AgendaEvent => e !== undefined && overlaps(e, range, zone));
 
-/** Busy time of this replica's recent creates in `calendarId` over `range`: what getSchedule may not show yet. */
+/** Busy time of the Hub's recent creates in `calendarId` over `range`: what getSchedule may not show yet. */
 export async function recentBusy(graph: Graph, calendarId: string, range: Interval, zone: string): Promise<Result<Interval[]>> {
   const recent = await recentEvents(graph, calendarId, new Set());
   return recent.ok ? ok(busyOf(rowsIn(recent.value, range, zone), zone)) : recent;
 }
 
-/** A calendar's occurrences in `range` (calendarView), with this replica's recent creates it does not list yet. */
+/** A calendar's occurrences in `range` (calendarView), with the Hub's recent creates it does not list yet. */
 export async function agendaOf(
   graph: Graph,
   calendarId: string,

@@ -134,10 +134,10 @@ test('when send_notifications is false for a meeting, then the update and the de
 
 test('when an event is deleted twice, then the second says alreadyDeleted; an unknown event is RESOURCE_NOT_FOUND', async () => {
   const event = await meeting('Twice');
-  const { port, cache } = outlookCalendar(world, DEMO.ana);
+  const { port, memory } = outlookCalendar(world, DEMO.ana);
   expect(await port.deleteEvent('primary', event.id, {})).toEqual({ ok: true, value: { alreadyDeleted: false } });
-  expect(await outlookCalendar(world, DEMO.ana, { cache }).port.deleteEvent('primary', event.id, {})).toEqual({ ok: true, value: { alreadyDeleted: true } });
-  // Another replica never sent that delete: Graph's 404 is all it has.
+  expect(await outlookCalendar(world, DEMO.ana, { memory }).port.deleteEvent('primary', event.id, {})).toEqual({ ok: true, value: { alreadyDeleted: true } });
+  // A Hub that shares no memory with this one never sent that delete: Graph's 404 is all it has.
   const elsewhere = await outlookCalendar(world, DEMO.ana).port.deleteEvent('primary', event.id, {});
   expect(elsewhere).toMatchObject({ ok: false, error: { code: 'RESOURCE_NOT_FOUND', details: { upstream_status: 404 } } });
   const unknown = await port.deleteEvent('primary', `AAkALgAAAAAAHYQDEapmEc2byACqAC-EWg0A${'q'.repeat(60)}AAA=`, {});
@@ -148,14 +148,14 @@ test('when an event is deleted twice, then the second says alreadyDeleted; an un
 test('when the delete was applied but its answer was lost, then the retry says alreadyDeleted', async () => {
   const event = await meeting('Lost delete');
   await world.control('POST', '/faults', { operation: 'events.delete', apply_first: true, drop: true, times: 1 });
-  const { port, cache } = outlookCalendar(world, DEMO.ana);
+  const { port, memory } = outlookCalendar(world, DEMO.ana);
   const first = await port.deleteEvent('primary', event.id, {});
   expect(first).toMatchObject({ ok: false, error: { code: 'EXTERNAL_API_ERROR', retryable: true } });
-  const retry = await outlookCalendar(world, DEMO.ana, { cache }).port.deleteEvent('primary', event.id, {});
+  const retry = await outlookCalendar(world, DEMO.ana, { memory }).port.deleteEvent('primary', event.id, {});
   expect(retry).toEqual({ ok: true, value: { alreadyDeleted: true } });
 });
 
-test('when Graph answers 404 for an event this replica just created, then the read is asked again and succeeds', async () => {
+test('when Graph answers 404 for an event the Hub just created, then the read is asked again and succeeds', async () => {
   const { port } = outlookCalendar(world, DEMO.ana);
   const created = await port.createEvent('primary', { title: 'Fresh', start: '2027-04-05T15:00:00Z', end: '2027-04-05T16:00:00Z' }, { dedupKey: null });
   if (!created.ok) throw new Error('create failed');
@@ -164,7 +164,7 @@ test('when Graph answers 404 for an event this replica just created, then the re
   await world.control('POST', '/faults', { operation: 'events.get', preset: 'itemNotFound', times: 10 });
   const lasting = await port.getEvent('primary', created.value.event.id);
   expect(lasting).toMatchObject({ ok: false, error: { code: 'RESOURCE_NOT_FOUND', retryable: true, details: { recently_created: true } } });
-  const other = await outlookCalendar(world, DEMO.ana).port.getEvent('primary', created.value.event.id); // not this replica's create
+  const other = await outlookCalendar(world, DEMO.ana).port.getEvent('primary', created.value.event.id); // not this Hub's create
   expect(other).toMatchObject({ ok: false, error: { code: 'RESOURCE_NOT_FOUND', retryable: false } });
 });
 

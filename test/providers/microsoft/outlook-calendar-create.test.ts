@@ -81,7 +81,7 @@ test('when the answer was lost and the event never reached Graph, then the failu
   expect(eventsTitled(world, DEMO.ana, 'Never made')).toHaveLength(1);
 });
 
-test('when a retry comes after the Hub lost its record (another replica, a minute later), then Graph answers the first event and it reads as a replay', async () => {
+test('when a retry comes after the Hub lost its record (a restart, a minute later), then Graph answers the first event and it reads as a replay', async () => {
   const first = await outlookCalendar(world, DEMO.ana).port.createEvent('primary', draft('Crash'), { dedupKey: KEY });
   world.sandbox.world.clock.advance(60_000);
   const again = await outlookCalendar(world, DEMO.ana).port.createEvent('primary', draft('Crash'), { dedupKey: KEY });

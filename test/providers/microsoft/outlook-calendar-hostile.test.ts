@@ -4,6 +4,7 @@ import type { VendorCall } from '../../../src/core/vendor-call';
 import { fail, ok } from '../../../src/core/errors';
 import { createGraphCalendar } from '../../../src/providers/microsoft/calendar';
 import { classifyGraphError } from '../../../src/providers/microsoft/graph-errors';
+import { createMemoryRecentWrites } from '../../../src/store/recent-writes-memory';
 import { createToolCache } from '../../../src/tools/tool-cache';
 import { DEMO, type MicrosoftWorld, startMicrosoftWorld } from '../../helpers/microsoft';
 import { outlookCalendar } from './outlook-calendar';
@@ -74,6 +75,7 @@ describe('hostile answers', () => {
       call,
       graphUrl: base,
       cache: createToolCache(),
+      recent: createMemoryRecentWrites(),
       connection: { credentialId: 'c1', accountEmail: 'ana@northwind.example', scopes: [] },
       deadline: AbortSignal.timeout(10_000),
       now: Date.now,

@@ -1,6 +1,5 @@
-import { createToolCache } from '../../../src/tools/tool-cache';
 import { DEMO, type MicrosoftWorld, startMicrosoftWorld } from '../../helpers/microsoft';
-import { eventsTitled, outlookCalendar } from './outlook-calendar';
+import { eventsTitled, hubMemory, outlookCalendar } from './outlook-calendar';
 
 /**
  * Read-after-create for Outlook's lists (calendar-recent.ts): getSchedule and calendarView show a new event only
@@ -22,10 +21,10 @@ const draft = { title: 'Planning', start: '2027-04-06T10:00:00+02:00', end: '202
 const planning = { start: t('2027-04-06T08:00:00Z'), end: t('2027-04-06T09:00:00Z') };
 
 test('when the Hub has just created an event, then free/busy and the agenda show it at once, and once after Outlook catches up', async () => {
-  const cache = createToolCache();
-  const made = await outlookCalendar(world, DEMO.ana, { cache }).port.createEvent('primary', draft, { dedupKey: null });
+  const memory = hubMemory();
+  const made = await outlookCalendar(world, DEMO.ana, { memory }).port.createEvent('primary', draft, { dedupKey: null });
   if (!made.ok) throw new Error(made.error.message);
-  const port = outlookCalendar(world, DEMO.ana, { cache }).port;
+  const port = outlookCalendar(world, DEMO.ana, { memory }).port;
   const busy = await port.freeBusy(['primary', DEMO.ana], day, 'Europe/Madrid');
   expect(busy.ok && [busy.value.get('primary'), busy.value.get(DEMO.ana)]).toEqual([
     { readable: true, busy: [planning] },
@@ -34,21 +33,21 @@ test('when the Hub has just created an event, then free/busy and the agenda show
   const agenda = await port.agenda(day);
   expect(agenda.ok && agenda.value.events.map((e) => e.start)).toEqual([{ instant: planning.start }]);
   world.sandbox.world.clock.advance(5_000); // Outlook's lists have it now: still one
-  const later = await outlookCalendar(world, DEMO.ana, { cache }).port.agenda(day);
+  const later = await outlookCalendar(world, DEMO.ana, { memory }).port.agenda(day);
   expect(later.ok && later.value.events).toHaveLength(1);
 });
 
 test('when the Hub deletes its new event at once, then free/busy does not keep it as busy', async () => {
-  const cache = createToolCache();
-  const port = outlookCalendar(world, DEMO.ana, { cache }).port;
+  const memory = hubMemory();
+  const port = outlookCalendar(world, DEMO.ana, { memory }).port;
   const made = await port.createEvent('primary', draft, { dedupKey: null });
   if (!made.ok) throw new Error(made.error.message);
   expect(await port.deleteEvent('primary', made.value.event.id, {})).toEqual({ ok: true, value: { alreadyDeleted: false } });
-  const busy = await outlookCalendar(world, DEMO.ana, { cache }).port.freeBusy(['primary'], day, 'Europe/Madrid');
+  const busy = await outlookCalendar(world, DEMO.ana, { memory }).port.freeBusy(['primary'], day, 'Europe/Madrid');
   expect(busy.ok && busy.value.get('primary')).toEqual({ readable: true, busy: [] });
 });
 
-test('when another replica (no shared memory) asks right after the create, then it sees Outlook’s lists as they are', async () => {
+test('when another Hub sharing no memory with it (no Redis) asks right after the create, then it sees Outlook’s lists as they are', async () => {
   const made = await outlookCalendar(world, DEMO.ana).port.createEvent('primary', draft, { dedupKey: null });
   if (!made.ok) throw new Error(made.error.message);
   const elsewhere = await outlookCalendar(world, DEMO.ana).port.freeBusy(['primary'], day, 'Europe/Madrid');
@@ -56,8 +55,8 @@ test('when another replica (no shared memory) asks right after the create, then 
 });
 
 test('when the Hub’s new event was made all-day in Outlook at once, then the agenda places it on its days in the mailbox’s zone', async () => {
-  const cache = createToolCache();
-  const made = await outlookCalendar(world, DEMO.ana, { cache }).port.createEvent('primary', draft, { dedupKey: null });
+  const memory = hubMemory();
+  const made = await outlookCalendar(world, DEMO.ana, { memory }).port.createEvent('primary', draft, { dedupKey: null });
   if (!made.ok) throw new Error(made.error.message);
   // Ana turns it into an all-day event on 6 April; her mailbox keeps Romance Standard Time (22:00 UTC midnights).
   const stored = eventsTitled(world, DEMO.ana, 'Planning')[0]!;
@@ -68,6 +67,20 @@ test('when the Hub’s new event was made all-day in Outlook at once, then the a
     startZone: 'Romance Standard Time',
     endZone: 'Romance Standard Time',
   });
-  const agenda = await outlookCalendar(world, DEMO.ana, { cache }).port.agenda({ start: t('2027-04-05T23:00:00Z'), end: t('2027-04-06T01:00:00Z') });
+  const agenda = await outlookCalendar(world, DEMO.ana, { memory }).port.agenda({ start: t('2027-04-05T23:00:00Z'), end: t('2027-04-06T01:00:00Z') });
   expect(agenda.ok && agenda.value.events.map((e) => [e.start, e.end])).toEqual([[{ date: '2027-04-06' }, { date: '2027-04-07' }]]);
+});
+
+test('when free/busy and the agenda are read, then the memory of recent creates is asked once per calendar and call', async () => {
+  const memory = hubMemory();
+  const reads: string[] = [];
+  const counted = { ...memory.recent, since: (...args: Parameters<typeof memory.recent.since>) => (reads.push(args[1]), memory.recent.since(...args)) };
+  const made = await outlookCalendar(world, DEMO.ana, { memory }).port.createEvent('primary', draft, { dedupKey: null });
+  if (!made.ok) throw new Error(made.error.message);
+  const port = outlookCalendar(world, DEMO.ana, { memory: { ...memory, recent: counted } }).port;
+  const busy = await port.freeBusy(['primary', DEMO.ana], day, 'Europe/Madrid');
+  expect(busy.ok && busy.value.get(DEMO.ana)).toEqual({ readable: true, busy: [planning] });
+  expect(reads).toHaveLength(1); // "primary" and the account's own address are one calendar
+  await port.agenda(day);
+  expect(reads).toHaveLength(1);
 });

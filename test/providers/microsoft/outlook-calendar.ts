@@ -1,14 +1,25 @@
 import type { CalendarPort } from '../../../src/core/calendar';
 import { createGraphCalendar } from '../../../src/providers/microsoft/calendar';
+import type { RecentWrites } from '../../../src/core/recent-writes';
 import type { FactCache } from '../../../src/providers/microsoft/calendar-graph';
+import { createMemoryRecentWrites } from '../../../src/store/recent-writes-memory';
 import { createToolCache } from '../../../src/tools/tool-cache';
 import { GRAPH_SCOPES_ALL, type MicrosoftWorld } from '../../helpers/microsoft';
 
 /** The Outlook calendar adapter of one sandbox account, as a tool call would build it; attempts counted. */
 
+/** What the calls of one Hub process share: its facts cache and its memory of recent writes. */
+export interface HubMemory {
+  cache: FactCache;
+  recent: RecentWrites;
+}
+
+export const hubMemory = (): HubMemory => ({ cache: createToolCache(), recent: createMemoryRecentWrites() });
+
 export interface OutlookCalendar {
   port: CalendarPort;
-  cache: FactCache;
+  /** Pass it to another adapter to make a call of the same Hub; without it, an adapter is another Hub's. */
+  memory: HubMemory;
   /** Graph requests made so far. */
   attempts: () => number;
   warnings: unknown[];
@@ -17,22 +28,22 @@ export interface OutlookCalendar {
 export function outlookCalendar(
   world: MicrosoftWorld,
   upn: string,
-  options: { cache?: FactCache; now?: () => number; deadlineMs?: number; accountEmail?: string | null } = {},
+  options: { memory?: HubMemory; now?: () => number; deadlineMs?: number; accountEmail?: string | null } = {},
 ): OutlookCalendar {
-  const cache = options.cache ?? createToolCache();
+  const memory = options.memory ?? hubMemory();
   let attempts = 0;
   const warnings: unknown[] = [];
   const port = createGraphCalendar({
     call: world.callFor(upn, GRAPH_SCOPES_ALL, () => attempts++),
     graphUrl: world.graphUrl,
-    cache,
+    ...memory,
     connection: { credentialId: `credential-${upn}`, accountEmail: options.accountEmail === undefined ? upn : options.accountEmail, scopes: GRAPH_SCOPES_ALL },
     deadline: AbortSignal.timeout(options.deadlineMs ?? 25_000),
     // Graph's clock is the sandbox's: a test that moves it moves the Hub's view of "now" with it.
     now: options.now ?? (() => world.sandbox.world.clock.now()),
     logger: { warn: (...args: unknown[]) => void warnings.push(args) },
   });
-  return { port, cache, attempts: () => attempts, warnings };
+  return { port, memory, attempts: () => attempts, warnings };
 }
 
 /** The sandbox's events of one account whose subject is `subject` (what Outlook holds, not what the adapter says). */
