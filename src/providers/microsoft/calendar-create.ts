@@ -5,7 +5,7 @@ import { type HubError, type Result, fail, hubError, ok } from '../../core/error
 import { EVENT_SELECT, type GraphEvent, graphEventSchema, toCalendarEvent } from './calendar-answers';
 import { eventsPath } from './calendar-events';
 import { type Graph, unexpectedAnswer } from './calendar-graph';
-import { eventOfKey, rememberCreated, rememberKey, settle } from './calendar-memory';
+import { eventOfKey, rememberCreated, rememberKey, settle, spanOf } from './calendar-memory';
 import { notificationsUnsupported, toGraphBody } from './calendar-write-body';
 
 /**
@@ -83,7 +83,7 @@ export async function createEvent(graph: Graph, calendarId: string, draft: Event
     const event = toCalendarEvent(raw);
     if (!event) return fail(unexpectedAnswer('events.create'));
     await rememberKey(deps, calendarId, key, event.id);
-    await rememberCreated(deps, calendarId, event.id);
+    await rememberCreated(deps, calendarId, event.id, spanOf(event));
     return ok({ event, replayed });
   };
 

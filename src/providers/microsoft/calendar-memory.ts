@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { EventTime, Interval } from '../../core/calendar';
 import { type HubError, type Result, fail } from '../../core/errors';
 import type { GraphCalendarDeps } from './calendar-graph';
 
@@ -33,22 +34,65 @@ const calendarKey = (calendarId: string) => calendarId.trim().toLowerCase();
 const eventFact = (what: string, calendarId: string, id: string) => `msgraph:calendar:${what}\u0000${calendarKey(calendarId)}\u0000${id}`;
 const recentList = (calendarId: string) => `msgraph:calendar:recent\u0000${calendarKey(calendarId)}`;
 
-/** An event the Hub created, and when. */
+/** An event the Hub created, and when; with the times the Hub gave it (at its create or a later move), when known. */
 export interface RecentCreate {
   id: string;
   at: number;
+  /** Every span the Hub wrote for it in the window; empty when unknown (entries from before spans were kept). */
+  spans: Interval[];
+}
+
+/** A day: what a span is widened by on each side (spanOf). */
+const DAY_MS = 86_400_000;
+
+/**
+ * The UTC span an event's times cover, widened by a day each way, for telling whether a list read can hold it: the
+ * widening keeps an event someone reshapes within its day in the minute after the Hub made it (made all-day,
+ * lengthened, shifted by hours) in view. An all-day event's dates lie in the mailbox's zone, up to 14 hours
+ * either side of UTC, so they are widened by one more day.
+ */
+export function spanOf(event: { start: EventTime | null; end: EventTime | null }): Interval | undefined {
+  const at = (t: EventTime | null, edge: -1 | 1) =>
+    t === null ? undefined : 'instant' in t ? t.instant + edge * DAY_MS : Date.parse(`${t.date}T00:00:00Z`) + edge * 2 * DAY_MS;
+  const start = at(event.start, -1);
+  const end = at(event.end, 1);
+  return start !== undefined && end !== undefined && Number.isFinite(start) && Number.isFinite(end) ? { start, end } : undefined;
+}
+
+// A list member: the event id, then its span when known ("id", or "id\u0000start\u0000end").
+const memberOf = (eventId: string, span: Interval | undefined) => (span ? `${eventId}\u0000${span.start}\u0000${span.end}` : eventId);
+
+/** The list's entries by event, oldest first, each with every span remembered for it. */
+function byEvent(entries: readonly { member: string; at: number }[]): RecentCreate[] {
+  const events = new Map<string, RecentCreate>();
+  for (const { member, at } of entries) {
+    const [id, start, end] = member.split('\u0000');
+    if (!id) continue;
+    const known = events.get(id) ?? { id, at, spans: [] };
+    known.at = Math.max(known.at, at);
+    if (start !== undefined && end !== undefined) known.spans.push({ start: Number(start), end: Number(end) });
+    events.set(id, known);
+  }
+  return [...events.values()];
 }
 
 /** One tool call's view of each calendar's recent creates: one read of the port per calendar and call. */
 const readThisCall = new WeakMap<GraphCalendarDeps, Map<string, Promise<RecentCreate[]>>>();
 
-export async function rememberCreated(deps: GraphCalendarDeps, calendarId: string, eventId: string): Promise<void> {
-  const { recent, connection } = deps;
+export async function rememberCreated(deps: GraphCalendarDeps, calendarId: string, eventId: string, span: Interval | undefined): Promise<void> {
   await Promise.all([
-    recent.put(connection, eventFact('created', calendarId, eventId), '1', RECENT_CREATE_MS),
-    // The calendar's list of them, for the lists that lag (calendar-recent.ts).
-    recent.push(connection, recentList(calendarId), { member: eventId, at: deps.now() }, { ttlMs: RECENT_CREATE_MS, max: MAX_RECENT }),
+    deps.recent.put(deps.connection, eventFact('created', calendarId, eventId), '1', RECENT_CREATE_MS),
+    rememberWritten(deps, calendarId, eventId, span),
   ]);
+}
+
+/**
+ * Adds the event, with the span the Hub just gave it, to the calendar's list for the lists that lag
+ * (calendar-recent.ts): at its create, and again when the Hub moves it while it is still recent.
+ */
+export async function rememberWritten(deps: GraphCalendarDeps, calendarId: string, eventId: string, span: Interval | undefined): Promise<void> {
+  const entry = { member: memberOf(eventId, span), at: deps.now() };
+  await deps.recent.push(deps.connection, recentList(calendarId), entry, { ttlMs: RECENT_CREATE_MS, max: MAX_RECENT });
   readThisCall.get(deps)?.delete(calendarKey(calendarId));
 }
 
@@ -59,9 +103,7 @@ export async function createdLately(deps: GraphCalendarDeps, calendarId: string)
   const key = calendarKey(calendarId);
   let read = reads.get(key);
   if (!read) {
-    read = deps.recent
-      .since(deps.connection, recentList(calendarId), deps.now() - RECENT_CREATE_MS)
-      .then((entries) => entries.map((e) => ({ id: e.member, at: e.at })).slice(-MAX_RECENT));
+    read = deps.recent.since(deps.connection, recentList(calendarId), deps.now() - RECENT_CREATE_MS).then((entries) => byEvent(entries).slice(-MAX_RECENT));
     reads.set(key, read);
   }
   const horizon = deps.now() - RECENT_CREATE_MS;

@@ -25,9 +25,16 @@ import { calendarView } from './calendar-view';
 /** Reads under way at once: Outlook allows four per app and mailbox, shared with everything else (limits.ts). */
 const PARALLEL = 2;
 
-/** The Hub's recent creates in `calendarId` that are not in `listed`, read by id; deleted ones left out. */
-async function recentEvents(graph: Graph, calendarId: string, listed: ReadonlySet<string>): Promise<Result<GraphEvent[]>> {
-  const recent = (await createdLately(graph.deps, calendarId)).filter((r) => !listed.has(r.id));
+/**
+ * The Hub's recent creates in `calendarId` that are not in `listed` and may lie in `range`, read by id; deleted ones
+ * left out. One whose every span the Hub wrote (a day wider each way: spanOf) lies outside the range is not read:
+ * the list could not hold it unless someone else moved it days away within the minute — a change Outlook's lists
+ * show once they catch up, as any other person's change. Each read is a request against the mailbox's budget (limits.ts), so a burst of creates
+ * across a month does not make every availability call of the next minute cost twenty more.
+ */
+async function recentEvents(graph: Graph, calendarId: string, listed: ReadonlySet<string>, range: Interval): Promise<Result<GraphEvent[]>> {
+  const mayLieIn = (spans: readonly Interval[]) => spans.length === 0 || spans.some((s) => s.start < range.end && s.end > range.start);
+  const recent = (await createdLately(graph.deps, calendarId)).filter((r) => !listed.has(r.id) && mayLieIn(r.spans));
   const reads = recent.map((r) => async (): Promise<Result<GraphEvent | null>> => {
     const path = eventPath(calendarId, r.id);
     if (!path.ok) return ok(null);
@@ -69,7 +76,7 @@ const rowsIn = (events: readonly GraphEvent[], range: Interval, zone: string) =>
 
 /** Busy time of the Hub's recent creates in `calendarId` over `range`: what getSchedule may not show yet. */
 export async function recentBusy(graph: Graph, calendarId: string, range: Interval, zone: string): Promise<Result<Interval[]>> {
-  const recent = await recentEvents(graph, calendarId, new Set());
+  const recent = await recentEvents(graph, calendarId, new Set(), range);
   return recent.ok ? ok(busyOf(rowsIn(recent.value, range, zone), zone)) : recent;
 }
 
@@ -83,7 +90,7 @@ export async function agendaOf(
   const view = await calendarView(graph, calendarBase, range);
   if (!view.ok) return view;
   const { events, ids, complete } = view.value;
-  const recent = await recentEvents(graph, calendarId, new Set(ids));
+  const recent = await recentEvents(graph, calendarId, new Set(ids), range);
   if (!recent.ok) return recent;
   if (recent.value.length === 0) return ok({ events, complete });
   // All-day events lie in the mailbox's zone, as calendarView places them: asked for only when one is all-day.

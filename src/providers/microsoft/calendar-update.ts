@@ -3,7 +3,7 @@ import { type HubError, type Result, fail, hubError } from '../../core/errors';
 import { type GraphEvent, graphEventSchema, instantOf } from './calendar-answers';
 import { eventPath, mapped, readRaw } from './calendar-events';
 import { type Graph, unexpectedAnswer } from './calendar-graph';
-import { createdRecently, settleById } from './calendar-memory';
+import { createdRecently, rememberWritten, settleById, spanOf } from './calendar-memory';
 import { notificationsUnsupported, rewriteGuestList, timeRangeEmpty, toGraphBody } from './calendar-write-body';
 
 /**
@@ -48,7 +48,12 @@ export async function updateEvent(
       graph.send('events.update', true, { method: 'PATCH', path: path.value, body, ...(etag ? { headers: { 'If-Match': etag } } : {}) }, graphEventSchema),
     );
 
-  if (changes.attendees === undefined && !oneTime && options.notify !== false) return mapped(await patch(written.value.body), 'events.update');
+  // A recent create the Hub moves keeps its place in the lists that lag, under its new times (calendar-recent.ts).
+  const done = async (answer: Result<CalendarEvent>): Promise<Result<CalendarEvent>> => {
+    if (answer.ok && tolerate && (start !== undefined || end !== undefined)) await rememberWritten(deps, calendarId, eventId, spanOf(answer.value));
+    return answer;
+  };
+  if (changes.attendees === undefined && !oneTime && options.notify !== false) return done(mapped(await patch(written.value.body), 'events.update'));
 
   for (let round = 1; round <= ROUNDS; round++) {
     const current = await settleById(deps, tolerate, () => readRaw(graph, path.value));
@@ -67,7 +72,7 @@ export async function updateEvent(
     // Graph lists every event with an etag; without one the write would go unconditioned, so it is not made.
     if (!event['@odata.etag']) return fail(unexpectedAnswer('events.get'));
     const patched = await patch(body, event['@odata.etag']);
-    if (patched.ok || !changedMeanwhile(patched.error)) return mapped(patched, 'events.update');
+    if (patched.ok || !changedMeanwhile(patched.error)) return done(mapped(patched, 'events.update'));
   }
   return fail(
     hubError('CONFLICT', 'The event kept changing while it was being updated; try again', {

@@ -84,3 +84,20 @@ test('when free/busy and the agenda are read, then the memory of recent creates 
   await port.agenda(day);
   expect(reads).toHaveLength(1);
 });
+
+test('when the Hub’s recent creates lie days outside the range asked, then free/busy reads none of them by id, and a moved one follows its new times', async () => {
+  const memory = hubMemory();
+  const port = () => outlookCalendar(world, DEMO.ana, { memory }).port;
+  const later = await port().createEvent('primary', { ...draft, start: '2027-04-20T10:00:00+02:00', end: '2027-04-20T11:00:00+02:00' }, { dedupKey: null });
+  if (!later.ok) throw new Error(later.error.message);
+  const reads = () => world.sandbox.world.requestLog.filter((r) => r.operation === 'calendar.events.get' || r.method === 'GET').length;
+  const before = reads();
+  const busy = await port().freeBusy(['primary'], day, 'Europe/Madrid');
+  expect(busy.ok && busy.value.get('primary')).toEqual({ readable: true, busy: [] });
+  expect(reads()).toBe(before); // getSchedule is a POST: no event was read by id
+  // The Hub moves it into the day asked: Outlook's lists lag for the move, the memory follows it.
+  const moved = await port().updateEvent('primary', later.value.event.id, { start: draft.start, end: draft.end }, {});
+  expect(moved.ok).toBe(true);
+  const now = await port().freeBusy(['primary'], day, 'Europe/Madrid');
+  expect(now.ok && now.value.get('primary')).toEqual({ readable: true, busy: [planning] });
+});
