@@ -56,19 +56,23 @@ export const outlookLimitVariables = {
   HUB_OUTLOOK_QUOTA_REQUESTS: upToPublished(P.requests, P.requests, `${P.requests.toLocaleString('en')} requests per ${P.windowS / 60} minutes`).describe(
     `Graph requests one connected Outlook mailbox may make per window, calendar and mail together, charged before each request (shared by every customer of that mailbox). At most Microsoft's ${P.requests.toLocaleString('en')}, and no faster than ${P.requests.toLocaleString('en')} per ${P.windowS} s.`,
   ),
-  HUB_OUTLOOK_QUOTA_WINDOW_S: integer(P.windowS, 1, MAX_WINDOW_S).describe('The fixed window of HUB_OUTLOOK_QUOTA_REQUESTS, in seconds.'),
+  HUB_OUTLOOK_QUOTA_WINDOW_S: integer(P.windowS, 1, MAX_WINDOW_S).describe(
+    'The sliding window of HUB_OUTLOOK_QUOTA_REQUESTS, in seconds: every request counts for this long after it was sent.',
+  ),
 };
 
 export type OutlookLimitsEnv = EnvOf<typeof outlookLimitVariables>;
 
 /**
- * A budget over a shorter window must not be faster than Microsoft's: `requests` per `windowS` at most the
- * published 10,000 per 600 s (100 per 6 s is the same rate; 100 per 1 s is ten times it).
+ * A budget over a shorter window must not be faster than Microsoft's: the window slides, so any 600 s hold at most
+ * ⌈600 / windowS⌉ of its windows, and that many budgets must fit in Microsoft's 10,000 (100 per 6 s does, 101 does
+ * not; 1,000 per 60 s does).
  */
 export function outlookLimitProblems(e: OutlookLimitsEnv): string[] {
-  if (e.HUB_OUTLOOK_QUOTA_REQUESTS * P.windowS <= P.requests * e.HUB_OUTLOOK_QUOTA_WINDOW_S) return [];
+  const windows = Math.ceil(P.windowS / e.HUB_OUTLOOK_QUOTA_WINDOW_S);
+  if (e.HUB_OUTLOOK_QUOTA_REQUESTS * windows <= P.requests) return [];
   return [
-    `HUB_OUTLOOK_QUOTA_REQUESTS: at most ${P.requests.toLocaleString('en')} × HUB_OUTLOOK_QUOTA_WINDOW_S / ${P.windowS} requests: Microsoft publishes ${P.requests.toLocaleString('en')} requests per ${P.windowS} s per app and mailbox, and a faster budget only meets Graph's 429`,
+    `HUB_OUTLOOK_QUOTA_REQUESTS: at most ${P.requests.toLocaleString('en')} / ⌈${P.windowS} / HUB_OUTLOOK_QUOTA_WINDOW_S⌉ requests: Microsoft publishes ${P.requests.toLocaleString('en')} requests per ${P.windowS} s per app and mailbox, and a faster budget only meets Graph's 429`,
   ];
 }
 

@@ -53,6 +53,8 @@ const timed = async <T>(p: Promise<T>): Promise<{ value: T; at: number }> => {
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The budget was kept where the suite says: no charge fell back from Redis to this process. */
+const expectNoFallback = (hub: TestHub) => expect(hub.logs.text()).not.toContain('could not be charged in Redis');
 
 describe('Outlook mailbox concurrency', () => {
   const BUDGET = 40;
@@ -130,6 +132,7 @@ describe.each(STORES)('Outlook mailbox request budget counted %s', (where) => {
     const neighbour = [await calendarCall(hub, other), await mailCall(hub, other)];
     expect(neighbour.map((r) => r.status)).toEqual([200, 200]);
     expect((await graphAnswersFor(ms, other.upn)).map((a) => a.status)).toEqual([200, 200]);
+    expectNoFallback(hub);
   });
 
   test("when a mailbox's budget for the window is spent, then retry_after_s is the time until the window frees a request, and a call after that wait succeeds", async () => {
@@ -165,5 +168,39 @@ describe.each(STORES)('Outlook mailbox request budget counted %s', (where) => {
     expect(after.status).toBe(200);
     expect(after.body.metadata.api_calls).toBe(1);
     expect((await graphAnswersFor(ms, box.upn)).map((a) => a.status)).toEqual(Array(BUDGET + 1).fill(200));
+    expectNoFallback(hub);
+  });
+
+  test("when a mailbox spent its budget late in one window's length, then early in the next the Hub admits only what Graph's sliding count allows, and says when the next request fits", async () => {
+    const BUDGET = 4;
+    const WINDOW_S = 2;
+    const hub = await hubWith(BUDGET, WINDOW_S, store);
+    await throttleSandboxAt(ms, BUDGET, WINDOW_S);
+    const box = await connectNewMailbox(hub, ms, 'boundary');
+
+    expect((await calendarCall(hub, box)).status).toBe(200);
+    const answeredFirst = Date.now();
+    await sleep(1_200);
+    const sentLate = Date.now();
+    const late = await Promise.all(Array.from({ length: BUDGET - 1 }, () => calendarCall(hub, box)));
+    const answeredLate = Date.now();
+    expect(late.map((r) => r.status)).toEqual(Array(BUDGET - 1).fill(200));
+
+    // The first request has left the window; the late ones have not: room for one, where a fixed window would refill.
+    await sleep(answeredFirst + WINDOW_S * 1000 + 100 - Date.now());
+    const sentNext = Date.now();
+    const next = await Promise.all(Array.from({ length: BUDGET - 1 }, () => calendarCall(hub, box)));
+    const answeredNext = Date.now();
+    expect(next.map((r) => r.status).sort()).toEqual([200, 429, 429]);
+    const retryAfterS = Math.max(...next.filter((r) => r.status === 429).map((r) => r.body.error.retry_after_s as number));
+    expect(retryAfterS * 1000).toBeGreaterThanOrEqual(sentLate + WINDOW_S * 1000 - answeredNext);
+    expect(retryAfterS * 1000).toBeLessThanOrEqual(answeredLate + WINDOW_S * 1000 - sentNext + 1000);
+
+    await sleep(retryAfterS * 1000);
+    const after = await Promise.all(Array.from({ length: BUDGET - 1 }, () => calendarCall(hub, box)));
+    expect(after.map((r) => r.status)).toEqual(Array(BUDGET - 1).fill(200));
+    // Graph saw every request the Hub admitted, and never needed to throttle one.
+    expect((await graphAnswersFor(ms, box.upn)).map((a) => a.status)).toEqual(Array(2 * BUDGET).fill(200));
+    expectNoFallback(hub);
   });
 });

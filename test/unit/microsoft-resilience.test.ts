@@ -10,7 +10,7 @@ test('when calendar and mail of one mailbox are guarded by default, then they dr
   const vendor = microsoftVendor(defaults());
   const calendar = vendor.limits('outlook_calendar');
   expect(vendor.limits('outlook_mail')).toBe(calendar);
-  expect(calendar).toMatchObject({ group: 'outlook_mailbox', maxInFlight: 4, budget: { units: 10_000, windowS: 600, unit: 'requests' } });
+  expect(calendar).toMatchObject({ group: 'outlook_mailbox', maxInFlight: 4, budget: { units: 10_000, windowS: 600, unit: 'requests', window: 'sliding' } });
   expect(calendar.budget!.cost('messages.send')).toBe(1);
   expect(calendar.budget!.cost('calendar.getSchedule')).toBe(1);
   expect(vendor.integrations).toEqual(['outlook_calendar', 'outlook_mail']);

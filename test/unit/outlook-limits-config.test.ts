@@ -69,11 +69,14 @@ describe("Outlook's mailbox limits in the configuration", () => {
 
   it("when the window is shorter than Microsoft's and the budget faster than its rate, then the pair is refused", () => {
     const faster = [
-      "HUB_OUTLOOK_QUOTA_REQUESTS: at most 10,000 × HUB_OUTLOOK_QUOTA_WINDOW_S / 600 requests: Microsoft publishes 10,000 requests per 600 s per app and mailbox, and a faster budget only meets Graph's 429",
+      "HUB_OUTLOOK_QUOTA_REQUESTS: at most 10,000 / ⌈600 / HUB_OUTLOOK_QUOTA_WINDOW_S⌉ requests: Microsoft publishes 10,000 requests per 600 s per app and mailbox, and a faster budget only meets Graph's 429",
     ];
     expect(problemsOf({ HUB_OUTLOOK_QUOTA_WINDOW_S: '60' })).toEqual(faster); // 10,000 a minute: ten times Microsoft's rate
     expect(problemsOf({ HUB_OUTLOOK_QUOTA_REQUESTS: '101', HUB_OUTLOOK_QUOTA_WINDOW_S: '6' })).toEqual(faster);
     expect(problemsOf({ HUB_OUTLOOK_QUOTA_REQUESTS: '100', HUB_OUTLOOK_QUOTA_WINDOW_S: '6' })).toEqual([]); // the same rate
+    // 600 s hold ⌈600 / 7⌉ = 86 windows of 7 s: 116 requests each fit in 10,000, 117 do not.
+    expect(problemsOf({ HUB_OUTLOOK_QUOTA_REQUESTS: '116', HUB_OUTLOOK_QUOTA_WINDOW_S: '7' })).toEqual([]);
+    expect(problemsOf({ HUB_OUTLOOK_QUOTA_REQUESTS: '117', HUB_OUTLOOK_QUOTA_WINDOW_S: '7' })).toEqual(faster);
   });
 
   it('when the configuration page lists them, then each has its sentence and its default', () => {

@@ -29,6 +29,9 @@ export function microsoftVendor(limits: OutlookMailboxLimits): VendorProfile {
       windowS: limits.windowS,
       // Every request counts once, whatever it is (throttling-limits: "10,000 API requests in a 10-minute period").
       cost: () => 1,
+      // "In a 10-minute period": any ten minutes, so the budget slides and can be Microsoft's own figure (a fixed
+      // window would let twice it through across a window's end, and Graph would answer 429).
+      window: 'sliding',
     },
     maxInFlight: limits.maxInFlight,
   };
