@@ -178,7 +178,7 @@ export function createApp(deps: AppDeps): HubApp {
         ...(db.kind === 'pglite' ? { soleWriter: { logger } } : {}),
       });
   const idempotency = createIdempotencyGuard(idempotencyStore, { leaseMs: config.upstream.toolDeadlineMs + 2_000, ttlS: config.idempotency.ttlS, logger });
-  const upstream = createUpstream(config.upstream, logger, { redis, metrics, tracing });
+  const upstream = createUpstream(config.upstream, config.microsoft.mailboxLimits, logger, { redis, metrics, tracing });
   metrics.setSources({
     circuits: () => upstream.circuits(),
     connectionCounts: () => countConnections(db),

@@ -138,6 +138,7 @@ export { GOOGLE_ENDPOINTS, type GoogleConfig, type GoogleEndpoints } from './goo
 export { type LifecycleConfig } from './lifecycle';
 export { type McpConfig } from './mcp';
 export { MICROSOFT_AUTHORITY, MICROSOFT_GRAPH, type MicrosoftConfig } from './microsoft';
+export { OUTLOOK_PUBLISHED_LIMITS, type OutlookMailboxLimits } from './outlook-limits';
 export { type LogLevel, type ObservabilityConfig } from './observability';
 export { type IdempotencyConfig, type RateLimitConfig } from './protection';
 export { type EncryptionKey, parseEncryptionKeys } from './secrets';

@@ -1,12 +1,14 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { type OutlookLimitsEnv, type OutlookMailboxLimits, loadOutlookLimits, outlookLimitProblems, outlookLimitVariables } from './outlook-limits';
 import type { ServerEnv } from './server';
 import { type EnvOf, integer, optionalString } from './variables';
 
 /**
  * The Microsoft section of the configuration: the Hub's app registration in Microsoft Entra ID, which tenants may
  * connect, and where the identity platform and Graph are. The secret also reads from `HUB_MICROSOFT_CLIENT_SECRET_FILE`
- * (secret-files.ts), as every secret variable does.
+ * (secret-files.ts), as every secret variable does. Outlook's per-mailbox limits, as the Hub enforces them, are
+ * part of it (outlook-limits.ts).
  */
 
 export const MICROSOFT_AUTHORITY = 'https://login.microsoftonline.com';
@@ -98,6 +100,8 @@ export interface MicrosoftConfig {
   timeoutMs: number;
   /** True when the endpoints are the project's Microsoft sandbox. */
   sandbox: boolean;
+  /** Outlook's per-mailbox budget and in-flight cap, enforced before each Graph request. */
+  mailboxLimits: OutlookMailboxLimits;
 }
 
 const LOOPBACK_NAMES = new Set(['localhost', '[::1]']);
@@ -124,7 +128,7 @@ function insecureEndpoints(e: MicrosoftEnv, redirectUri: string, production: boo
     .map(([name]) => `${name}: must use https with NODE_ENV=production (http is allowed for loopback addresses only)`);
 }
 
-export type MicrosoftEnv = EnvOf<typeof microsoftVariables>;
+export type MicrosoftEnv = EnvOf<typeof microsoftVariables> & OutlookLimitsEnv;
 
 /** The redirect URI: the explicit one, else the public URL's callback path. */
 const redirectUriOf = (e: MicrosoftEnv & Pick<ServerEnv, 'HUB_PUBLIC_URL'>) =>
@@ -138,11 +142,11 @@ function problems(e: MicrosoftEnv & Pick<ServerEnv, 'HUB_PUBLIC_URL' | 'NODE_ENV
       `${e.HUB_MICROSOFT_CLIENT_ID ? 'HUB_MICROSOFT_CLIENT_SECRET' : 'HUB_MICROSOFT_CLIENT_ID'}: set HUB_MICROSOFT_CLIENT_ID and HUB_MICROSOFT_CLIENT_SECRET together, or neither`,
     );
   }
-  return [...found, ...insecureEndpoints(e, redirectUriOf(e), e.NODE_ENV === 'production')];
+  return [...found, ...insecureEndpoints(e, redirectUriOf(e), e.NODE_ENV === 'production'), ...outlookLimitProblems(e)];
 }
 
 export const microsoftSection = {
-  variables: microsoftVariables,
+  variables: { ...microsoftVariables, ...outlookLimitVariables },
   problems,
   load: (e: MicrosoftEnv & Pick<ServerEnv, 'HUB_PUBLIC_URL'>): { microsoft: MicrosoftConfig } => {
     const sandbox = e.HUB_MICROSOFT_SANDBOX_URL;
@@ -156,6 +160,7 @@ export const microsoftSection = {
         redirectUri: redirectUriOf(e),
         timeoutMs: e.HUB_MICROSOFT_TIMEOUT_MS,
         sandbox: sandbox !== undefined,
+        mailboxLimits: loadOutlookLimits(e),
       },
     };
   },

@@ -1,4 +1,4 @@
-import type { UpstreamConfig } from '../config';
+import type { OutlookMailboxLimits, UpstreamConfig } from '../config';
 import type { IntegrationId } from '../core/integrations';
 import type { Logger } from '../logger';
 import { type Upstream, type UpstreamDeps, createResilience } from '../resilience';
@@ -35,6 +35,9 @@ export function createProviderPorts(deps: {
   };
 }
 
-/** The resilience layer for every vendor's calls: each integration guarded with its provider's profile. */
-export const createUpstream = (config: UpstreamConfig, logger: Logger, deps: UpstreamDeps = {}): Upstream =>
-  createResilience(config, [googleVendor(config), microsoftVendor()], logger, deps);
+/**
+ * The resilience layer for every vendor's calls: each integration guarded with its provider's profile (Outlook's
+ * mailbox limits from the Microsoft section of the configuration).
+ */
+export const createUpstream = (config: UpstreamConfig, outlook: OutlookMailboxLimits, logger: Logger, deps: UpstreamDeps = {}): Upstream =>
+  createResilience(config, [googleVendor(config), microsoftVendor(outlook)], logger, deps);

@@ -4,6 +4,7 @@ import { type Cooldown, createCooldowns } from '../protection/cooldowns';
 import { type MailboxGate, createMailboxGate } from '../protection/mailbox-gate';
 import { type MailboxQuota, createMailboxQuota } from '../protection/mailbox-quota';
 import type { SharedRedis } from '../protection/rate-limit';
+import { createSlidingQuota } from '../protection/sliding-quota';
 import { type ClassifiedFailure, DeadlineExceededError, RefusedLocally } from './failures';
 import type { AccountBudget, VendorProfile } from './vendor-profile';
 
@@ -121,7 +122,8 @@ export function createAccountGuard(
       if (budget) {
         let quota = quotas.get(limits.group);
         if (!quota) {
-          quota = createMailboxQuota({ units: budget.units, windowS: budget.windowS, ...settings }, redis, logger);
+          const quotaSettings = { units: budget.units, windowS: budget.windowS, ...settings };
+          quota = budget.window === 'sliding' ? createSlidingQuota(quotaSettings, redis, logger, now) : createMailboxQuota(quotaSettings, redis, logger);
           quotas.set(limits.group, quota);
         }
         const cost = budget.cost(op.operation);

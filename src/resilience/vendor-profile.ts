@@ -16,6 +16,13 @@ export interface AccountBudget {
   windowS: number;
   /** What one attempt of `operation` costs (Gmail: messages.send 100 units; Graph: 1 request). */
   cost(operation: string): number;
+  /**
+   * How the window moves. `fixed` (the default): it starts at the account's first charge and refills at once when
+   * it ends — cheap, but up to twice `units` can be spent across its end, so the vendor's figure must be halved
+   * (Gmail). `sliding`: every unit counts for `windowS` after it was spent, so `units` may be the vendor's own figure
+   * (Outlook); it keeps a log of up to `units` entries per account.
+   */
+  window?: 'fixed' | 'sliding';
 }
 
 /** An integration's per-account limits; absent parts are not enforced by the Hub. */

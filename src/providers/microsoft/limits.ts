@@ -1,3 +1,5 @@
+import { OUTLOOK_PUBLISHED_LIMITS } from '../../config';
+
 /**
  * Outlook's limits on one application's use of one mailbox, as data for the resilience layer to enforce before
  * Graph does (Graph answers 429 ApplicationThrottled / MailboxConcurrency with Retry-After, and throttled requests
@@ -7,7 +9,8 @@
  * following resources: … event, calendar, mailFolder, message, … mailboxSettings" — limits are "per app ID and
  * mailbox combination". So calendar and mail requests of one mailbox draw on ONE budget: the calendar adapter and
  * the mail adapter of a connection must be charged to the same counters, and a second customer connecting the same
- * mailbox through the Hub's app shares them as well.
+ * mailbox through the Hub's app shares them as well. The request and concurrency figures are the configuration's
+ * ceilings (src/config/outlook-limits.ts: HUB_OUTLOOK_QUOTA_REQUESTS and HUB_OUTLOOK_MAX_IN_FLIGHT may only be lower).
  */
 
 export interface MailboxLimit {
@@ -23,8 +26,13 @@ export interface MailboxLimit {
 const OUTLOOK_LIMITS_PAGE = 'https://learn.microsoft.com/graph/throttling-limits#outlook-service-limits';
 
 export const OUTLOOK_MAILBOX_LIMITS: readonly MailboxLimit[] = Object.freeze([
-  { what: 'requests', limit: 10_000, windowS: 600, source: `${OUTLOOK_LIMITS_PAGE}: 10,000 API requests in a 10-minute period` },
-  { what: 'concurrent_requests', limit: 4, windowS: null, source: `${OUTLOOK_LIMITS_PAGE}: 4 concurrent requests` },
+  {
+    what: 'requests',
+    limit: OUTLOOK_PUBLISHED_LIMITS.requests,
+    windowS: OUTLOOK_PUBLISHED_LIMITS.windowS,
+    source: `${OUTLOOK_LIMITS_PAGE}: 10,000 API requests in a 10-minute period`,
+  },
+  { what: 'concurrent_requests', limit: OUTLOOK_PUBLISHED_LIMITS.concurrent, windowS: null, source: `${OUTLOOK_LIMITS_PAGE}: 4 concurrent requests` },
   {
     what: 'upload_bytes',
     limit: 150 * 1024 * 1024,

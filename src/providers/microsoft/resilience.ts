@@ -1,21 +1,17 @@
+import type { OutlookMailboxLimits } from '../../config';
 import type { AccountLimits, VendorProfile } from '../../resilience/vendor-profile';
 import { classifyGraphError } from './graph-errors';
-import { OUTLOOK_MAILBOX_LIMITS } from './limits';
 
 /**
  * Microsoft as the resilience layer sees it: its failures read by classifyGraphError, and Outlook's per-mailbox
- * limits (limits.ts: 10,000 requests per 10 minutes and 4 concurrent, per app and mailbox). Graph counts calendar
- * and mail requests of one mailbox against ONE budget, so outlook_calendar and outlook_mail share one limit group:
- * the Hub charges every attempt to the mailbox's counters (in Redis when REDIS_URL is set, so replicas share them)
- * before it leaves, and an agent waits for a slot or is told RATE_LIMITED with a true retry_after_s instead of
- * meeting Graph's 429s. The upload budget (150 MB per 5 minutes) is not enforced: no tool uploads attachments.
+ * limits as configured (HUB_OUTLOOK_QUOTA_REQUESTS per HUB_OUTLOOK_QUOTA_WINDOW_S and HUB_OUTLOOK_MAX_IN_FLIGHT; by
+ * default Microsoft's published 10,000 requests per 10 minutes and 4 concurrent, per app and mailbox — limits.ts).
+ * Graph counts calendar and mail requests of one mailbox against ONE budget, so outlook_calendar and outlook_mail
+ * share one limit group: the Hub charges every attempt to the mailbox's counters (in Redis when REDIS_URL is set,
+ * so replicas share them) before it leaves, and an agent waits for a slot or is told RATE_LIMITED with a true
+ * retry_after_s instead of meeting Graph's 429s. The upload budget (150 MB per 5 minutes) is not enforced: no tool
+ * uploads attachments.
  */
-
-const limitOf = (what: 'requests' | 'concurrent_requests') => {
-  const found = OUTLOOK_MAILBOX_LIMITS.find((l) => l.what === what);
-  if (!found) throw new Error(`limits.ts names no Outlook ${what} limit`);
-  return found;
-};
 
 /**
  * After Graph's own throttling answer without a Retry-After (it sends one on every 429 it documents, so this is the
@@ -23,20 +19,21 @@ const limitOf = (what: 'requests' | 'concurrent_requests') => {
  */
 const QUOTA_COOLDOWN_MS = 60_000;
 
-export function microsoftVendor(): VendorProfile {
-  const requests = limitOf('requests');
-  const concurrent = limitOf('concurrent_requests');
+export function microsoftVendor(limits: OutlookMailboxLimits): VendorProfile {
   const mailbox: AccountLimits = {
     group: 'outlook_mailbox',
     budget: {
       name: 'Outlook request limit',
       unit: 'requests',
-      units: requests.limit,
-      windowS: requests.windowS!,
+      units: limits.requestsPerWindow,
+      windowS: limits.windowS,
       // Every request counts once, whatever it is (throttling-limits: "10,000 API requests in a 10-minute period").
       cost: () => 1,
+      // "In a 10-minute period": any ten minutes, so the budget slides and can be Microsoft's own figure (a fixed
+      // window would let twice it through across a window's end, and Graph would answer 429).
+      window: 'sliding',
     },
-    maxInFlight: concurrent.limit,
+    maxInFlight: limits.maxInFlight,
   };
   return {
     name: 'Microsoft',
