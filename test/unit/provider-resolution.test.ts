@@ -6,32 +6,13 @@ import { resolveCapability } from '../../src/integrations/provider-resolution';
 import { contractView, missingScopesError, scopesFor } from '../../src/integrations/scopes';
 import { googleScopeRules } from '../../src/providers/google/scope-rules';
 import type { CredentialRecord } from '../../src/store/credential-store';
+import { aCredentialRecord } from '../helpers/credential-records';
 
 /** Tools' neutral permissions judged per provider, and the capability resolution a tool call and the status share. */
 
 const customerId = randomUUID();
-const aRecord = (integration: IntegrationId, overrides: Partial<CredentialRecord> = {}): CredentialRecord => ({
-  id: randomUUID(),
-  customerId,
-  userId: null,
-  integration,
-  accountEmail: null,
-  scopes: [],
-  status: 'connected',
-  tokenExpiresAt: null,
-  workingHours: null,
-  tokenVersion: 1,
-  grantedAt: null,
-  refreshTokenExpiresAt: null,
-  expiryReason: null,
-  lastRefreshedAt: null,
-  lastError: null,
-  lastErrorAt: null,
-  createdAt: new Date('2026-01-01T00:00:00Z'),
-  updatedAt: new Date(),
-  sealed: { keyId: 'k1', access: null, refresh: null },
-  ...overrides,
-});
+const aRecord = (integration: IntegrationId, overrides: Partial<CredentialRecord> = {}): CredentialRecord =>
+  aCredentialRecord({ customerId, integration, createdAt: new Date('2026-01-01T00:00:00Z'), ...overrides });
 
 describe('scopes per provider', () => {
   test('when a tool needs calendar.write, then Google asks calendar.events and Microsoft Calendars.ReadWrite', () => {
