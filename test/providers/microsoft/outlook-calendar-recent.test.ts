@@ -1,6 +1,6 @@
 import { createToolCache } from '../../../src/tools/tool-cache';
-import { DEMO, type MicrosoftWorld, startMicrosoftWorld } from '../../helpers/microsoft';
-import { eventsTitled, outlookCalendar } from './outlook-calendar';
+import { DEMO, type MicrosoftWorld } from '../../helpers/microsoft';
+import { eventsTitled, outlookCalendar, useOutlookWorld } from './outlook-calendar';
 
 /**
  * Read-after-create for Outlook's lists (calendar-recent.ts): getSchedule and calendarView show a new event only
@@ -8,13 +8,7 @@ import { eventsTitled, outlookCalendar } from './outlook-calendar';
  */
 
 let world: MicrosoftWorld;
-beforeEach(async () => {
-  world = await startMicrosoftWorld();
-});
-afterEach(async () => {
-  expect(world.sandbox.world.violations).toEqual([]);
-  await world.close();
-});
+useOutlookWorld((started) => (world = started));
 
 const t = (iso: string) => Date.parse(iso);
 const day = { start: t('2027-04-06T00:00:00Z'), end: t('2027-04-07T00:00:00Z') };
