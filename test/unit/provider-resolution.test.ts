@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ProviderId } from '../../src/core/capabilities';
+import * as choice from '../../src/core/provider-choice';
 import type { IntegrationId } from '../../src/core/integrations';
 import { createCredentialCache } from '../../src/integrations/credential-cache';
 import { resolveCapability } from '../../src/integrations/provider-resolution';
@@ -64,6 +65,21 @@ describe('resolving a capability', () => {
     const { resolution, defaultsAsked } = await resolve([aRecord('google_calendar'), aRecord('outlook_calendar')], { defaultProvider: 'microsoft' });
     expect(resolution).toMatchObject({ kind: 'connected', reason: 'default', found: { integration: 'outlook_calendar' } });
     expect(defaultsAsked).toBe(1);
+  });
+
+  test('when a call resolves, then the choice rule runs once, the default read before it when several providers could answer', async () => {
+    const chooses = jest.spyOn(choice, 'chooseProvider');
+    try {
+      await resolve([aRecord('google_calendar')]);
+      expect(chooses).toHaveBeenCalledTimes(1);
+      chooses.mockClear();
+      const { resolution } = await resolve([aRecord('google_calendar'), aRecord('outlook_calendar')], { defaultProvider: 'microsoft' });
+      expect(resolution).toMatchObject({ kind: 'connected', reason: 'default' });
+      expect(chooses).toHaveBeenCalledTimes(1);
+      expect(chooses.mock.calls[0]![0].defaultProvider).toBe('microsoft');
+    } finally {
+      chooses.mockRestore();
+    }
   });
 
   test("when the end user's own Outlook expired, then it is reported expired rather than answered by the customer's Google", async () => {
