@@ -18,6 +18,24 @@ export interface Interval {
   end: number;
 }
 
+/**
+ * Busy time as the port hands it out (CalendarBusy.busy): clipped to the range, empty intervals dropped, sorted,
+ * overlapping or touching ones merged. Every adapter and the tools use this one rule.
+ */
+export function mergeIntervals(intervals: readonly Interval[], range: Interval): Interval[] {
+  const clipped = intervals
+    .map((i) => ({ start: Math.max(i.start, range.start), end: Math.min(i.end, range.end) }))
+    .filter((i) => i.end > i.start)
+    .sort((a, b) => a.start - b.start || a.end - b.end);
+  const out: Interval[] = [];
+  for (const i of clipped) {
+    const last = out.at(-1);
+    if (last && i.start <= last.end) last.end = Math.max(last.end, i.end);
+    else out.push({ ...i });
+  }
+  return out;
+}
+
 /** One calendar's busy time over a range, or why it could not be read: unreadable is never free. */
 export type CalendarBusy = { readable: true; busy: Interval[] } | { readable: false; reason: string };
 

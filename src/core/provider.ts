@@ -45,6 +45,31 @@ export type ExchangeOutcome = { ok: true; tokens: ConnectGrant } | { ok: false; 
 export type RefusalCause =
   'invalid_grant' | 'reauth_required' | 'admin_policy_enforced' | 'consent_required' | 'password_changed' | 'user_disabled' | 'inactive';
 
+/**
+ * Why a grant stopped working, or is about to: a refusal cause (the plain invalid_grant as `revoked`) or a deadline
+ * a provider announces. The one list the store's expiry_reason column, grant health and the error's
+ * `details.reason` all use.
+ */
+export type GrantReason =
+  /** The person granted access for a limited time (Google sent refresh_token_expires_in). */
+  | 'time_limited_access'
+  /** The Hub's Google OAuth app is in "Testing": Google ends every grant 7 days after consent. */
+  | 'testing_mode'
+  /** Unused for too long (Google: six months; Microsoft: 90 days). */
+  | 'inactive'
+  /** The vendor refused the grant without saying more: revoked, password changed, over Google's 100-token limit… */
+  | 'revoked'
+  /** The customer's Workspace or Entra policy requires the person to sign in again (invalid_rapt, MFA, sign-in frequency). */
+  | 'reauth_required'
+  /** The customer's administrator blocks the Hub's app or the access it needs (Workspace policy, Conditional Access). */
+  | 'admin_policy_enforced'
+  /** Microsoft: the account's password changed or was reset, or its sessions were revoked. */
+  | 'password_changed'
+  /** Microsoft: the account is disabled, deleted, or no longer in the tenant. */
+  | 'user_disabled'
+  /** Microsoft: the consent the Hub needs was withdrawn (INTEGRATION_PERMISSION_DENIED). */
+  | 'consent_required';
+
 export type RefreshOutcome =
   | {
       kind: 'refreshed';

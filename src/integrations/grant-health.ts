@@ -1,8 +1,9 @@
 import type { Config } from '../config';
 import type { HubError } from '../core/errors';
-import type { RefusalCause as CoreRefusalCause } from '../core/provider';
+import type { GrantReason, RefusalCause as CoreRefusalCause } from '../core/provider';
 import { INTEGRATIONS } from './catalog';
 import { type IntegrationId } from '../core/integrations';
+import type { CredentialRecord } from '../store/credential-store';
 import { grantDeadlineOf, grantEndedError } from '../providers/connecting';
 
 /**
@@ -16,25 +17,8 @@ import { grantDeadlineOf, grantEndedError } from '../providers/connecting';
 
 export type GrantHealth = 'ok' | 'expiring' | 'expired';
 
-export type GrantReason =
-  /** The person granted access for a limited time (Google sent refresh_token_expires_in). */
-  | 'time_limited_access'
-  /** The Hub's Google OAuth app is in "Testing": Google ends every grant 7 days after consent. */
-  | 'testing_mode'
-  /** Unused for too long (Google: six months; Microsoft: 90 days). */
-  | 'inactive'
-  /** The vendor refused the grant without saying more: revoked, password changed, over Google's 100-token limit… */
-  | 'revoked'
-  /** The customer's Workspace or Entra policy requires the person to sign in again (invalid_rapt, MFA, sign-in frequency). */
-  | 'reauth_required'
-  /** The customer's administrator blocks the Hub's app or the access it needs (Workspace policy, Conditional Access). */
-  | 'admin_policy_enforced'
-  /** Microsoft: the account's password changed or was reset, or its sessions were revoked. */
-  | 'password_changed'
-  /** Microsoft: the account is disabled, deleted, or no longer in the tenant. */
-  | 'user_disabled'
-  /** Microsoft: the consent the Hub needs was withdrawn (INTEGRATION_PERMISSION_DENIED). */
-  | 'consent_required';
+/** Why a grant ended or is ending: the core's one list (core/provider.ts). */
+export type { GrantReason };
 
 /** What a vendor refused a refresh with (core/provider.ts): the plain invalid_grant, or a cause it names. */
 export type RefusalCause = CoreRefusalCause;
@@ -63,18 +47,11 @@ interface Deadline {
   reason: GrantReason;
 }
 
-/** What grant health reads of a stored credential (the store's CredentialRecord has these and more). */
-export interface GrantFacts {
-  integration: IntegrationId;
-  sealed: { refresh: unknown };
-  grantedAt: Date | null;
-  createdAt: Date;
-  lastRefreshedAt: Date | null;
-  refreshTokenExpiresAt: Date | null;
-  status: string;
-  expiryReason: GrantReason | null;
-  lastErrorAt: Date | null;
-}
+/** What grant health reads of a stored credential: the row's grant-lifetime fields, and whether a refresh token is held. */
+export type GrantFacts = Pick<
+  CredentialRecord,
+  'integration' | 'grantedAt' | 'createdAt' | 'lastRefreshedAt' | 'refreshTokenExpiresAt' | 'status' | 'expiryReason' | 'lastErrorAt'
+> & { sealed: { refresh: unknown } };
 
 /** The earliest moment the connection's provider ends this grant by a rule the Hub can see coming, or null. */
 export function grantDeadline(record: GrantFacts, policy: GrantPolicy): Deadline | null {

@@ -39,7 +39,10 @@ export async function resolveCapability<E extends { record: CredentialRecord }>(
   pin: ProviderId | null;
   /** The caller's rows of these integrations (absent: not connected). */
   rows(integrations: readonly IntegrationId[]): Promise<ReadonlyMap<IntegrationId, E>>;
-  /** The customer's default provider for the capability; asked only when several providers could answer. */
+  /**
+   * The customer's default provider for the capability; asked only when several providers could answer, with one of
+   * their integrations (any: a default is per capability).
+   */
   defaultProvider(integration: IntegrationId): Promise<ProviderId | null>;
 }): Promise<Resolution<E>> {
   const { capability, pin } = args;
@@ -70,11 +73,10 @@ export async function resolveCapability<E extends { record: CredentialRecord }>(
   const found = (c: Candidate<E>): Found<E> => ({ integration: c.integration as IntegrationId, entry: c.entry });
 
   const usable = left.filter((c) => c.usable);
-  let choice = choose(usable, null);
-  if (choice.ok && choice.reason === 'first_connected') {
-    // Several providers could answer: only now is the customer's default worth a lookup.
-    choice = choose(usable, await args.defaultProvider(choice.connection.integration as IntegrationId));
-  }
+  // Several providers could answer (left holds the end user's rows or the customer's, never both): only then is the
+  // customer's default worth a lookup — asked first, so that the rule runs once per call.
+  const several = pin === null && new Set(usable.map((c) => c.provider)).size > 1;
+  const choice = choose(usable, several ? await args.defaultProvider(usable[0]!.integration as IntegrationId) : null);
   if (choice.ok) return { kind: 'connected', found: found(choice.connection), reason: choice.reason };
   const expired = choose(left, null);
   if (expired.ok) return { kind: 'expired', found: found(expired.connection) };

@@ -1,7 +1,7 @@
 import type { Config } from '../config';
 import type { ProviderId } from '../core/capabilities';
 import { type HubError, hubError } from '../core/errors';
-import type { ProviderOAuth, RefusalCause } from '../core/provider';
+import type { GrantReason, ProviderOAuth } from '../core/provider';
 import type { Logger } from '../logger';
 import type { GoogleClients } from './google/clients';
 import { googleGrantDeadline } from './google/grant-lifetime';
@@ -87,9 +87,6 @@ export function createConnecting(deps: { config: Config; google: GoogleClients; 
   return { of: (provider) => byProvider[provider] };
 }
 
-/** Why a grant ended or will end: the shared refusal causes (invalid_grant as `revoked`) and Google's own deadlines. */
-export type GrantEnd = Exclude<RefusalCause, 'invalid_grant'> | 'revoked' | 'time_limited_access' | 'testing_mode';
-
 /** What a provider's lifetime rules read of a connection. */
 export interface GrantClock {
   hasRefreshToken: boolean;
@@ -112,7 +109,7 @@ export function grantDeadlineOf(
   return googleGrantDeadline(clock, policy);
 }
 
-const GOOGLE_ENDED: Record<GrantEnd, (name: string) => string> = {
+const GOOGLE_ENDED: Record<GrantReason, (name: string) => string> = {
   revoked: (name) => `${name} access has expired or was revoked; it must be connected again`,
   time_limited_access: (name) => `${name} access has ended: it was granted for a limited time; it must be connected again`,
   testing_mode: (name) =>
@@ -131,7 +128,7 @@ const GOOGLE_ENDED: Record<GrantEnd, (name: string) => string> = {
  * INTEGRATION_PERMISSION_DENIED where the grant lacks consent (Microsoft's consent_required) — the same reason is the
  * same code whichever provider answered.
  */
-export function grantEndedError(provider: ProviderId, reason: GrantEnd | null, displayName: string): HubError {
+export function grantEndedError(provider: ProviderId, reason: GrantReason | null, displayName: string): HubError {
   const why = reason ?? 'revoked';
   if (provider === 'microsoft' && why !== 'time_limited_access' && why !== 'testing_mode') {
     const outcome = REFUSAL_OUTCOMES[why === 'revoked' ? 'invalid_grant' : why];

@@ -1,4 +1,5 @@
 import type { IntegrationId } from '../core/integrations';
+import type { GrantReason } from '../core/provider';
 import { type WorkingHours, workingHoursSchema } from '../core/working-hours';
 import type { TokenCipher } from './token-cipher';
 
@@ -6,21 +7,8 @@ import type { TokenCipher } from './token-cipher';
 
 export type StoredStatus = 'connected' | 'expired';
 
-/**
- * What expiry_reason may hold: why an expired row stopped working. The store's own vocabulary, so that it imports
- * no feature; src/integrations/grant-health.ts judges grants with the same reasons (its GrantReason), and
- * test/unit/store-vocabulary.test.ts holds the two to be the same type.
- */
-export type ExpiryReason =
-  | 'time_limited_access'
-  | 'testing_mode'
-  | 'inactive'
-  | 'revoked'
-  | 'reauth_required'
-  | 'admin_policy_enforced'
-  | 'password_changed'
-  | 'user_disabled'
-  | 'consent_required';
+/** What expiry_reason may hold: why an expired row stopped working, in the core's words (core/provider.ts). */
+export type ExpiryReason = GrantReason;
 
 export interface CredentialRecord {
   id: string;

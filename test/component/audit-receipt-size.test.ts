@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { asAdmin } from '../helpers/admin';
-import { connectToSandbox, sandboxHubEnv } from '../helpers/connected';
-import { client, serviceAuth } from '../helpers/http';
-import { type TestHub, buildTestHub } from '../helpers/hub';
-import { useTestSandbox } from '../helpers/sandbox';
+import { useAuditSuite } from '../helpers/audit';
+import { connectToSandbox } from '../helpers/connected';
+import { serviceAuth } from '../helpers/http';
 
 /**
  * What a receipt costs the audit trail, as the admin API shows it: a real calendar_get_availability call (the Hub
@@ -11,14 +10,7 @@ import { useTestSandbox } from '../helpers/sandbox';
  * value is null are left out, on receipts written now and on rows written before that rule alike.
  */
 
-const sb = useTestSandbox();
-let hub: TestHub;
-beforeAll(async () => {
-  hub = await buildTestHub({ env: sandboxHubEnv(sb, { HUB_AUDIT_FLUSH_MS: '20' }) });
-});
-afterAll(() => hub.close());
-
-const api = () => client(hub.app);
+const { sb, hub, api, receipts } = useAuditSuite();
 const NY = 'America/New_York';
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 
@@ -32,7 +24,7 @@ const week = Array.from({ length: 14 }, (_, i) => {
 
 test('when a real availability call is traced, then its receipt as the admin API shows it is at most 1 KB and omits what is null', async () => {
   await sb.createAccount({ email: 'ana.size@acme.example', time_zone: NY, events: week });
-  const ana = await connectToSandbox(hub, sb, { email: 'ana.size@acme.example', integration: 'google_calendar' });
+  const ana = await connectToSandbox(hub(), sb, { email: 'ana.size@acme.example', integration: 'google_calendar' });
   const res = await api()
     .post('/api/internal/tools/execute/')
     .set('Authorization', serviceAuth())
@@ -46,9 +38,7 @@ test('when a real availability call is traced, then its receipt as the admin API
     })
     .expect(200);
   expect(res.body.result.busy_periods).toHaveLength(14);
-  await hub.audit.drain();
-  const listed = await api().get(`/api/admin/customers/${ana.customerId}/receipts?tool=calendar_get_availability`).set('Authorization', asAdmin()).expect(200);
-  const [receipt] = listed.body.receipts as Record<string, any>[];
+  const [receipt] = (await receipts(ana.customerId, '?tool=calendar_get_availability')).receipts as Record<string, any>[];
   // The connection's first call: the calendar's zone is read too (two Google operations listed), the larger case.
   expect(receipt).toMatchObject({ trace_id: TRACE_ID, outcome: 'ok', payload_mode: 'redacted', api_calls: 2 });
   expect(Buffer.byteLength(JSON.stringify(receipt))).toBeLessThanOrEqual(1_024);
@@ -63,14 +53,13 @@ test('when a real availability call is traced, then its receipt as the admin API
 test('when a receipt was stored before null fields were left out, then it reads the same way: its NULL columns are absent', async () => {
   const customerId = randomUUID();
   // A row as the first audit migration wrote it: no principal, trace, user, conversation, retryable or payloads.
-  await hub.testDb.db.query(
+  await hub().testDb.db.query(
     `INSERT INTO audit_receipts (call_id, tool, version, customer_id, user_id, agent_id, conversation_id, request_id, trace_id, started_at, ended_at,
        duration_ms, outcome, retryable, api_calls, google_ops, replay, payload_mode, input, output, error)
      VALUES ($1, 'hub_echo', '1.0.0', $2, NULL, NULL, NULL, 'old-1', NULL, now(), now(), 3, 'ok', NULL, 0, '[]', false, 'none', NULL, NULL, NULL)`,
     ['0'.repeat(32), customerId],
   );
-  const listed = await api().get(`/api/admin/customers/${customerId}/receipts`).set('Authorization', asAdmin()).expect(200);
-  const [receipt] = listed.body.receipts as Record<string, unknown>[];
+  const [receipt] = (await receipts(customerId)).receipts as Record<string, unknown>[];
   expect(receipt).toEqual({
     call_id: '0'.repeat(32),
     tool: 'hub_echo',

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { asAdmin, asCustomer } from '../helpers/admin';
-import { connectToSandbox, runTool, sandboxHubEnv } from '../helpers/connected';
+import { useAuditSuite } from '../helpers/audit';
+import { connectToSandbox, runTool } from '../helpers/connected';
 import { anExecuteBody } from '../helpers/factories';
 import { client, serviceAuth } from '../helpers/http';
-import { type TestHub, buildTestHub } from '../helpers/hub';
-import { useTestSandbox } from '../helpers/sandbox';
+import { buildTestHub } from '../helpers/hub';
 
 /**
  * The audit trail as an operator uses it: every authenticated execute call leaves a receipt (success, each error
@@ -13,25 +13,8 @@ import { useTestSandbox } from '../helpers/sandbox';
  * message subject, body or token; old rows are purged.
  */
 
-const sb = useTestSandbox();
-let hub: TestHub;
-beforeAll(async () => {
-  hub = await buildTestHub({ env: sandboxHubEnv(sb, { HUB_AUDIT_FLUSH_MS: '20' }) });
-});
-afterAll(() => hub.close());
-
-const api = () => client(hub.app);
+const { sb, hub, api, receipts } = useAuditSuite();
 const execute = (body: object) => api().post('/api/internal/tools/execute/').set('Authorization', serviceAuth()).send(body);
-/** The admin API's receipts of a customer, once everything queued is written; `status` is checked. */
-const receipts = async (customerId: string, query = '', options: { auth?: string; status?: number } = {}) => {
-  await hub.audit.drain();
-  return (
-    await api()
-      .get(`/api/admin/customers/${customerId}/receipts${query}`)
-      .set('Authorization', options.auth ?? asAdmin())
-      .expect(options.status ?? 200)
-  ).body;
-};
 
 describe('a receipt for every call', () => {
   test('when a call succeeds, then its receipt names caller, credential, tool, version, times, outcome and call_id; the access line its request_id', async () => {
@@ -60,7 +43,9 @@ describe('a receipt for every call', () => {
     expect(r.input).toEqual({ message: expect.stringMatching(/^string\(11\) #[0-9a-f]{16}$/) });
     expect(JSON.stringify(r)).not.toContain('hello audit');
     // The call_id is made on the receipt thread, after the answer: the access line and the receipt share the request_id.
-    const access = hub.logs.entries().find((l) => l.request_id === 'req-ok-1' && l.msg === 'request completed');
+    const access = hub()
+      .logs.entries()
+      .find((l) => l.request_id === 'req-ok-1' && l.msg === 'request completed');
     expect(access).toMatchObject({ request_id: r.request_id, status: 200 });
     expect(access).not.toHaveProperty('call_id');
     expect(res.body.metadata.request_id).toBe('req-ok-1');
@@ -158,8 +143,8 @@ describe('a Hub without the audit trail, and hostile bodies', () => {
     const res = await execute(body).expect(400);
     expect(res.body.error.code).toBe('VALIDATION_ERROR');
     expect(res.body.error.details.issues).toHaveLength(20);
-    await hub.audit.drain();
-    const [row] = await hub.testDb.db.query<{ call_id: string; input: Record<string, unknown> }>(
+    await hub().audit.drain();
+    const [row] = await hub().testDb.db.query<{ call_id: string; input: Record<string, unknown> }>(
       'SELECT call_id, input FROM audit_receipts WHERE customer_id = $1',
       [body.customer_id],
     );
@@ -172,22 +157,24 @@ describe('a Hub without the audit trail, and hostile bodies', () => {
 describe('Google operations and redaction', () => {
   test('when an email is sent, then the receipt lists the Gmail request with its status, and the table holds neither subject, body, address nor token', async () => {
     await sb.createAccount({ email: 'ana.audit@acme.example' });
-    const ana = await connectToSandbox(hub, sb, { email: 'ana.audit@acme.example', integration: 'google_gmail' });
+    const ana = await connectToSandbox(hub(), sb, { email: 'ana.audit@acme.example', integration: 'google_gmail' });
     const subject = `Quarterly secret plan ${randomUUID()}`;
     const bodyText = `Body text that must never be stored ${randomUUID()}`;
-    const res = await runTool(hub, ana, 'email_send', { to: ['ben.audit@acme.example'], subject, body: bodyText }).expect(200);
+    const res = await runTool(hub(), ana, 'email_send', { to: ['ben.audit@acme.example'], subject, body: bodyText }).expect(200);
     expect(res.body.success).toBe(true);
-    await hub.audit.drain();
-    const [row] = await hub.testDb.db.query<{ google_ops: { operation: string; status: number }[]; api_calls: number }>(
+    await hub().audit.drain();
+    const [row] = await hub().testDb.db.query<{ google_ops: { operation: string; status: number }[]; api_calls: number }>(
       'SELECT google_ops, api_calls FROM audit_receipts WHERE customer_id = $1',
       [ana.customerId],
     );
     expect(row!.google_ops).toEqual(expect.arrayContaining([expect.objectContaining({ operation: 'gmail.users.messages.send', status: 200 })]));
     expect(row!.google_ops.length).toBeLessThanOrEqual(row!.api_calls);
-    const tokens = hub.store.openTokens(ana.record);
-    const dump = JSON.stringify(await hub.testDb.db.query('SELECT * FROM audit_receipts'));
+    const tokens = hub().store.openTokens(ana.record);
+    const dump = JSON.stringify(await hub().testDb.db.query('SELECT * FROM audit_receipts'));
     for (const needle of [subject, bodyText, 'ben.audit@acme.example', tokens.accessToken!, tokens.refreshToken!]) expect(dump).not.toContain(needle);
-    const [input] = await hub.testDb.db.query<{ input: Record<string, unknown> }>('SELECT input FROM audit_receipts WHERE customer_id = $1', [ana.customerId]);
+    const [input] = await hub().testDb.db.query<{ input: Record<string, unknown> }>('SELECT input FROM audit_receipts WHERE customer_id = $1', [
+      ana.customerId,
+    ]);
     expect(input!.input).toEqual({
       to: { $array: 1, $each: 'string', $hashes: [expect.stringMatching(/^[0-9a-f]{16}$/)] },
       subject: `string(${subject.length})`,
@@ -198,8 +185,8 @@ describe('Google operations and redaction', () => {
   test('when a connection is missing, then the error receipt keeps its setup_url without the link token', async () => {
     const body = anExecuteBody({ tool: 'test_calendar_probe', inputs: {} });
     await execute(body).expect(400);
-    await hub.audit.drain();
-    const dump = JSON.stringify(await hub.testDb.db.query('SELECT error FROM audit_receipts WHERE customer_id = $1', [body.customer_id]));
+    await hub().audit.drain();
+    const dump = JSON.stringify(await hub().testDb.db.query('SELECT error FROM audit_receipts WHERE customer_id = $1', [body.customer_id]));
     expect(dump).toContain('"code":"INTEGRATION_NOT_CONNECTED"');
     expect(dump).not.toMatch(/token=[A-Za-z0-9_-]{20}/);
   });
@@ -211,8 +198,8 @@ describe('reading receipts', () => {
     const agentId = randomUUID();
     const call = (i: number) => execute(anExecuteBody({ customer_id: customerId, agent_id: agentId, inputs: { message: `m${i}` } })).expect(200);
     for (let i = 0; i < 25; i++) await call(i);
-    await hub.audit.drain();
-    const before = (await hub.testDb.db.query<{ call_id: string }>('SELECT call_id FROM audit_receipts WHERE customer_id = $1', [customerId])).map(
+    await hub().audit.drain();
+    const before = (await hub().testDb.db.query<{ call_id: string }>('SELECT call_id FROM audit_receipts WHERE customer_id = $1', [customerId])).map(
       (r) => r.call_id,
     );
     const seen: string[] = [];
@@ -223,7 +210,7 @@ describe('reading receipts', () => {
       seen.push(...res.receipts.map((r: { call_id: string }) => r.call_id));
       cursor = res.next_cursor;
       await Promise.all([call(n++), call(n++)]); // newer receipts land while we page
-      await hub.audit.drain();
+      await hub().audit.drain();
     } while (cursor !== null);
     expect(new Set(seen).size).toBe(seen.length);
     for (const id of before) expect(seen).toContain(id);
@@ -266,7 +253,7 @@ describe('reading receipts', () => {
       anExecuteBody({ customer_id: customerId, tool: 'test_write', inputs: { tag: randomUUID() }, context: { conversation_id: conversation } }),
     ).expect(200);
     await execute(anExecuteBody({ customer_id: customerId, inputs: { message: 'elsewhere' }, context: { conversation_id: 'another' } })).expect(200);
-    await hub.audit.drain();
+    await hub().audit.drain();
     const res = await api().get(`/api/admin/customers/${customerId}/conversations/${conversation}/replay-bundle`).set('Authorization', asAdmin()).expect(200);
     expect(res.body.receipts.map((r: { tool: string }) => r.tool)).toEqual(['hub_echo', 'test_write']);
     expect(Object.keys(res.body.tools).sort()).toEqual(['hub_echo@1.0.0', 'test_write@1.0.0']);
@@ -286,7 +273,7 @@ describe('reading receipts', () => {
 describe('connection events and retention', () => {
   test('when an admin changes working hours and disconnects, then both are audited with the admin’s sub, each committed with its change', async () => {
     await sb.createAccount({ email: 'ana.events@acme.example' });
-    const ana = await connectToSandbox(hub, sb, { email: 'ana.events@acme.example', integration: 'google_calendar' });
+    const ana = await connectToSandbox(hub(), sb, { email: 'ana.events@acme.example', integration: 'google_calendar' });
     const path = `/api/admin/customers/${ana.customerId}/integrations/google_calendar`;
     await api()
       .put(`${path}/working-hours`)
@@ -298,9 +285,10 @@ describe('connection events and retention', () => {
       .set('Authorization', asCustomer(ana.customerId, { claims: { sub: 'bob@customer.example' } }))
       .expect(200);
     // No drain: each row was written in its change's transaction, so it is there when the change is answered.
-    const rows = await hub.testDb.db.query('SELECT event, actor, account_email, integration FROM audit_connection_events WHERE customer_id = $1 ORDER BY id', [
-      ana.customerId,
-    ]);
+    const rows = await hub().testDb.db.query(
+      'SELECT event, actor, account_email, integration FROM audit_connection_events WHERE customer_id = $1 ORDER BY id',
+      [ana.customerId],
+    );
     expect(rows).toEqual([
       { event: 'working_hours_changed', actor: 'alice@ops.example', account_email: 'ana.events@acme.example', integration: 'google_calendar' },
       { event: 'disconnected', actor: 'bob@customer.example', account_email: 'ana.events@acme.example', integration: 'google_calendar' },
@@ -310,8 +298,8 @@ describe('connection events and retention', () => {
   test('when rows are older than the retention, then the purge deletes them and keeps the rest', async () => {
     const body = anExecuteBody();
     await execute(body).expect(200);
-    await hub.audit.drain();
-    const db = hub.testDb.db;
+    await hub().audit.drain();
+    const db = hub().testDb.db;
     await db.query(
       `INSERT INTO audit_receipts (call_id, request_id, customer_id, started_at, ended_at, duration_ms, outcome, api_calls, payload_mode)
        SELECT md5(g::text), 'old', $1, now() - interval '31 days', now() - interval '31 days', 1, 'ok', 0, 'none' FROM generate_series(1, 1200) g`,
@@ -321,7 +309,7 @@ describe('connection events and retention', () => {
       `INSERT INTO audit_connection_events (at, customer_id, integration, event) VALUES (now() - interval '40 days', $1, 'google_gmail', 'connected')`,
       [body.customer_id],
     );
-    const deleted = await hub.audit.purge();
+    const deleted = await hub().audit.purge();
     expect(deleted.audit_receipts).toBeGreaterThanOrEqual(1200);
     expect(deleted.audit_connection_events).toBeGreaterThanOrEqual(1);
     const left = await db.query<{ request_id: string }>('SELECT request_id FROM audit_receipts WHERE customer_id = $1', [body.customer_id]);

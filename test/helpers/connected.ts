@@ -25,6 +25,18 @@ export async function connectToSandbox(
 ): Promise<Connected> {
   const scopes = options.scopes ?? (options.integration === 'google_calendar' ? CALENDAR_SCOPES : GMAIL_SCOPES);
   const grant = await sb.control('POST', '/tokens', { email: options.email, scopes, client_id: TEST_CLIENT.clientId, offline: true });
+  return saveSandboxGrant(hub, grant, { ...options, scopes, expiresInS: options.expiresInS ?? 3600 });
+}
+
+/**
+ * Stores the offline grant a sandbox's control API minted (`POST /tokens`, Google's or Microsoft's) as the connect
+ * flow would have: a connected row for the customer (or its end user), holding both tokens.
+ */
+export async function saveSandboxGrant(
+  hub: TestHub,
+  grant: { status: number; body: Record<string, unknown> },
+  options: { email: string; integration: IntegrationId; scopes: readonly string[]; customerId?: string; userId?: string | null; expiresInS: number },
+): Promise<Connected> {
   if (grant.status !== 201) throw new Error(`sandbox refused the grant: ${grant.status} ${JSON.stringify(grant.body)}`);
   const customerId = options.customerId ?? randomUUID();
   const userId = options.userId ?? null;
@@ -34,10 +46,10 @@ export async function connectToSandbox(
       userId,
       integration: options.integration,
       accountEmail: options.email,
-      scopes,
+      scopes: [...options.scopes],
       accessToken: grant.body.access_token as string,
       refreshToken: grant.body.refresh_token as string,
-      tokenExpiresAt: new Date(Date.now() + (options.expiresInS ?? 3600) * 1000),
+      tokenExpiresAt: new Date(Date.now() + options.expiresInS * 1000),
     }),
   );
   return { customerId, userId, email: options.email, record };

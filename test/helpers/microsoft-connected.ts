@@ -1,9 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { MS_SANDBOX_DEFAULT_APP } from '@hub/microsoft-sandbox';
 import type { IntegrationId } from '../../src/core/integrations';
 import { OUTLOOK_CALENDAR_SCOPES, OUTLOOK_MAIL_SCOPES } from '../../src/providers/microsoft/catalog';
-import type { Connected } from './connected';
-import { aCredential } from './factories';
+import { type Connected, saveSandboxGrant } from './connected';
 import type { TestHub } from './hub';
 import type { MicrosoftWorld } from './microsoft';
 
@@ -28,20 +26,5 @@ export async function connectToMicrosoft(
 ): Promise<Connected> {
   const scopes = options.scopes ?? (options.integration === 'outlook_calendar' ? OUTLOOK_CALENDAR_SCOPES : OUTLOOK_MAIL_SCOPES);
   const grant = await world.control('POST', '/tokens', { upn: options.upn, client_id: MS_SANDBOX_DEFAULT_APP.clientId, scopes, offline: true });
-  if (grant.status !== 201) throw new Error(`sandbox refused the grant: ${grant.status} ${JSON.stringify(grant.body)}`);
-  const customerId = options.customerId ?? randomUUID();
-  const userId = options.userId ?? null;
-  const record = await hub.store.save(
-    aCredential({
-      customerId,
-      userId,
-      integration: options.integration,
-      accountEmail: options.upn,
-      scopes: [...scopes],
-      accessToken: grant.body.access_token as string,
-      refreshToken: grant.body.refresh_token as string,
-      tokenExpiresAt: new Date(Date.now() + Number(grant.body.expires_in) * 1000),
-    }),
-  );
-  return { customerId, userId, email: options.upn, record };
+  return saveSandboxGrant(hub, grant, { ...options, email: options.upn, scopes, expiresInS: Number(grant.body.expires_in) });
 }

@@ -2,37 +2,21 @@ import { randomUUID } from 'node:crypto';
 import { grantExpiredError, grantHealth, refusalReason } from '../../src/integrations/grant-health';
 import { isReadOperation, isSendOperation } from '../../src/protection/cooldowns';
 import type { CredentialRecord } from '../../src/store/credential-store';
+import { DAY, GRANT_NOW, PRODUCTION, TESTING, aGrantRow } from '../helpers/credential-records';
 
 /** What connecting decides per provider without a vendor in sight: grant lifetimes, refusal reasons, cool-down verbs. */
 
-const NOW = Date.parse('2030-06-01T12:00:00Z');
-const DAY = 86_400_000;
-const PRODUCTION = { testingMode: false };
-const TESTING = { testingMode: true };
+const NOW = GRANT_NOW;
 
-const aRow = (overrides: Partial<CredentialRecord> = {}): CredentialRecord => ({
-  id: randomUUID(),
-  customerId: randomUUID(),
-  userId: null,
-  integration: 'outlook_mail',
-  accountEmail: 'ana@northwind.example',
-  accountId: `${randomUUID()}/${randomUUID()}`,
-  scopes: ['Mail.ReadWrite', 'Mail.Send', 'User.Read'],
-  status: 'connected',
-  tokenExpiresAt: new Date(NOW + 3_600_000),
-  lastRefreshedAt: null,
-  lastError: null,
-  lastErrorAt: null,
-  workingHours: null,
-  tokenVersion: 1,
-  grantedAt: new Date(NOW - DAY),
-  refreshTokenExpiresAt: null,
-  expiryReason: null,
-  createdAt: new Date(NOW - DAY),
-  updatedAt: new Date(NOW),
-  sealed: { keyId: 'k1', access: Buffer.from('a'), refresh: Buffer.from('r') },
-  ...overrides,
-});
+/** A connected Outlook Mail row of a Microsoft account (its `{tid}/{oid}` known), with Graph's scopes. */
+const aRow = (overrides: Partial<CredentialRecord> = {}): CredentialRecord =>
+  aGrantRow({
+    integration: 'outlook_mail',
+    accountEmail: 'ana@northwind.example',
+    accountId: `${randomUUID()}/${randomUUID()}`,
+    scopes: ['Mail.ReadWrite', 'Mail.Send', 'User.Read'],
+    ...overrides,
+  });
 
 describe("a Microsoft connection's grant", () => {
   test('when it was refreshed, then it ends 90 days after that refresh; Google’s Testing mode does not apply to it', () => {

@@ -1,31 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { createCredentialCache } from '../../src/integrations/credential-cache';
-import type { CredentialRecord } from '../../src/store/credential-store';
+import { aCredentialRecord } from '../helpers/credential-records';
 
 /** The in-process credential cache: TTL, grouping for invalidation, replacement after a refresh. */
-
-const aRecord = (overrides: Partial<CredentialRecord> = {}): CredentialRecord => ({
-  id: randomUUID(),
-  customerId: randomUUID(),
-  userId: null,
-  integration: 'google_calendar',
-  accountEmail: null,
-  scopes: [],
-  status: 'connected',
-  tokenExpiresAt: null,
-  workingHours: null,
-  tokenVersion: 1,
-  grantedAt: null,
-  refreshTokenExpiresAt: null,
-  expiryReason: null,
-  lastRefreshedAt: null,
-  lastError: null,
-  lastErrorAt: null,
-  createdAt: new Date(),
-  updatedAt: new Date(),
-  sealed: { keyId: 'k1', access: null, refresh: null },
-  ...overrides,
-});
 
 describe('credential cache', () => {
   let t = 0;
@@ -36,7 +12,7 @@ describe('credential cache', () => {
 
   it('when an entry is older than the TTL, then it is gone', () => {
     const cache = createCredentialCache(100, now);
-    const r = aRecord();
+    const r = aCredentialRecord();
     cache.put(r.customerId, null, 'google_calendar', r);
     t += 99;
     expect(cache.get(r.customerId, null, 'google_calendar')?.record).toBe(r);
@@ -46,17 +22,17 @@ describe('credential cache', () => {
 
   it('when the TTL is 0, then nothing is kept', () => {
     const cache = createCredentialCache(0, now);
-    const r = aRecord();
+    const r = aCredentialRecord();
     expect(cache.put(r.customerId, null, 'google_calendar', r).record).toBe(r);
     expect(cache.get(r.customerId, null, 'google_calendar')).toBeUndefined();
   });
 
   it('when a user-level change is invalidated, then every lookup of that customer and integration goes, and only those', () => {
     const cache = createCredentialCache(1000, now);
-    const r = aRecord();
+    const r = aCredentialRecord();
     cache.put(r.customerId, null, 'google_calendar', r);
     cache.put(r.customerId, 'alice', 'google_calendar', r);
-    cache.put(r.customerId, 'alice', 'google_gmail', aRecord({ customerId: r.customerId, integration: 'google_gmail' }));
+    cache.put(r.customerId, 'alice', 'google_gmail', aCredentialRecord({ customerId: r.customerId, integration: 'google_gmail' }));
     cache.invalidate(r.customerId.toUpperCase(), 'google_calendar');
     expect(cache.get(r.customerId, null, 'google_calendar')).toBeUndefined();
     expect(cache.get(r.customerId, 'alice', 'google_calendar')).toBeUndefined();
@@ -65,15 +41,15 @@ describe('credential cache', () => {
 
   it('when a user id is empty, then it is not confused with the customer-wide lookup', () => {
     const cache = createCredentialCache(1000, now);
-    const r = aRecord();
+    const r = aCredentialRecord();
     cache.put(r.customerId, '', 'google_calendar', r);
     expect(cache.get(r.customerId, null, 'google_calendar')).toBeUndefined();
   });
 
   it('when a credential is refreshed, then every lookup holding it gets the new record and its known token', () => {
     const cache = createCredentialCache(1000, now);
-    const r = aRecord();
-    const other = aRecord({ customerId: r.customerId, userId: 'bob' });
+    const r = aCredentialRecord();
+    const other = aCredentialRecord({ customerId: r.customerId, userId: 'bob' });
     cache.put(r.customerId, null, 'google_calendar', r);
     cache.put(r.customerId, 'alice', 'google_calendar', r);
     cache.put(r.customerId, 'bob', 'google_calendar', other);
@@ -87,11 +63,11 @@ describe('credential cache', () => {
 
   it('when it holds very many entries, then expired ones are swept and memory stays bounded', () => {
     const cache = createCredentialCache(10, now);
-    const first = aRecord();
+    const first = aCredentialRecord();
     cache.put(first.customerId, null, 'google_calendar', first);
     t += 20;
     for (let i = 0; i < 10_050; i++) {
-      const r = aRecord();
+      const r = aCredentialRecord();
       cache.put(r.customerId, null, 'google_calendar', r);
     }
     expect(cache.get(first.customerId, null, 'google_calendar')).toBeUndefined();

@@ -1,37 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { grantDeadline, grantExpiredError, grantHealth, refusalReason } from '../../src/integrations/grant-health';
-import type { CredentialRecord } from '../../src/store/credential-store';
+import { DAY, GRANT_NOW, HOUR, PRODUCTION, TESTING, aGrantRow } from '../helpers/credential-records';
 
 /** How long a grant lives, judged from a stored row: the deadlines Google documents and what a refusal means. */
 
-const NOW = Date.parse('2030-06-01T12:00:00Z');
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
-const PRODUCTION = { testingMode: false };
-const TESTING = { testingMode: true };
-
-const aRow = (overrides: Partial<CredentialRecord> = {}): CredentialRecord => ({
-  id: randomUUID(),
-  customerId: randomUUID(),
-  userId: null,
-  integration: 'google_gmail',
-  accountEmail: 'ana@acme.example',
-  scopes: [],
-  status: 'connected',
-  tokenExpiresAt: new Date(NOW + HOUR),
-  lastRefreshedAt: null,
-  lastError: null,
-  lastErrorAt: null,
-  workingHours: null,
-  tokenVersion: 1,
-  grantedAt: new Date(NOW - DAY),
-  refreshTokenExpiresAt: null,
-  expiryReason: null,
-  createdAt: new Date(NOW - 30 * DAY),
-  updatedAt: new Date(NOW - DAY),
-  sealed: { keyId: 'k1', access: Buffer.from('a'), refresh: Buffer.from('r') },
-  ...overrides,
-});
+const NOW = GRANT_NOW;
+const aRow = aGrantRow;
 
 test('when nothing limits the grant, then it ends 180 days after its last use, which each refresh moves on', () => {
   expect(grantHealth(aRow(), PRODUCTION, NOW)).toEqual({ expires_at: new Date(NOW + 179 * DAY).toISOString(), health: 'ok', reason: null });

@@ -1,37 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { ProviderId } from '../../src/core/capabilities';
+import * as choice from '../../src/core/provider-choice';
 import type { IntegrationId } from '../../src/core/integrations';
 import { createCredentialCache } from '../../src/integrations/credential-cache';
 import { resolveCapability } from '../../src/integrations/provider-resolution';
 import { contractView, missingScopesError, scopesFor } from '../../src/integrations/scopes';
 import { googleScopeRules } from '../../src/providers/google/scope-rules';
 import type { CredentialRecord } from '../../src/store/credential-store';
+import { aCredentialRecord } from '../helpers/credential-records';
 
 /** Tools' neutral permissions judged per provider, and the capability resolution a tool call and the status share. */
 
 const customerId = randomUUID();
-const aRecord = (integration: IntegrationId, overrides: Partial<CredentialRecord> = {}): CredentialRecord => ({
-  id: randomUUID(),
-  customerId,
-  userId: null,
-  integration,
-  accountEmail: null,
-  scopes: [],
-  status: 'connected',
-  tokenExpiresAt: null,
-  workingHours: null,
-  tokenVersion: 1,
-  grantedAt: null,
-  refreshTokenExpiresAt: null,
-  expiryReason: null,
-  lastRefreshedAt: null,
-  lastError: null,
-  lastErrorAt: null,
-  createdAt: new Date('2026-01-01T00:00:00Z'),
-  updatedAt: new Date(),
-  sealed: { keyId: 'k1', access: null, refresh: null },
-  ...overrides,
-});
+const aRecord = (integration: IntegrationId, overrides: Partial<CredentialRecord> = {}): CredentialRecord =>
+  aCredentialRecord({ customerId, integration, createdAt: new Date('2026-01-01T00:00:00Z'), ...overrides });
 
 describe('scopes per provider', () => {
   test('when a tool needs calendar.write, then Google asks calendar.events and Microsoft Calendars.ReadWrite', () => {
@@ -83,6 +65,21 @@ describe('resolving a capability', () => {
     const { resolution, defaultsAsked } = await resolve([aRecord('google_calendar'), aRecord('outlook_calendar')], { defaultProvider: 'microsoft' });
     expect(resolution).toMatchObject({ kind: 'connected', reason: 'default', found: { integration: 'outlook_calendar' } });
     expect(defaultsAsked).toBe(1);
+  });
+
+  test('when a call resolves, then the choice rule runs once, the default read before it when several providers could answer', async () => {
+    const chooses = jest.spyOn(choice, 'chooseProvider');
+    try {
+      await resolve([aRecord('google_calendar')]);
+      expect(chooses).toHaveBeenCalledTimes(1);
+      chooses.mockClear();
+      const { resolution } = await resolve([aRecord('google_calendar'), aRecord('outlook_calendar')], { defaultProvider: 'microsoft' });
+      expect(resolution).toMatchObject({ kind: 'connected', reason: 'default' });
+      expect(chooses).toHaveBeenCalledTimes(1);
+      expect(chooses.mock.calls[0]![0].defaultProvider).toBe('microsoft');
+    } finally {
+      chooses.mockRestore();
+    }
   });
 
   test("when the end user's own Outlook expired, then it is reported expired rather than answered by the customer's Google", async () => {

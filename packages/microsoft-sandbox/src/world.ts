@@ -66,10 +66,39 @@ export interface RequestLogEntry {
   requestId: string;
 }
 
-/** How long writes take to show where a client looks next (eventual consistency), in ms; the control API sets them. */
+/**
+ * How long writes take to show where a client looks next (eventual consistency), in ms; the control API sets them
+ * (`PUT /_sandbox/consistency`). Microsoft publishes no figure for any of them; each default is the public report
+ * it rests on, or says that there is none.
+ */
 export interface Consistency {
+  /**
+   * A sent message reaches Sent Items only after Graph's 202: learn.microsoft.com/graph/outlook-things-to-know-about-send-mail
+   * ("Most of the steps (steps 2 to 7) take place after the method response is returned"; step 4 moves it to Sent
+   * Items once transport has taken it) and learn.microsoft.com/graph/outlook-immutable-id ("Getting the message in
+   * Sent Items may not succeed immediately after sending the message. The copy of the message is not created until
+   * the message successfully sends, which may take time."). How long: no public measurement. Reported:
+   * github.com/Rexezuge-CloudflareWorkers/Mail-Otter/pull/189 — not searchable in Sent Items right after /reply's
+   * 202, found on a retry 10 s later (its fix polls at 0, 1, 3 and 7 s). Default 2 s, within that report. Until
+   * then the message shows nowhere, by id or in a list (the send-mail page has it wait in Drafts until step 4; the
+   * sandbox does not show that transitional draft).
+   */
   sentItemsDelayMs: number;
+  /**
+   * Mail and meeting invitations reach other mailboxes after the 202/201 (the same page, steps 5 and 6: transport
+   * routes and delivers). Reported: Microsoft Q&A, learn.microsoft.com/answers/questions/5785202 ("How to get the
+   * Room schedule information in real time or in a faster way?", 2026) — a meeting booked with a room showed in the
+   * room's getSchedule only after ~40 s (Microsoft's moderator saw it at once in a cloud-only tenant). Default
+   * 40 s: no kinder than that report, for mail as for invitations (no public figure for mail delivery).
+   */
   deliveryDelayMs: number;
+  /**
+   * A new event reaches the organizer's own lists ($filter, calendarView) and getSchedule only after this. No
+   * public source: no Microsoft page or public report found says the organizer's own lists lag (reads by id do
+   * not, here either). Default 1 s, an assumption the Hub's read-after-create design (src/providers/microsoft/
+   * calendar-recent.ts) is tested against; the only public figure, ~40 s, is for another mailbox's free/busy
+   * (deliveryDelayMs above).
+   */
   newEventDelayMs: number;
 }
 
@@ -97,7 +126,7 @@ export function createBareWorld(seed: number | undefined, parts: Pick<World, 'id
     tenants: new Map(),
     people: new Map(),
     mailboxes: new Map(),
-    consistency: { sentItemsDelayMs: 2000, deliveryDelayMs: 3000, newEventDelayMs: 1000 },
+    consistency: { sentItemsDelayMs: 2000, deliveryDelayMs: 40_000, newEventDelayMs: 1000 }, // sourced on Consistency
     requestLog: [],
     violations: [],
     ...parts,

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { AgendaEvent, CalendarBusy, CalendarEvent, EventTime, Interval } from '../../core/calendar';
-import { EVENT_STATUSES, RESPONSE_STATUSES } from '../../core/calendar';
+import { EVENT_STATUSES, RESPONSE_STATUSES, mergeIntervals } from '../../core/calendar';
 import { type Result, ok } from '../../core/errors';
-import { mergeIntervals } from '../../tools/calendar/mapping';
 import { offsetDateTimeMs } from '../../tools/calendar/time';
 import { unexpectedAnswer } from './answers';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AccessRole, AgendaEvent, CalendarBusy, CalendarInfo, Interval } from '../../core/calendar';
 import { type Result, fail, ok } from '../../core/errors';
-import { mergeIntervals } from '../../tools/calendar/mapping';
+import { mergeIntervals } from '../../core/calendar';
 import { isIanaZone } from '../../tools/calendar/time';
 import { parseGoogle, unexpectedAnswer } from './answers';
 import { type GoogleEvent, busyByCalendar, freeBusySchema, googleEventSchema, listedEventSchema, toAgendaEvent } from './calendar-answers';

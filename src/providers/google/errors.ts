@@ -1,15 +1,8 @@
 import { TaskCancelledError } from 'cockatiel';
 import { GaxiosError } from 'gaxios';
 import { hubError } from '../../core/errors';
-import {
-  type ClassifiedFailure,
-  type ClassifyOptions,
-  DeadlineExceededError,
-  NEVER_SENT_CODES,
-  RefusedLocally,
-  errorCode,
-  retryAfterSeconds,
-} from '../../resilience/failures';
+import { type ClassifiedFailure, type ClassifyOptions, DeadlineExceededError, RefusedLocally, errorCode, retryAfterSeconds } from '../../resilience/failures';
+import { atLeastOneSecond, networkFailure, safeVendorMessage, timeoutFailure as vendorTimeout } from '../vendor-failures';
 
 /**
  * The one mapping from whatever a googleapis call threw to the Hub's vocabulary: which HubError it becomes,
@@ -31,9 +24,8 @@ const SCOPE_REASONS: ReadonlySet<string> = new Set(['insufficientPermissions', '
  * (https://support.google.com/a/answer/2905486).
  */
 const QUOTA_REASONS: ReadonlySet<string> = new Set(['quotaExceeded']);
-const MESSAGE_MAX = 300;
-/** How much of a message safeGoogleMessage reads: enough for MESSAGE_MAX after scrubbing, bounded in cost. */
-const MESSAGE_SCAN = 2_000;
+/** Google's own token shapes: access tokens (ya29.…) and refresh tokens (1//…). */
+const GOOGLE_TOKENS = [/\bya29\.[A-Za-z0-9._-]+/g, /\b1\/\/[A-Za-z0-9._-]{10,}/g];
 /** Longest wait read from Google's message that the Hub honours: a garbled far-future date must not park an account. */
 const MAX_MESSAGE_RETRY_MS = 24 * 3600_000;
 
@@ -53,21 +45,8 @@ export function retryAfterFromMessage(message: string | undefined, now: number):
   return Number.isNaN(at) ? undefined : Math.min(MAX_MESSAGE_RETRY_MS, Math.max(0, at - now));
 }
 
-/** Google's message, safe to show: no URL query strings, no credentials, at most 300 characters. */
-export function safeGoogleMessage(message: string): string {
-  // Only the first MESSAGE_SCAN characters are looked at: the URL pattern backtracks quadratically on a long
-  // run of "http://" (~39 ms for 16 KB), and the answer keeps 300 characters anyway. A secret cut at the edge
-  // still matches its pattern (each stops at the first character outside it), so it is still redacted.
-  const scrubbed = message
-    .slice(0, MESSAGE_SCAN)
-    .replace(/\b(https?:\/\/[^\s?#"']+)[?#][^\s"']*/gi, '$1')
-    .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 [redacted]')
-    .replace(/\bya29\.[A-Za-z0-9._-]+/g, '[redacted]')
-    .replace(/\b1\/\/[A-Za-z0-9._-]{10,}/g, '[redacted]')
-    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
-    .trim();
-  return scrubbed.length > MESSAGE_MAX ? `${scrubbed.slice(0, MESSAGE_MAX - 1)}…` : scrubbed;
-}
+/** Google's message, safe to show: no URL query strings, no credentials (Google's access and refresh tokens too), at most 300 characters. */
+export const safeGoogleMessage = (message: string): string => safeVendorMessage(message, GOOGLE_TOKENS);
 
 interface GoogleErrorBody {
   reason?: string;
@@ -103,16 +82,7 @@ function googleErrorBody(data: unknown): GoogleErrorBody {
   return { reasons: [...itemReasons, ...infoReasons, ...(status ? [status] : [])], ...(reason ? { reason } : {}), ...(message ? { message } : {}) };
 }
 
-const atLeastOneSecond = (ms: number | undefined): number | undefined => (ms === undefined ? undefined : Math.max(1, Math.ceil(ms / 1000)));
-
-function timeoutFailure(what: string): ClassifiedFailure {
-  return {
-    kind: 'timeout',
-    retryWhen: 'if_idempotent',
-    upstreamFailure: true,
-    error: hubError('EXTERNAL_API_ERROR', `Google did not answer ${what} in time`, { retryable: true, details: { reason: 'timeout' } }),
-  };
-}
+const timeoutFailure = (what: string): ClassifiedFailure => vendorTimeout('Google', what);
 
 /**
  * Maps a failure of one googleapis call. Returns undefined for anything that is not an upstream failure (a bug
@@ -129,16 +99,7 @@ export function classifyGoogleError(err: unknown, options: ClassifyOptions = {})
   if (status === undefined) {
     const code = errorCode(err);
     if (code && ABORT_CODES.has(code)) return timeoutFailure(what);
-    const neverSent = code !== undefined && NEVER_SENT_CODES.has(code);
-    return {
-      kind: 'network',
-      retryWhen: neverSent ? 'always' : 'if_idempotent',
-      upstreamFailure: true,
-      error: hubError('EXTERNAL_API_ERROR', `Could not reach Google for ${what}`, {
-        retryable: true,
-        details: { reason: 'network', ...(code && /^[A-Za-z_][A-Za-z0-9_]{0,40}$/.test(code) ? { code } : {}) },
-      }),
-    };
+    return networkFailure('Google', what, code);
   }
 
   const body = googleErrorBody(response?.data);

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { CalendarBusy, Interval } from '../../core/calendar';
+import { type CalendarBusy, type Interval, mergeIntervals } from '../../core/calendar';
 import { type Result, fail, ok } from '../../core/errors';
 import { instantOf } from './calendar-answers';
 import { type Graph, calendarPath, unexpectedAnswer } from './calendar-graph';
-import { inTurns, mergeIntervals, windowsOf } from './calendar-intervals';
+import { inTurns, windowsOf } from './calendar-intervals';
 import { createdLately } from './calendar-memory';
 import { busyOf, recentBusy } from './calendar-recent';
 import { calendarView } from './calendar-view';

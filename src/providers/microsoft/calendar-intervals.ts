@@ -1,24 +1,5 @@
 import type { Interval } from '../../core/calendar';
 
-/**
- * Busy time as the port hands it out: clipped to the range, empty intervals dropped, sorted, overlapping or
- * touching ones merged. The same rule as the Google adapter's; kept here because a provider does not import the
- * tool layer.
- */
-export function mergeIntervals(intervals: readonly Interval[], range: Interval): Interval[] {
-  const clipped = intervals
-    .map((i) => ({ start: Math.max(i.start, range.start), end: Math.min(i.end, range.end) }))
-    .filter((i) => i.end > i.start)
-    .sort((a, b) => a.start - b.start || a.end - b.end);
-  const out: Interval[] = [];
-  for (const i of clipped) {
-    const last = out.at(-1);
-    if (last && i.start <= last.end) last.end = Math.max(last.end, i.end);
-    else out.push({ ...i });
-  }
-  return out;
-}
-
 /** `range` cut into consecutive windows of at most `maxSpanMs`. */
 export function windowsOf(range: Interval, maxSpanMs: number): Interval[] {
   const windows: Interval[] = [];

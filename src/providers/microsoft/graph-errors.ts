@@ -1,7 +1,8 @@
 import { TaskCancelledError } from 'cockatiel';
 import { hubError } from '../../core/errors';
-import { type ClassifiedFailure, type ClassifyOptions, DeadlineExceededError, NEVER_SENT_CODES, RefusedLocally, errorCode } from '../../resilience/failures';
+import { type ClassifiedFailure, type ClassifyOptions, DeadlineExceededError, RefusedLocally, errorCode } from '../../resilience/failures';
 import { LeanTransportFailure } from '../lean-http';
+import { atLeastOneSecond, networkFailure, safeVendorMessage, timeoutFailure as vendorTimeout } from '../vendor-failures';
 import { GraphError } from './graph-request';
 
 /**
@@ -15,19 +16,8 @@ import { GraphError } from './graph-request';
  * no URL is ever copied into an answer.
  */
 
-const MESSAGE_MAX = 300;
-
-/** Graph's message, safe to show: no URL query strings, no bearer tokens, no control characters, at most 300 characters. */
-export function safeGraphMessage(message: string): string {
-  const scrubbed = message
-    .slice(0, 2_000)
-    .replace(/\b(https?:\/\/[^\s?#"']+)[?#][^\s"']*/gi, '$1')
-    .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 [redacted]')
-    .replace(/\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, '[redacted]')
-    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
-    .trim();
-  return scrubbed.length > MESSAGE_MAX ? `${scrubbed.slice(0, MESSAGE_MAX - 1)}…` : scrubbed;
-}
+/** Graph's message, safe to show: no URL query strings, no bearer tokens or JWTs, no control characters, at most 300 characters. */
+export const safeGraphMessage = (message: string): string => safeVendorMessage(message, [/\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g]);
 
 /** 403s that mean the grant lacks a permission (delegated scopes), not a rate or quota. */
 const ACCESS_DENIED = new Set([
@@ -42,16 +32,7 @@ const NOT_AN_ID = new Set(['ErrorInvalidIdMalformed', 'ErrorInvalidId']);
 /** Exchange's sending limits (recipients per message, per day): a refusal of sends, not of reads. */
 const SENDING_LIMIT = 'ErrorSubmissionQuotaExceeded';
 
-const atLeastOneSecond = (ms: number | undefined): number | undefined => (ms === undefined ? undefined : Math.max(1, Math.ceil(ms / 1000)));
-
-function timeoutFailure(what: string): ClassifiedFailure {
-  return {
-    kind: 'timeout',
-    retryWhen: 'if_idempotent',
-    upstreamFailure: true,
-    error: hubError('EXTERNAL_API_ERROR', `Microsoft did not answer ${what} in time`, { retryable: true, details: { reason: 'timeout' } }),
-  };
-}
+const timeoutFailure = (what: string): ClassifiedFailure => vendorTimeout('Microsoft', what);
 
 const ABORTS = new Set(['AbortError', 'TimeoutError', 'ABORT_ERR', 'UND_ERR_ABORTED']);
 
@@ -77,16 +58,7 @@ export function classifyGraphError(err: unknown, options: ClassifyOptions = {}):
     if (!transport) return undefined;
     const code = errorCode(err);
     if (code && ABORTS.has(code)) return timeoutFailure(what);
-    const neverSent = code !== undefined && NEVER_SENT_CODES.has(code);
-    return {
-      kind: 'network',
-      retryWhen: neverSent ? 'always' : 'if_idempotent',
-      upstreamFailure: true,
-      error: hubError('EXTERNAL_API_ERROR', `Could not reach Microsoft for ${what}`, {
-        retryable: true,
-        details: { reason: 'network', ...(code && /^[A-Za-z_][A-Za-z0-9_]{0,40}$/.test(code) ? { code } : {}) },
-      }),
-    };
+    return networkFailure('Microsoft', what, code);
   }
 
   const { status, code } = err;

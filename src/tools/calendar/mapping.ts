@@ -8,6 +8,8 @@ import { type CalendarEvent, EVENT_STATUSES, type EventTime, type Interval, RESP
 
 export { EVENT_STATUSES, RESPONSE_STATUSES };
 export type { CalendarBusy, Interval } from '../../core/calendar';
+/** The port's busy-time rule (core/calendar.ts), where the tools have always found it. */
+export { mergeIntervals } from '../../core/calendar';
 
 export const eventResultSchema = z.object({
   event_id: z.string(),
@@ -26,21 +28,6 @@ export const toEventResult = (event: CalendarEvent): EventResult => ({
 
 /** The instant of a timed event's time (all-day dates are resolved by the caller in its zone). */
 export const eventTimeMs = (t: EventTime | null): number | undefined => (t !== null && 'instant' in t ? t.instant : undefined);
-
-/** Clips to the range, drops empty intervals, sorts, and merges overlapping or touching ones. */
-export function mergeIntervals(intervals: readonly Interval[], range: Interval): Interval[] {
-  const clipped = intervals
-    .map((i) => ({ start: Math.max(i.start, range.start), end: Math.min(i.end, range.end) }))
-    .filter((i) => i.end > i.start)
-    .sort((a, b) => a.start - b.start || a.end - b.end);
-  const out: Interval[] = [];
-  for (const i of clipped) {
-    const last = out.at(-1);
-    if (last && i.start <= last.end) last.end = Math.max(last.end, i.end);
-    else out.push({ ...i });
-  }
-  return out;
-}
 
 /** `a` minus `b` (both sorted and merged). */
 export function subtractIntervals(a: readonly Interval[], b: readonly Interval[]): Interval[] {

@@ -1,17 +1,10 @@
-import { DEMO, type MicrosoftWorld, startMicrosoftWorld } from '../../helpers/microsoft';
-import { eventsTitled, outlookCalendar, requestsFor } from './outlook-calendar';
+import { DEMO, type MicrosoftWorld } from '../../helpers/microsoft';
+import { eventsTitled, outlookCalendar, requestsFor, useOutlookWorld } from './outlook-calendar';
 
 /** calendar_update_event and calendar_delete_event on Outlook: the same guarantees as on Google. */
 
 let world: MicrosoftWorld;
-beforeEach(async () => {
-  world = await startMicrosoftWorld();
-  await world.control('PUT', '/consistency', { new_event_delay_ms: 0, delivery_delay_ms: 0 });
-});
-afterEach(async () => {
-  expect(world.sandbox.world.violations).toEqual([]);
-  await world.close();
-});
+useOutlookWorld((started) => (world = started), { instant: true });
 
 const CHEN_ELSEWHERE = 'dana@fabrikam.example';
 

@@ -1,16 +1,10 @@
-import { DEMO, type MicrosoftWorld, startMicrosoftWorld } from '../../helpers/microsoft';
-import { eventsTitled, outlookCalendar, requestsFor } from './outlook-calendar';
+import { DEMO, type MicrosoftWorld } from '../../helpers/microsoft';
+import { eventsTitled, outlookCalendar, requestsFor, useOutlookWorld } from './outlook-calendar';
 
 /** calendar_create_event's guarantees on Outlook: one event per dedupe key, whatever is lost on the way. */
 
 let world: MicrosoftWorld;
-beforeEach(async () => {
-  world = await startMicrosoftWorld();
-});
-afterEach(async () => {
-  expect(world.sandbox.world.violations).toEqual([]);
-  await world.close();
-});
+useOutlookWorld((started) => (world = started));
 
 const KEY = '0123456789abcdefghijklmnopqrstuv';
 const draft = (title: string, extra: Partial<{ attendees: string[]; description: string; location: string }> = {}) => ({

@@ -1,17 +1,10 @@
-import { DEMO, type MicrosoftWorld, startMicrosoftWorld } from '../../helpers/microsoft';
-import { eventsTitled, outlookCalendar, requestsFor } from './outlook-calendar';
+import { DEMO, type MicrosoftWorld } from '../../helpers/microsoft';
+import { eventsTitled, outlookCalendar, requestsFor, useOutlookWorld } from './outlook-calendar';
 
 /** What the availability tools read from Outlook: zones, working hours, free/busy, the agenda, the calendar list. */
 
 let world: MicrosoftWorld;
-beforeEach(async () => {
-  world = await startMicrosoftWorld({ now: new Date('2027-03-10T12:00:00Z') });
-  await world.control('PUT', '/consistency', { new_event_delay_ms: 0, delivery_delay_ms: 0 });
-});
-afterEach(async () => {
-  expect(world.sandbox.world.violations).toEqual([]);
-  await world.close();
-});
+useOutlookWorld((started) => (world = started), { now: new Date('2027-03-10T12:00:00Z'), instant: true });
 
 const ms = (iso: string) => Date.parse(iso);
 const seed = async (upn: string, spec: Record<string, unknown>) => expect((await world.control('POST', `/accounts/${upn}/events`, spec)).status).toBe(201);

@@ -1,5 +1,5 @@
-import { DEMO, type MicrosoftWorld, startMicrosoftWorld } from '../../helpers/microsoft';
-import { eventsTitled, hubMemory, outlookCalendar } from './outlook-calendar';
+import { DEMO, type MicrosoftWorld } from '../../helpers/microsoft';
+import { eventsTitled, hubMemory, outlookCalendar, useOutlookWorld } from './outlook-calendar';
 
 /**
  * Read-after-create for Outlook's lists (calendar-recent.ts): getSchedule and calendarView show a new event only
@@ -7,13 +7,7 @@ import { eventsTitled, hubMemory, outlookCalendar } from './outlook-calendar';
  */
 
 let world: MicrosoftWorld;
-beforeEach(async () => {
-  world = await startMicrosoftWorld();
-});
-afterEach(async () => {
-  expect(world.sandbox.world.violations).toEqual([]);
-  await world.close();
-});
+useOutlookWorld((started) => (world = started));
 
 const t = (iso: string) => Date.parse(iso);
 const day = { start: t('2027-04-06T00:00:00Z'), end: t('2027-04-07T00:00:00Z') };

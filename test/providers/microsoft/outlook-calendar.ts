@@ -4,9 +4,27 @@ import type { RecentWrites } from '../../../src/core/recent-writes';
 import type { FactCache } from '../../../src/providers/microsoft/calendar-graph';
 import { createMemoryRecentWrites } from '../../../src/store/recent-writes-memory';
 import { createToolCache } from '../../../src/tools/tool-cache';
-import { GRAPH_SCOPES_ALL, type MicrosoftWorld } from '../../helpers/microsoft';
+import { GRAPH_SCOPES_ALL, type MicrosoftWorld, startMicrosoftWorld } from '../../helpers/microsoft';
 
-/** The Outlook calendar adapter of one sandbox account, as a tool call would build it; attempts counted. */
+/** The Outlook calendar suites' world per test, and the adapter of one sandbox account as a tool call would build it. */
+
+/**
+ * A fresh sandbox world (the demo tenant) for each test, handed to `use`; after the test, the sandbox must have seen
+ * no request that breaks Graph's contract. `now` sets the demo tenant's clock; `instant` turns Outlook's new-event
+ * and delivery delays off, for suites that are not about them.
+ */
+export function useOutlookWorld(use: (world: MicrosoftWorld) => void, options: { now?: Date; instant?: boolean } = {}): void {
+  let world: MicrosoftWorld | undefined;
+  beforeEach(async () => {
+    world = await startMicrosoftWorld(options.now ? { now: options.now } : {});
+    if (options.instant) await world.control('PUT', '/consistency', { new_event_delay_ms: 0, delivery_delay_ms: 0 });
+    use(world);
+  });
+  afterEach(async () => {
+    expect(world!.sandbox.world.violations).toEqual([]);
+    await world!.close();
+  });
+}
 
 /** What the calls of one Hub process share: its facts cache and its memory of recent writes. */
 export interface HubMemory {

@@ -62,11 +62,12 @@ export function create(ctx: GraphCtx): ReturnType<Handler> {
   if ('code' in input) return input;
   // event resource, transactionId: "A custom identifier specified by a client app for the server to avoid
   // redundant POST operations in case of client retries to create the same event" — a repeat of the same create
-  // answers 201 with the first event (reported: "201 is returned, but no new event is created"). The same id with
-  // another body is refused: 400 ErrorDuplicateTransactionId, "The TransactionId specified in the request has
-  // already been used to create a different event" (as clients report it). What "different" means is not
-  // documented; the sandbox takes the harsher reading and compares with the event as it is now, so a retry after
-  // the event was edited is refused too.
+  // answers 201 with the first event (reported: "201 is returned, but no new event is created", blog.rykoma.net/
+  // 2020/10/05/1559/, in Japanese). The same id with another body is refused: 400 ErrorDuplicateTransactionId,
+  // "The TransactionId specified in the request has already been used to create a different event" — no public
+  // page or thread carrying that code and text was found; the refusal is the harsher choice over a silent second
+  // event or a silent replay. What "different" means is not documented; the sandbox takes the harsher reading and
+  // compares with the event as it is now, so a retry after the event was edited is refused too.
   if (input.transactionId) {
     const prior = ctx.box.events.find((x) => x.transactionId === input.transactionId && x.isOrganizer);
     if (prior && !sameCreate(prior, input)) return duplicateTransaction();

@@ -90,7 +90,11 @@ export function remove(ctx: GraphCtx): ReturnType<Handler> {
   const m = pickMessage(ctx);
   if ('code' in m) return m;
   const deleted = wellKnownFolder(ctx.box, 'deleteditems');
-  // DELETE moves the item to Deleted Items (recoverable); from there it is gone.
+  // DELETE moves the item to Deleted Items (recoverable); from there it is gone. message-delete does not say where
+  // the item goes; this is the store's rule for clients (learn.microsoft.com/office/client-developer/outlook/mapi/
+  // pidtagipmwastebasketentryid-canonical-property: "A client application should move deleted interpersonal
+  // messages to the Deleted Items folder. If the message is already in this folder … the client should delete the
+  // message"), and message-permanentdelete exists for the other case.
   if (m.folder === deleted.id) ctx.box.messages.splice(ctx.box.messages.indexOf(m), 1);
   else moveMessage(ctx.world, m, deleted);
   return { status: 204 };

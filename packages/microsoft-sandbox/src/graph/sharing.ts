@@ -13,14 +13,21 @@ import type { CalendarSharing, Person } from '../world';
  * sharing dialog), after which only the people the calendar names see anything.
  *
  * Where the caller may not see it, the availability service answers that schedule with an error, not with an
- * empty (free) one: its calendar query returns "no mailbox data … since the granted access level to caller is
- * None" as a NoFreeBusyAccessException — "The caller does not have access to free/busy data.", ExceptionCode
- * 5037 (Microsoft's hybrid free/busy troubleshooting page; EWS's ResponseCode ErrorNoFreeBusyAccess, "the caller
- * does not have free/busy viewing rights on the Calendar folder in question"). Graph's scheduleInformation
- * carries such a per-schedule failure as `error` alone — a freeBusyError whose responseCode is that numeric code
- * and whose message is its description, no availabilityView, no scheduleItems — as microsoftgraph/
- * microsoft-graph-docs#11225 shows for an address it cannot resolve ("Unable to resolve e-mail address … to an
- * Active Directory object.", "5009").
+ * empty (free) one: a NoFreeBusyAccessException, "The caller does not have access to free/busy data.", EWS's
+ * ResponseCode ErrorNoFreeBusyAccess — the availability service's answer word for word in
+ * learn.microsoft.com/archive/blogs/ivfranji/client-experience-free-busy-not-working; the code is listed in EWS's
+ * ResponseCodeType, learn.microsoft.com/previous-versions/office/developer/exchange-server-2010/bb426458.
+ * Graph's scheduleInformation carries such a per-schedule failure as `error` alone — a freeBusyError whose
+ * responseCode is the availability service's numeric code and whose message is its description, no
+ * availabilityView, no scheduleItems — as github.com/microsoftgraph/microsoft-graph-docs/issues/11225 shows, word
+ * for word, for an address it cannot resolve ("Unable to resolve e-mail address … to an Active Directory
+ * object.", "5009").
+ *
+ * No public source for the number of the no-access case: 5037 was taken from Microsoft's hybrid free/busy
+ * troubleshooting material (the Exchange team's "Demystifying Hybrid Free/Busy: Finding errors and
+ * troubleshooting", techcommunity.microsoft.com), but no public page or Graph answer found shows 5037 beside this
+ * message. It makes the sandbox no kinder: the Hub reads every error item as unreadable, whatever its code
+ * (src/providers/microsoft/calendar-free-busy.ts), and names only the codes it knows.
  */
 
 export const CALENDAR_ROLES = [
