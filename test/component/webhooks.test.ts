@@ -79,6 +79,7 @@ describe('events and signatures', () => {
       ['connection.expired', 'expired'],
       ['connection.disconnected', 'not_connected'],
     ]);
+    expect(events[1].data.reason).toBe('revoked'); // Google's refusal says no more than invalid_grant
     for (const e of events) {
       expect(e).toMatchObject({
         id: expect.any(String),
