@@ -100,6 +100,8 @@ export function createWebhooks(deps: { db: Db; logger: Logger; config: WebhookCo
         status: hook.status,
         setup_url: deps.setupUrlFor({ customerId: event.customerId, userId: event.userId, integration: event.integration }),
         ...(event.missingScopes && event.missingScopes.length > 0 ? { missing_scopes: event.missingScopes } : {}),
+        // Why the vendor ended the grant (Google's or Microsoft's refusal, as the status endpoint's grant.reason).
+        ...(hook.type === 'connection.expired' && typeof event.details?.reason === 'string' ? { reason: event.details.reason } : {}),
       },
     });
     await q.query(

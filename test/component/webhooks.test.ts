@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config';
 import { Webhook } from 'standardwebhooks';
 import { verifyWebhook } from '../../packages/client/src/webhooks';
@@ -12,6 +10,7 @@ import { client } from '../helpers/http';
 import { type TestHub, buildTestHub } from '../helpers/hub';
 import { connectLinkFor } from '../helpers/links';
 import { useTestSandbox } from '../helpers/sandbox';
+import { type Received, type WebhookReceiver, eventsFor as receivedFor, startReceiver } from '../helpers/webhook-receiver';
 
 /**
  * Webhooks as a customer's back-end receives them: a connection made, lacking scopes, expired (Google refused
@@ -23,38 +22,10 @@ import { useTestSandbox } from '../helpers/sandbox';
 /** The operator's two secrets during a rotation: one in Standard Webhooks' whsec_ form, one plain string (signs with its bytes). */
 const HUB_SECRETS = [`whsec_${Buffer.alloc(32, 3).toString('base64')}`, 'hub-webhook-secret-previous-0123456789abcde'];
 
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/**
- * A webhook receiver in the test: records every request; answers an event of a customer with the statuses queued
- * for that customer, then 200 — keyed by customer, so a late retry of another test's event cannot take them.
- */
-async function startReceiver() {
-  const received: Received[] = [];
-  const statuses = new Map<string, number[]>();
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      received.push({ path: req.url ?? '', headers: req.headers, body });
-      const customerId = (JSON.parse(body) as { data?: { customer_id?: string } }).data?.customer_id ?? '';
-      res.writeHead(statuses.get(customerId)?.shift() ?? 200).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, received, statuses, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
 const ANA = 'ana@acme.example';
 const sb = useTestSandbox();
 let hub: TestHub;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let receiver: WebhookReceiver;
 
 beforeAll(async () => {
   receiver = await startReceiver();
@@ -79,15 +50,7 @@ beforeEach(async () => {
 
 const api = () => client(hub.app);
 /** The events received for a customer at a path, once `n` of them arrived (waits for the dispatcher). */
-async function eventsFor(customerId: string, path: string, n: number, timeoutMs = 10_000) {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    await hub.webhooks.settled();
-    const got = receiver.received.filter((r) => r.path === path && JSON.parse(r.body).data.customer_id === customerId);
-    if (got.length >= n || Date.now() > until) return got;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const eventsFor = (customerId: string, path: string, n: number) => receivedFor(receiver, hub, customerId, path, n);
 /** Whether Standard Webhooks' reference library verifies the delivery with one of the secrets. */
 const verified = (r: Received, secrets: string[], body = r.body) =>
   secrets.some((secret) => {
@@ -116,6 +79,7 @@ describe('events and signatures', () => {
       ['connection.expired', 'expired'],
       ['connection.disconnected', 'not_connected'],
     ]);
+    expect(events[1].data.reason).toBe('revoked'); // Google's refusal says no more than invalid_grant
     for (const e of events) {
       expect(e).toMatchObject({
         id: expect.any(String),

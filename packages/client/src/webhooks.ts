@@ -19,6 +19,8 @@ export interface WebhookEvent {
     status: string;
     setup_url: string;
     missing_scopes?: string[];
+    /** connection.expired: why the vendor ended the grant (e.g. `password_changed`, `revoked`, `inactive`), as the status endpoint's `grant.reason`. */
+    reason?: string;
   };
 }
 
