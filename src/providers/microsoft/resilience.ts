@@ -34,6 +34,8 @@ export function microsoftVendor(limits: OutlookMailboxLimits): VendorProfile {
       window: 'sliding',
     },
     maxInFlight: limits.maxInFlight,
+    // "4 concurrent requests" per app and mailbox, whichever replica sends them: shared through Redis when set.
+    sharedInFlight: true,
   };
   return {
     name: 'Microsoft',
