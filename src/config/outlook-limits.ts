@@ -22,7 +22,7 @@ export interface OutlookMailboxLimits {
   /** Requests one mailbox may make per window (calendar and mail together, every customer of the mailbox). */
   requestsPerWindow: number;
   windowS: number;
-  /** Requests to one mailbox in flight at once from this replica; more wait their turn. */
+  /** Requests to one mailbox in flight at once (every replica together when Redis is set); more wait their turn. */
   maxInFlight: number;
 }
 
@@ -51,7 +51,7 @@ const P = OUTLOOK_PUBLISHED_LIMITS;
 
 export const outlookLimitVariables = {
   HUB_OUTLOOK_MAX_IN_FLIGHT: upToPublished(P.concurrent, P.concurrent, `${P.concurrent} concurrent requests`).describe(
-    `Outlook requests one replica sends to one mailbox at once (calendar and mail together); more wait their turn (fairly across customers) within the deadline. At most Microsoft's ${P.concurrent}.`,
+    `Outlook requests in flight to one mailbox at once (calendar and mail together), across replicas through Redis when REDIS_URL is set, else per replica; more wait their turn within the deadline. At most Microsoft's ${P.concurrent}.`,
   ),
   HUB_OUTLOOK_QUOTA_REQUESTS: upToPublished(P.requests, P.requests, `${P.requests.toLocaleString('en')} requests per ${P.windowS / 60} minutes`).describe(
     `Graph requests one connected Outlook mailbox may make per window, calendar and mail together, charged before each request (shared by every customer of that mailbox). At most Microsoft's ${P.requests.toLocaleString('en')}, and no faster than ${P.requests.toLocaleString('en')} per ${P.windowS} s.`,

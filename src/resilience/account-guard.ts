@@ -4,6 +4,7 @@ import { type Cooldown, createCooldowns } from '../protection/cooldowns';
 import { type MailboxGate, createMailboxGate } from '../protection/mailbox-gate';
 import { type MailboxQuota, createMailboxQuota } from '../protection/mailbox-quota';
 import type { SharedRedis } from '../protection/rate-limit';
+import { type SharedMailboxSlots, createSharedMailboxSlots } from '../protection/shared-mailbox-slots';
 import { createSlidingQuota } from '../protection/sliding-quota';
 import { type ClassifiedFailure, DeadlineExceededError, RefusedLocally } from './failures';
 import type { AccountBudget, VendorProfile } from './vendor-profile';
@@ -85,8 +86,21 @@ function quotaRefusal(
 
 export interface GuardSettings {
   replicas: number;
-  /** Longest a budget charge waits on Redis. */
+  /** Longest a budget charge (or an in-flight slot's command) waits on Redis. */
   redisTimeoutMs: number;
+  /** The longest one attempt can hold its in-flight slot (its timeout): a shared slot's lease outlasts it. */
+  longestAttemptMs: number;
+}
+
+/** A shared slot's lease beyond the longest attempt: the release's own trip to Redis, a busy event loop. */
+const LEASE_MARGIN_MS = 5_000;
+
+function mailboxBusy(vendor: string, op: GuardedOp): HubError {
+  return hubError('RATE_LIMITED', `Too many requests are waiting for this mailbox; ${op.operation} was not sent to ${vendor}`, {
+    retryable: true,
+    retryAfterS: 1,
+    details: { scope: 'upstream_quota', reason: 'mailbox_busy' },
+  });
 }
 
 export function createAccountGuard(
@@ -100,6 +114,7 @@ export function createAccountGuard(
   const byIntegration = new Map(vendors.flatMap((vendor) => vendor.integrations.map((id) => [id, vendor] as const)));
   // One gate and one budget per limit group, made on first use: integrations of a group share them.
   const gates = new Map<string, MailboxGate>();
+  const sharedGates = new Map<string, SharedMailboxSlots>();
   const quotas = new Map<string, MailboxQuota>();
   const vendorOf = (op: GuardedOp): VendorProfile => {
     const vendor = byIntegration.get(op.integration);
@@ -137,15 +152,28 @@ export function createAccountGuard(
         gates.set(limits.group, gate);
       }
       const slot = await gate.acquire(key, tenant.customerId, deadline);
-      if (slot.ok) return slot.release;
-      if (slot.reason === 'deadline') throw new DeadlineExceededError();
-      throw new RefusedLocally(
-        hubError('RATE_LIMITED', `Too many requests are waiting for this mailbox; ${op.operation} was not sent to ${vendor.name}`, {
-          retryable: true,
-          retryAfterS: 1,
-          details: { scope: 'upstream_quota', reason: 'mailbox_busy' },
-        }),
-      );
+      if (!slot.ok) {
+        if (slot.reason === 'deadline') throw new DeadlineExceededError();
+        throw new RefusedLocally(mailboxBusy(vendor.name, op));
+      }
+      if (!limits.sharedInFlight || !redis) return slot.release;
+      // This replica's slot first, then one of the mailbox's slots across replicas; without Redis, this one alone.
+      let shared = sharedGates.get(limits.group);
+      if (!shared) {
+        const leaseMs = settings.longestAttemptMs + LEASE_MARGIN_MS;
+        shared = createSharedMailboxSlots({ limit: maxInFlight, leaseMs, redisTimeoutMs: settings.redisTimeoutMs }, redis, logger);
+        sharedGates.set(limits.group, shared);
+      }
+      const everywhere = await shared.acquire(key, deadline);
+      if (everywhere.ok) {
+        return () => {
+          everywhere.release();
+          slot.release();
+        };
+      }
+      if (everywhere.reason === 'unavailable') return slot.release;
+      slot.release();
+      throw new DeadlineExceededError();
     },
 
     afterFailure(op, tenant, failure) {

@@ -122,7 +122,8 @@ export function createResilience(config: UpstreamConfig, vendors: readonly Vendo
   );
   const guard: AccountGuard = createAccountGuard(
     vendors,
-    { replicas: config.replicas, redisTimeoutMs: config.redisTimeoutMs },
+    // An attempt ends at its timeout or the call's deadline, whichever comes first (the aggressive timeout below).
+    { replicas: config.replicas, redisTimeoutMs: config.redisTimeoutMs, longestAttemptMs: Math.min(config.attemptTimeoutMs, config.toolDeadlineMs) },
     deps.redis ?? null,
     logger,
     () => clock.now(),

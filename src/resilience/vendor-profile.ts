@@ -35,6 +35,11 @@ export interface AccountLimits {
   budget?: AccountBudget;
   /** Requests of one account in flight at once (Gmail's concurrent-request limit; Outlook: 4). */
   maxInFlight?: number;
+  /**
+   * The vendor counts `maxInFlight` per account whichever replica sends (Outlook): with Redis the cap holds across
+   * replicas (shared-mailbox-slots.ts), behind each replica's own. Otherwise each replica keeps it alone (Gmail).
+   */
+  sharedInFlight?: boolean;
 }
 
 export interface VendorProfile {

@@ -5,6 +5,7 @@ import { services } from '../helpers/env';
 import { type TestHub, buildTestHub, microsoftGraphEnv } from '../helpers/hub';
 import { captureLogs } from '../helpers/logs';
 import { type MicrosoftWorld, startMicrosoftWorld } from '../helpers/microsoft';
+import { connectToMicrosoft } from '../helpers/microsoft-connected';
 import { type GraphMeter, type Mailbox, connectNewMailbox, graphAnswersFor, mailboxLimitEnv, meterGraph, throttleSandboxAt } from '../helpers/outlook-limits';
 
 /**
@@ -92,6 +93,46 @@ describe('Outlook mailbox concurrency', () => {
     expect(elsewhere.value.status).toBe(200);
     expect(elsewhere.at - started).toBeLessThan(Math.max(...answers.map((a) => a.at)) - started);
     expect(meter.peak(other.upn)).toBe(1);
+  });
+});
+
+const acrossReplicas = redisUrl ? describe : describe.skip;
+
+acrossReplicas('Outlook mailbox concurrency across replicas sharing Redis', () => {
+  test('when two Hub replicas send ten calls at once to one mailbox, then Graph never sees more than its 4 in flight, and all succeed without a 429', async () => {
+    const BUDGET = 40;
+    const LATENCY_MS = 500;
+    const [a, b] = [await hubWith(BUDGET, 600, 'redis'), await hubWith(BUDGET, 600, 'redis')];
+    await throttleSandboxAt(ms, BUDGET, 600);
+    const box = await connectNewMailbox(a, ms, 'replicated');
+    // The same mailbox of the same customer, connected on the other replica too (each test Hub has its own database).
+    await connectToMicrosoft(b, ms, { upn: box.upn, integration: 'outlook_calendar', customerId: box.customerId });
+    await connectToMicrosoft(b, ms, { upn: box.upn, integration: 'outlook_mail', customerId: box.customerId });
+    await ms.control('POST', '/faults', { operation: 'calendars.list', latency_ms: LATENCY_MS });
+    await ms.control('POST', '/faults', { operation: 'messages.list', latency_ms: LATENCY_MS });
+
+    // Five calls per replica: each alone is within its own 4 slots for one round, together they are not.
+    const started = Date.now();
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => {
+        const hub = i % 2 === 0 ? a : b;
+        return timed(Math.floor(i / 2) % 2 === 0 ? calendarCall(hub, box) : mailCall(hub, box));
+      }),
+    );
+
+    for (const { value: res } of answers) {
+      expect(res.status).toBe(200);
+      expect(res.body.metadata.api_calls).toBe(1);
+    }
+    const seen = await graphAnswersFor(ms, box.upn);
+    expect(seen).toHaveLength(10);
+    expect(seen.filter((r) => r.status >= 400)).toEqual([]); // no 429 MailboxConcurrency
+    expect(meter.peak(box.upn)).toBe(4);
+    expect(Math.max(...answers.map((r) => r.at)) - started).toBeGreaterThanOrEqual(3 * LATENCY_MS - 20);
+    for (const hub of [a, b]) {
+      expectNoFallback(hub);
+      expect(hub.logs.text()).not.toContain('could not be taken in Redis');
+    }
   });
 });
 

@@ -27,7 +27,7 @@ function outlookLike(requests = limit('requests').limit): VendorProfile {
 
 const tenant = { connectionId: 'c1', account: 'ana@contoso.example', customerId: 'cust' };
 const { logger } = captureLogs('error');
-const settings = { replicas: 1, redisTimeoutMs: 50 };
+const settings = { replicas: 1, redisTimeoutMs: 50, longestAttemptMs: 10_000 };
 
 describe('vendor limits as data', () => {
   it('when calendar and mail of one Outlook mailbox hold 4 requests, then a fifth of either waits for a slot', async () => {

@@ -7,9 +7,9 @@ import { classifyGraphError } from './graph-errors';
  * limits as configured (HUB_OUTLOOK_QUOTA_REQUESTS per HUB_OUTLOOK_QUOTA_WINDOW_S and HUB_OUTLOOK_MAX_IN_FLIGHT; by
  * default Microsoft's published 10,000 requests per 10 minutes and 4 concurrent, per app and mailbox — limits.ts).
  * Graph counts calendar and mail requests of one mailbox against ONE budget, so outlook_calendar and outlook_mail
- * share one limit group: the Hub charges every attempt to the mailbox's counters (in Redis when REDIS_URL is set,
- * so replicas share them) before it leaves, and an agent waits for a slot or is told RATE_LIMITED with a true
- * retry_after_s instead of meeting Graph's 429s. The upload budget (150 MB per 5 minutes) is not enforced: no tool
+ * share one limit group: the Hub charges every attempt to the mailbox's budget and takes one of its in-flight slots
+ * (both in Redis when REDIS_URL is set, so replicas share them) before it leaves, and an agent waits for a slot or
+ * is told RATE_LIMITED with a true retry_after_s instead of meeting Graph's 429s. The upload budget (150 MB per 5 minutes) is not enforced: no tool
  * uploads attachments.
  */
 
@@ -34,6 +34,8 @@ export function microsoftVendor(limits: OutlookMailboxLimits): VendorProfile {
       window: 'sliding',
     },
     maxInFlight: limits.maxInFlight,
+    // "4 concurrent requests" per app and mailbox, whichever replica sends them: shared through Redis when set.
+    sharedInFlight: true,
   };
   return {
     name: 'Microsoft',

@@ -1,0 +1,100 @@
+import type { Redis } from 'ioredis';
+import type { SharedRedis } from '../../src/protection/rate-limit';
+import { type AccountLimits, DeadlineExceededError, type VendorProfile, createAccountGuard } from '../../src/resilience';
+import { RedisUnavailableError } from '../../src/store/redis-health';
+import { captureLogs } from '../helpers/logs';
+
+/**
+ * How the account guard uses the in-flight slots shared through Redis (Outlook's profile): behind the replica's own
+ * gate, only for a profile that asks for it, and — while Redis is not available — not at all, the replica's own cap
+ * standing alone. Redis here is a stand-in whose answers the test chooses; test/store/shared-mailbox-slots.test.ts
+ * runs the semaphore against real Redis.
+ */
+
+const { logger } = captureLogs('error');
+const settings = { replicas: 2, redisTimeoutMs: 50, longestAttemptMs: 1_000 };
+const tenant = { connectionId: 'c1', account: 'ana@contoso.example', customerId: 'cust' };
+const op = { integration: 'outlook_mail', operation: 'messages.list' };
+
+function vendor(sharedInFlight: boolean): VendorProfile {
+  const limits: AccountLimits = { group: 'outlook_mailbox', maxInFlight: 2, sharedInFlight };
+  return { name: 'Microsoft', integrations: ['outlook_mail'], classify: () => undefined, limits: () => limits, quotaCooldownMs: 60_000 };
+}
+
+/** A Redis whose acquire script answers `taken` (1 or 0), or whose breaker is open; it counts what it is asked. */
+function fakeRedis(options: { available: boolean; taken?: number; fails?: boolean }) {
+  const asked = { evals: 0, zrems: 0 };
+  const client = {
+    eval: () => {
+      asked.evals++;
+      return Promise.resolve(options.taken ?? 1);
+    },
+    zrem: () => {
+      asked.zrems++;
+      return Promise.resolve(1);
+    },
+  };
+  const redis: SharedRedis = {
+    client: client as unknown as Redis,
+    health: {
+      available: () => options.available,
+      state: () => (options.available ? 'closed' : 'open'),
+      call: (command) => (options.fails ? Promise.reject(new RedisUnavailableError('timed out')) : command()),
+      stats: () => ({ timedOut: 0, shortCircuited: 0 }),
+    },
+  };
+  return { redis, asked };
+}
+
+const soon = () => ({ deadline: AbortSignal.timeout(2_000), deadlineAt: Date.now() + 2_000 });
+
+describe('the shared in-flight cap in the account guard', () => {
+  it('when Redis gives a slot, then the call holds it beside its replica slot and gives both back', async () => {
+    const { redis, asked } = fakeRedis({ available: true });
+    const guard = createAccountGuard([vendor(true)], settings, redis, logger);
+    const { deadline, deadlineAt } = soon();
+    const release = await guard.beforeAttempt(op, tenant, deadline, deadlineAt);
+    expect(asked.evals).toBe(1);
+    release();
+    expect(asked.zrems).toBe(1);
+  });
+
+  it("when Redis' breaker is open or a command fails, then the replica's own cap stands alone: two in flight, a third waits", async () => {
+    for (const options of [{ available: false }, { available: true, fails: true }]) {
+      const { redis } = fakeRedis(options);
+      const guard = createAccountGuard([vendor(true)], settings, redis, logger);
+      const { deadline, deadlineAt } = soon();
+      const held = [await guard.beforeAttempt(op, tenant, deadline, deadlineAt), await guard.beforeAttempt(op, tenant, deadline, deadlineAt)];
+      let thirdIn = false;
+      const third = guard.beforeAttempt(op, tenant, deadline, deadlineAt).then((release) => ((thirdIn = true), release));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(thirdIn).toBe(false);
+      held[0]!();
+      (await third)();
+      held[1]!();
+    }
+  });
+
+  it("when every shared slot stays taken past the call's deadline, then the wait ends as the replica's own does, and the replica slot is given back", async () => {
+    const { redis, asked } = fakeRedis({ available: true, taken: 0 });
+    const guard = createAccountGuard([vendor(true)], settings, redis, logger);
+    const waited = await guard.beforeAttempt(op, tenant, AbortSignal.timeout(100), Date.now() + 100).catch((e: unknown) => e);
+    expect(waited).toBeInstanceOf(DeadlineExceededError);
+    expect(asked.evals).toBeGreaterThan(2); // it retried, with short waits
+
+    // Both replica slots are free again: with Redis back to giving slots, two calls get in at once.
+    const { redis: giving } = fakeRedis({ available: true });
+    Object.assign(redis.client, { eval: giving.client.eval });
+    const { deadline, deadlineAt } = soon();
+    const both = await Promise.all([guard.beforeAttempt(op, tenant, deadline, deadlineAt), guard.beforeAttempt(op, tenant, deadline, deadlineAt)]);
+    for (const release of both) release();
+  });
+
+  it('when a profile keeps its cap per replica (Gmail), then Redis is never asked for a slot', async () => {
+    const { redis, asked } = fakeRedis({ available: true });
+    const guard = createAccountGuard([vendor(false)], settings, redis, logger);
+    const { deadline, deadlineAt } = soon();
+    (await guard.beforeAttempt(op, tenant, deadline, deadlineAt))();
+    expect(asked).toEqual({ evals: 0, zrems: 0 });
+  });
+});
