@@ -7,7 +7,7 @@ import { onHub } from '../helpers/connect-journey';
 import { client, serviceAuth } from '../helpers/http';
 import { type TestHub, buildTestHub } from '../helpers/hub';
 import { DEMO, type MicrosoftWorld, startMicrosoftWorld } from '../helpers/microsoft';
-import { REDIRECT_URI } from '../helpers/microsoft-oauth';
+import { REDIRECT_URI, connectFlowEnv } from '../helpers/microsoft-oauth';
 
 /**
  * Connecting Outlook as a person would, over HTTP against the test Hub and the Microsoft sandbox: an admin's connect
@@ -22,14 +22,7 @@ let hub: TestHub;
 beforeAll(async () => {
   world = await startMicrosoftWorld();
   hub = await buildTestHub({
-    env: {
-      HUB_MICROSOFT_SANDBOX_URL: world.running.url,
-      HUB_MICROSOFT_CLIENT_ID: MS_SANDBOX_DEFAULT_APP.clientId,
-      HUB_MICROSOFT_CLIENT_SECRET: MS_SANDBOX_DEFAULT_APP.clientSecret,
-      // The sandbox's app registration knows this redirect URI; the browser's hop back is replayed on the Hub.
-      HUB_MICROSOFT_REDIRECT_URI: REDIRECT_URI,
-      HUB_MICROSOFT_TIMEOUT_MS: '5000',
-    },
+    env: connectFlowEnv(world, { HUB_MICROSOFT_TIMEOUT_MS: '5000' }),
   });
 });
 afterAll(async () => {

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { MS_SANDBOX_DEFAULT_APP } from '@hub/microsoft-sandbox';
 import { openPostgres } from '../../src/store/postgres';
 import { openRedis } from '../../src/store/redis';
 import { type TestDb, openTestDb } from '../helpers/db';
@@ -8,7 +7,7 @@ import { services } from '../helpers/env';
 import { type TestHub, buildTestHub } from '../helpers/hub';
 import { captureLogs } from '../helpers/logs';
 import { DEMO, type MicrosoftWorld, startMicrosoftWorld } from '../helpers/microsoft';
-import { REDIRECT_URI, connect, hubOAuth, sandboxConfig } from '../helpers/microsoft-oauth';
+import { connect, connectFlowEnv, hubOAuth, sandboxConfig } from '../helpers/microsoft-oauth';
 import { OUTLOOK_CALENDAR } from '../../src/providers/microsoft/catalog';
 
 /**
@@ -32,13 +31,7 @@ maybe('refreshing an Outlook connection across replicas', () => {
     const hub = await buildTestHub({
       db,
       redis,
-      env: {
-        HUB_MICROSOFT_SANDBOX_URL: world.running.url,
-        HUB_MICROSOFT_CLIENT_ID: MS_SANDBOX_DEFAULT_APP.clientId,
-        HUB_MICROSOFT_CLIENT_SECRET: MS_SANDBOX_DEFAULT_APP.clientSecret,
-        HUB_MICROSOFT_REDIRECT_URI: REDIRECT_URI,
-        HUB_TOOL_DEADLINE_MS: '5000',
-      },
+      env: connectFlowEnv(world, { HUB_TOOL_DEADLINE_MS: '5000' }),
     });
     opened.hubs.push(hub);
     return hub;

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { MS_SANDBOX_DEFAULT_APP } from '@hub/microsoft-sandbox';
 import { verifyWebhook } from '../../packages/client/src/webhooks';
 import { asAdmin } from '../helpers/admin';
 import { openConnectLink } from '../helpers/connect-journey';
@@ -8,7 +7,7 @@ import { client } from '../helpers/http';
 import { type TestHub, buildTestHub } from '../helpers/hub';
 import { aSetupUrl } from '../helpers/links';
 import { DEMO, type MicrosoftWorld, startMicrosoftWorld } from '../helpers/microsoft';
-import { REDIRECT_URI } from '../helpers/microsoft-oauth';
+import { REDIRECT_URI, connectFlowEnv } from '../helpers/microsoft-oauth';
 import { type Received, type WebhookReceiver, eventsFor as receivedFor, startReceiver } from '../helpers/webhook-receiver';
 
 /**
@@ -27,19 +26,14 @@ beforeAll(async () => {
   receiver = await startReceiver();
   world = await startMicrosoftWorld();
   hub = await buildTestHub({
-    env: {
-      HUB_MICROSOFT_SANDBOX_URL: world.running.url,
-      HUB_MICROSOFT_CLIENT_ID: MS_SANDBOX_DEFAULT_APP.clientId,
-      HUB_MICROSOFT_CLIENT_SECRET: MS_SANDBOX_DEFAULT_APP.clientSecret,
-      // The sandbox's app registration knows this redirect URI; the browser's hop back is replayed on the Hub.
-      HUB_MICROSOFT_REDIRECT_URI: REDIRECT_URI,
+    env: connectFlowEnv(world, {
       HUB_MICROSOFT_TIMEOUT_MS: '5000',
       HUB_WEBHOOK_URL: `${receiver.url}/hub`,
       HUB_WEBHOOK_SECRETS: SECRET,
       HUB_WEBHOOK_ALLOW_PRIVATE: 'true',
       HUB_WEBHOOK_RETRY_BASE_MS: '50',
       HUB_WEBHOOK_POLL_MS: '25',
-    },
+    }),
   });
 });
 afterAll(async () => {

@@ -17,6 +17,18 @@ import type { MicrosoftWorld } from './microsoft';
 export const HUB_PUBLIC_URL = 'http://127.0.0.1:9';
 export const REDIRECT_URI = `${HUB_PUBLIC_URL}/integrations/microsoft/callback`;
 
+/**
+ * A test Hub's environment for connecting through the sandbox's real flow: its app registration, and the redirect
+ * URI it knows (the browser's hop back is replayed on the Hub).
+ */
+export const connectFlowEnv = (world: MicrosoftWorld, env: Record<string, string> = {}): Record<string, string> => ({
+  HUB_MICROSOFT_SANDBOX_URL: world.running.url,
+  HUB_MICROSOFT_CLIENT_ID: MS_SANDBOX_DEFAULT_APP.clientId,
+  HUB_MICROSOFT_CLIENT_SECRET: MS_SANDBOX_DEFAULT_APP.clientSecret,
+  HUB_MICROSOFT_REDIRECT_URI: REDIRECT_URI,
+  ...env,
+});
+
 export function sandboxConfig(world: MicrosoftWorld, env: Record<string, string> = {}): MicrosoftConfig {
   return testConfig({
     HUB_PUBLIC_URL,
