@@ -5,6 +5,7 @@ import { createGoogleCalendar } from '../../src/providers/google/calendar';
 import { classifyGoogleError } from '../../src/providers/google/errors';
 import { createGmail } from '../../src/providers/google/gmail';
 import { createHtmlConverter } from '../../src/tools/email/html-text';
+import { createMemoryRecentWrites } from '../../src/store/recent-writes-memory';
 import { createToolCache } from '../../src/tools/tool-cache';
 import { SCOPES, startTestSandbox } from '../helpers/sandbox';
 import type { FaultKind, FaultedOperation, ProviderFactory, ProviderWorld } from './provider-world';
@@ -49,6 +50,7 @@ export const googleProvider: ProviderFactory = {
     const sb = await startTestSandbox();
     const html = createHtmlConverter({ workers: 1, taskTimeoutMs: 2_000, callBudgetMs: 10_000 });
     const cache = createToolCache();
+    const recent = createMemoryRecentWrites();
 
     /** One attempt per request, the token fetched once per adapter, failures classified as the provider does. */
     const callFor = (address: string): VendorCall => {
@@ -71,6 +73,7 @@ export const googleProvider: ProviderFactory = {
         call: callFor(address),
         clients: sb.google,
         cache,
+        recent,
         connection: { credentialId: `cred-${address}`, accountEmail: address, scopes: ALL_SCOPES },
         deadline,
         logger: silent,

@@ -1,5 +1,6 @@
 import type { calendar_v3 } from '@googleapis/calendar';
 import type { FactCache } from '../../core/fact-cache';
+import type { RecentWrites } from '../../core/recent-writes';
 import type { VendorCall } from '../../core/vendor-call';
 import type { Result } from '../../core/errors';
 import type { Logger } from '../../logger';
@@ -14,6 +15,8 @@ export interface GoogleCalendarDeps {
   call: VendorCall;
   clients: Pick<GoogleClients, 'calendar' | 'withAccessToken'>;
   cache: FactCache;
+  /** What this connection wrote lately (read-after-create.ts): every replica's, when they share Redis. */
+  recent: RecentWrites;
   connection: { credentialId: string; accountEmail: string | null };
   /** The tool call's deadline: waits for Google's propagation end with it. */
   deadline: AbortSignal;

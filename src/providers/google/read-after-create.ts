@@ -1,17 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type HubError, type Result, fail, hubError, ok } from '../../core/errors';
-import { type GoogleCalendarDeps, factKey } from './calendar-client';
+import { type HubError, type Result, fail } from '../../core/errors';
+import type { GoogleCalendarDeps } from './calendar-client';
 
 /**
  * Reads that follow the Hub's own create. Google is eventually consistent: its errors guide answers a 404 with
  * "Suggested action: Use exponential backoff" (https://developers.google.com/calendar/api/guides/errors, "404: Not
  * Found"), and production clients retry 404s for exactly this (Netflix/dispatch#165: "Google APIs tend to have
- * eventual consistency problems"). So a 404 for an event this replica created in the last minute — or one Google
+ * eventual consistency problems"). So a 404 for an event the Hub created in the last minute — or one Google
  * has just confirmed exists (a 409 duplicate) — is asked again a few times, with backoff, inside the call's
  * deadline. Any other 404 stays RESOURCE_NOT_FOUND at once: the event really is unknown.
  *
- * The memory of recent creates is per process (the tool cache), so a call routed to another replica right
- * after the create gets Google's 404 as it is.
+ * The memory of recent creates is the connection's recent-writes port (src/core/recent-writes.ts): shared by
+ * every replica when they share Redis, so a call routed to another replica right after the create waits too.
  */
 
 /** How long after a create a 404 for that event is taken for propagation rather than absence. */
@@ -19,20 +19,16 @@ const RECENT_CREATE_MS = 60_000;
 /** Waits before each repeat: at most ~3.75 s in all, and never past the deadline. */
 const WAITS_MS = [250, 500, 1000, 2000];
 
-const createdKey = (deps: GoogleCalendarDeps, calendarId: string, eventId: string) =>
-  factKey(deps, `calendar:created\u0000${calendarId.trim().toLowerCase()}\u0000${eventId}`);
+const createdKey = (calendarId: string, eventId: string) => `google:calendar:created\u0000${calendarId.trim().toLowerCase()}\u0000${eventId}`;
 
-/** Notes that this call created `eventId` (so calls right after it tolerate Google's lag). */
+/** Notes that this call created `eventId` (so calls right after it, on any replica, tolerate Google's lag). */
 export async function rememberCreated(deps: GoogleCalendarDeps, calendarId: string, eventId: string): Promise<void> {
-  await deps.cache.memo(createdKey(deps, calendarId, eventId), RECENT_CREATE_MS, async () => ok(true));
+  await deps.recent.put(deps.connection, createdKey(calendarId, eventId), '1', RECENT_CREATE_MS);
 }
 
-const NOT_REMEMBERED = hubError('RESOURCE_NOT_FOUND', 'not a recent create');
-
-/** Whether this replica created `eventId` within the last minute. */
+/** Whether the Hub created `eventId` within the last minute. */
 export async function createdRecently(deps: GoogleCalendarDeps, calendarId: string, eventId: string): Promise<boolean> {
-  // The cache keeps only successes: a failing loader answers "absent" and leaves nothing behind.
-  return (await deps.cache.memo(createdKey(deps, calendarId, eventId), RECENT_CREATE_MS, async () => fail(NOT_REMEMBERED))).ok;
+  return (await deps.recent.get(deps.connection, createdKey(calendarId, eventId))) !== undefined;
 }
 
 const isPlain404 = (error: HubError) => error.code === 'RESOURCE_NOT_FOUND' && error.details?.upstream_status === 404;
