@@ -8,8 +8,8 @@ import {
   loadMicrosoftSandboxConfig,
   populateDemoWorld,
 } from '@hub/microsoft-sandbox';
-import type { DemoConfig } from './config';
-import { createConnectLinks } from './integrations/connect-links';
+import type { Config, DemoConfig } from './config';
+import { connectThroughFlow } from './demo-connect';
 import { DEMO_MICROSOFT_CUSTOMER_ID } from './demo-lines';
 import type { RunningHub } from './server';
 
@@ -63,27 +63,17 @@ export async function startDemoMicrosoftSandbox(
  * own connect flow, as the Google customer is: the signed link → the Hub → Microsoft's sign-in (the sandbox
  * consents as Ana, for this one step) → the Hub's callback, which exchanges the code and stores the sealed tokens.
  */
-export async function connectDemoMicrosoftCustomer(
-  hub: RunningHub,
-  world: World,
-  publicUrl: string,
-  encryptionKeys: Parameters<typeof createConnectLinks>[0]['encryptionKeys'],
-) {
-  const links = createConnectLinks({ publicUrl, encryptionKeys, ttlS: { admin: 300, setup: 300 } });
+export async function connectDemoMicrosoftCustomer(hub: RunningHub, world: World, publicUrl: string, encryptionKeys: Config['encryptionKeys']) {
   const previous = world.identity.consent;
   world.identity.consent = { mode: 'auto', account: MS_DEMO_ACCOUNTS.ana };
   try {
-    for (const integration of ['outlook_calendar', 'outlook_mail'] as const) {
-      // A new world at every start: the last run's connection names a grant that is gone (see connectDemoCustomer).
-      await hub.store.remove(DEMO_MICROSOFT_CUSTOMER_ID, null, integration);
-      const link = links.create({ customerId: DEMO_MICROSOFT_CUSTOMER_ID, userId: null, integration, returnUrl: null, origin: 'admin', replace: false });
-      const atHub = (url: string) => new URL(new URL(url).pathname + new URL(url).search, hub.url).toString();
-      const start = await fetch(atHub(link.url), { redirect: 'manual' });
-      const cookie = start.headers.get('set-cookie')?.split(';')[0];
-      const signIn = await fetch(start.headers.get('location') ?? '', { redirect: 'manual' });
-      const callback = await fetch(atHub(signIn.headers.get('location') ?? ''), { redirect: 'manual', headers: cookie ? { cookie } : {} });
-      if (callback.status !== 200) throw new Error(`connecting the Microsoft demo customer's ${integration} failed: ${callback.status}`);
-    }
+    await connectThroughFlow(hub, {
+      publicUrl,
+      encryptionKeys,
+      customerId: DEMO_MICROSOFT_CUSTOMER_ID,
+      integrations: ['outlook_calendar', 'outlook_mail'],
+      whose: "the Microsoft demo customer's",
+    });
   } finally {
     world.identity.consent = previous; // people opening an Outlook connect link in the demo see the sign-in page
   }

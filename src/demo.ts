@@ -1,6 +1,7 @@
 import './require-node'; // first: refuses an unsupported Node before anything else loads
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
+import { connectThroughFlow } from './demo-connect';
 import { DEMO_CUSTOMER_ID, DEMO_MICROSOFT_CUSTOMER_ID, demoLines } from './demo-lines';
 import { type DemoSecrets, readDemoSecrets, saveDemoSecrets, secretsFileIn } from './demo-secrets';
 import { mintAdminToken } from './cli/admin-token';
@@ -91,24 +92,16 @@ async function startDemoSandbox(env: Record<string, string | undefined>, hubPubl
  * step) → the Hub's callback, which exchanges the code and stores the sealed tokens.
  */
 async function connectDemoCustomer(hub: RunningHub, world: World, config: Config) {
-  const links = createConnectLinks({ publicUrl: config.publicUrl, encryptionKeys: config.encryptionKeys, ttlS: { admin: 300, setup: 300 } });
   const previous = world.oauth.consent;
   world.oauth.consent = { mode: 'auto', account: DEMO_ACCOUNTS.ana };
   try {
-    for (const integration of ['google_calendar', 'google_gmail'] as const) {
-      // The sandbox's world is new at every start: a connection the last run stored holds tokens of a world that
-      // is gone, and reconnecting would try to carry that grant on (src/integrations/grant-reuse.ts). Forget it
-      // first, as an admin's disconnect would; the new sandbox has nothing of it to revoke.
-      await hub.store.remove(DEMO_CUSTOMER_ID, null, integration);
-      const link = links.create({ customerId: DEMO_CUSTOMER_ID, userId: null, integration, returnUrl: null, origin: 'admin', replace: false });
-      // The link is on the public URL; the request goes to this process (they differ behind a proxy).
-      const atHub = (url: string) => new URL(new URL(url).pathname + new URL(url).search, hub.url).toString();
-      const start = await fetch(atHub(link.url), { redirect: 'manual' });
-      const cookie = start.headers.get('set-cookie')?.split(';')[0];
-      const consent = await fetch(start.headers.get('location') ?? '', { redirect: 'manual' });
-      const callback = await fetch(atHub(consent.headers.get('location') ?? ''), { redirect: 'manual', headers: cookie ? { cookie } : {} });
-      if (callback.status !== 200) throw new Error(`connecting the demo customer's ${integration} failed: ${callback.status}`);
-    }
+    await connectThroughFlow(hub, {
+      publicUrl: config.publicUrl,
+      encryptionKeys: config.encryptionKeys,
+      customerId: DEMO_CUSTOMER_ID,
+      integrations: ['google_calendar', 'google_gmail'],
+      whose: "the demo customer's",
+    });
   } finally {
     world.oauth.consent = previous; // people opening a connect link in the demo see the consent page
   }
