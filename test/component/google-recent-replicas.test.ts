@@ -1,12 +1,7 @@
-import type { Redis } from 'ioredis';
-import { openPostgres } from '../../src/store/postgres';
-import { openRedis } from '../../src/store/redis';
 import { calendarRequestsSince, requestLogPosition } from '../helpers/calendar';
 import { connectToSandbox, runTool, sandboxHubEnv } from '../helpers/connected';
-import { type TestDb, openTestDb } from '../helpers/db';
 import { services } from '../helpers/env';
-import { type TestHub, buildTestHub } from '../helpers/hub';
-import { captureLogs } from '../helpers/logs';
+import { useInProcessReplicas } from '../helpers/in-process-replicas';
 import { useTestSandbox } from '../helpers/sandbox';
 
 /**
@@ -21,26 +16,7 @@ const maybe = databaseUrl && redisUrl ? describe : describe.skip;
 const sb = useTestSandbox();
 
 maybe('a change right after a create, on another replica', () => {
-  let testDb: TestDb;
-  const opened: { redis: Redis[]; hubs: TestHub[] } = { redis: [], hubs: [] };
-
-  async function replica(): Promise<TestHub> {
-    const redis = await openRedis(redisUrl!, captureLogs().logger);
-    opened.redis.push(redis);
-    const db = openPostgres({ url: testDb.url!, poolMax: 5, logger: captureLogs().logger });
-    const hub = await buildTestHub({ db, redis, env: sandboxHubEnv(sb) });
-    opened.hubs.push(hub);
-    return hub;
-  }
-
-  beforeAll(async () => {
-    testDb = await openTestDb('postgres');
-  });
-  afterAll(async () => {
-    for (const hub of opened.hubs) await hub.close();
-    for (const redis of opened.redis) await redis.quit();
-    await testDb.drop();
-  });
+  const { replica } = useInProcessReplicas(() => sandboxHubEnv(sb));
 
   test('when replica B renames the event replica A has just created, then B waits for Google to show it rather than answer not found', async () => {
     const [a, b] = [await replica(), await replica()];

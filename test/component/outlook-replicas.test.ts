@@ -1,11 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
-import { openPostgres } from '../../src/store/postgres';
-import { openRedis } from '../../src/store/redis';
-import { type TestDb, openTestDb } from '../helpers/db';
 import { services } from '../helpers/env';
-import { type TestHub, buildTestHub } from '../helpers/hub';
-import { captureLogs } from '../helpers/logs';
+import { useInProcessReplicas } from '../helpers/in-process-replicas';
 import { DEMO, type MicrosoftWorld, startMicrosoftWorld } from '../helpers/microsoft';
 import { connect, connectFlowEnv, hubOAuth, sandboxConfig } from '../helpers/microsoft-oauth';
 import { OUTLOOK_CALENDAR } from '../../src/providers/microsoft/catalog';
@@ -21,30 +16,12 @@ const maybe = databaseUrl && redisUrl ? describe : describe.skip;
 
 maybe('refreshing an Outlook connection across replicas', () => {
   let world: MicrosoftWorld;
-  let testDb: TestDb;
-  const opened: { redis: Redis[]; hubs: TestHub[] } = { redis: [], hubs: [] };
-
-  async function replica(): Promise<TestHub> {
-    const redis = await openRedis(redisUrl!, captureLogs().logger);
-    opened.redis.push(redis);
-    const db = openPostgres({ url: testDb.url!, poolMax: 5, logger: captureLogs().logger });
-    const hub = await buildTestHub({
-      db,
-      redis,
-      env: connectFlowEnv(world, { HUB_TOOL_DEADLINE_MS: '5000' }),
-    });
-    opened.hubs.push(hub);
-    return hub;
-  }
+  const { replica } = useInProcessReplicas(() => connectFlowEnv(world, { HUB_TOOL_DEADLINE_MS: '5000' }));
 
   beforeAll(async () => {
     world = await startMicrosoftWorld();
-    testDb = await openTestDb('postgres');
   });
   afterAll(async () => {
-    for (const hub of opened.hubs) await hub.close();
-    for (const redis of opened.redis) await redis.quit();
-    await testDb.drop();
     await world.close();
   });
 
