@@ -35,6 +35,19 @@ const comparable = (r: Row) => {
 
 const onPostgres = services().databaseUrl ? test : test.skip;
 
+/** A finished hub_echo call as the writer takes it: `execution` is its outcome. */
+const aCallRecord = (message: string, execution: CallRecord['execution']): CallRecord => ({
+  body: anExecuteBody({ inputs: { message } }),
+  execution,
+  version: '1.0.0',
+  startedAt: Date.now(),
+  endedAt: Date.now(),
+  durationMs: 1,
+  ops: [],
+  opsOmitted: 0,
+  traceId: null,
+});
+
 /** Calls both Hubs with the same cases; their receipts must be the same, column for column. */
 async function expectSameReceipts(threaded: TestHub, inline: TestHub) {
   expect(threaded.audit.stats().writer).toBe('thread');
@@ -109,17 +122,7 @@ test('when the receipt thread dies, then what it held is counted as dropped and 
     secret,
     entry: crashing,
   });
-  const record = (message: string): CallRecord => ({
-    body: anExecuteBody({ inputs: { message } }),
-    execution: { ok: true, tool: 'hub_echo', value: { message }, requestId: randomUUID(), apiCalls: 0 },
-    version: '1.0.0',
-    startedAt: Date.now(),
-    endedAt: Date.now(),
-    durationMs: 1,
-    ops: [],
-    opsOmitted: 0,
-    traceId: null,
-  });
+  const record = (message: string) => aCallRecord(message, { ok: true, tool: 'hub_echo', value: { message }, requestId: randomUUID(), apiCalls: 0 });
   try {
     for (let i = 0; i < 3; i++) writer.push(record(`lost ${i}`));
     await writer.drain(2_000);
@@ -173,23 +176,14 @@ onPostgres('when facts hold what JSON cannot write (a BigInt in an error’s det
     secret,
     entry: receiptThreadEntry()!,
   });
-  const record = (details: Record<string, unknown>): CallRecord => ({
-    body: anExecuteBody({ inputs: { message: 'm' } }),
-    execution: {
+  const record = (details: Record<string, unknown>) =>
+    aCallRecord('m', {
       ok: false,
       tool: 'hub_echo',
       requestId: randomUUID(),
       apiCalls: 0,
       error: { code: 'EXTERNAL_API_ERROR', retryable: true, message: 'upstream failed', details },
-    },
-    version: '1.0.0',
-    startedAt: Date.now(),
-    endedAt: Date.now(),
-    durationMs: 1,
-    ops: [],
-    opsOmitted: 0,
-    traceId: null,
-  });
+    });
   try {
     writer.push(record({ quota: 10n ** 20n, at: new Date(0) }));
     writer.push(record({ reason: 'plain' }));
