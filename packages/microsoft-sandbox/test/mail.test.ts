@@ -113,16 +113,33 @@ test('when Ana replies through createReply and send, then the reply keeps the co
   const patched = await ana.api(`/me/messages/${draft.id}`).patch({ ccRecipients: [{ emailAddress: { address: 'chen@contoso.example' } }] });
   expect(patched.ccRecipients).toHaveLength(1);
   await ana.api(`/me/messages/${draft.id}/send`).post({});
-  // The draft moved to Sent Items: its id changed, and the copy there is not visible yet.
-  await expect(ana.api(`/me/messages/${draft.id}`).get()).rejects.toMatchObject({ statusCode: 404 });
+  // Until transport takes it, the draft stays in Drafts under its id, and Sent Items has nothing yet.
+  expect(await ana.api(`/me/messages/${draft.id}`).get()).toMatchObject({ isDraft: true, sentDateTime: null });
   expect((await ana.api('/me/mailFolders/sentitems/messages').get()).value).toEqual([]);
   await h.control('POST', '/clock/advance', { seconds: 6 });
+  // Taken: moved to Sent Items, so its default id changed.
+  await expect(ana.api(`/me/messages/${draft.id}`).get()).rejects.toMatchObject({ statusCode: 404 });
   const sent = (await ana.api('/me/mailFolders/SentItems/messages').get()).value;
   expect(sent).toEqual([expect.objectContaining({ subject: 'RE: Q3 plan', conversationId: q3.conversationId, isDraft: false })]);
   expect((await ben.api('/me/mailFolders/inbox/messages').get()).value).toEqual([]);
   await h.control('POST', '/clock/advance', { seconds: 3 });
   const inbox = (await ben.api('/me/mailFolders/inbox/messages').get()).value;
   expect(inbox).toEqual([expect.objectContaining({ subject: 'RE: Q3 plan', internetMessageId: sent[0].internetMessageId, isRead: false })]);
+  await h.control('PUT', '/consistency', { sent_items_delay_ms: 0, delivery_delay_ms: 0 });
+});
+
+test('when a draft is sent again before transport took it, then it is delivered twice — what a blind re-send costs', async () => {
+  await h.control('PUT', '/consistency', { sent_items_delay_ms: 5000, delivery_delay_ms: 0 });
+  const draft = await ana.api('/me/messages').post({ subject: 'Twice?', toRecipients: [{ emailAddress: { address: 'ben@contoso.example' } }] });
+  await ana.api(`/me/messages/${draft.id}/send`).post({});
+  expect(await ana.api(`/me/messages/${draft.id}`).get()).toMatchObject({ isDraft: true });
+  await ana.api(`/me/messages/${draft.id}/send`).post({});
+  await h.control('POST', '/clock/advance', { seconds: 6 });
+  expect((await ben.api('/me/mailFolders/inbox/messages').filter("subject eq 'Twice?'").get()).value).toHaveLength(2);
+  expect((await ana.api('/me/mailFolders/sentitems/messages').filter("subject eq 'Twice?'").get()).value).toHaveLength(1);
+  // Taken now: a third send is refused, as for any sent message.
+  const [copy] = (await ana.api('/me/mailFolders/sentitems/messages').filter("subject eq 'Twice?'").get()).value;
+  await expect(ana.api(`/me/messages/${copy.id}/send`).post({})).rejects.toMatchObject({ statusCode: 400, code: 'ErrorInvalidOperation' });
   await h.control('PUT', '/consistency', { sent_items_delay_ms: 0, delivery_delay_ms: 0 });
 });
 

@@ -17,13 +17,17 @@ import { messageListSchema, messageSchema, noContent } from './mail-schemas';
  *    when set directly.
  * 2. The draft is sent. Its immutable id is the id of its copy in Sent Items (outlook-immutable-id, "Immutable
  *    ID with sending mail"), so after an uncertain failure (5xx, timeout, dropped connection) the Hub reads that
- *    id: not a draft any more → sent; still a draft → not sent, and the Hub sends that same draft on a retry — a
- *    draft is one item, and sending takes it, so no retry can make a second message of it; gone → on its way
- *    ("The copy of the message is not created until the message successfully sends"): unknown until it arrives.
- * 3. findSent looks the marker up: a sent copy (any folder) → found; only a draft → not sent, and that draft is
- *    remembered so send() sends it instead of drafting a second one (a crash between the two steps); nothing at
- *    all within `sentItemsSettleMs` of the first attempt → the copy may be on its way, so the lookup answers
- *    `pending` (with when to look again) rather than "absent", which would invite a second send.
+ *    id: not a draft any more → sent; gone → on its way: unknown until it arrives. Still a draft says less than it
+ *    seems: transport leaves a submitted message in Drafts until it takes it, all after the send's 202
+ *    (outlook-things-to-know-about-send-mail, steps 2–4), and a 5xx can come back for a send that goes ahead
+ *    (Microsoft Q&A 2286986: "fails with 504, but messages get queued and sent"). So the Hub waits a little for it
+ *    to leave Drafts, and otherwise says unknown — never "not sent" on the strength of a draft.
+ * 3. findSent looks the marker up: a sent copy (any folder) → found. Only a draft, or nothing at all, within
+ *    `sentItemsSettleMs` of the first attempt → the send may be in transit, so the lookup answers `pending` (with
+ *    when to look again) rather than "absent", which would invite a second send — sending a draft transport has
+ *    not taken yet is undocumented and may deliver it twice. After that, a draft is one Graph never took: it is
+ *    remembered so send() sends that same draft instead of drafting a second (a crash between the two steps).
+ *    A draft this adapter itself saw refused (a 4xx: nothing submitted) is "absent" at once.
  */
 
 export const SEND_ID_HEADER = 'X-Hub-Send-Id';
@@ -97,8 +101,8 @@ async function createDraft(
   return ok({ id: made.value.id, conversationId: made.value.conversationId ?? '' });
 }
 
-/** The marker's draft after a send Graph did not confirm: sent, still a draft, or on its way. */
-async function afterUncertainSend(ctx: MailContext, pending: PendingDrafts, marker: string, draft: { id: string; conversationId: string }, error: HubError) {
+/** The marker's draft after a send Graph did not confirm: sent, or (still a draft, or gone) unknown after a short wait. */
+async function afterUncertainSend(ctx: MailContext, draft: { id: string; conversationId: string }, error: HubError) {
   for (let attempt = 0; ; attempt++) {
     const got = await ctx.graph(
       { operation: 'messages.get', idempotent: true },
@@ -112,12 +116,8 @@ async function afterUncertainSend(ctx: MailContext, pending: PendingDrafts, mark
       );
       return ok({ id: got.value.id, threadId: got.value.conversationId ?? draft.conversationId });
     }
-    if (got.ok) {
-      // Still a draft: the send did not take it. Graph answered (5xx) → not sent; no answer → it may still.
-      pending.set(marker, draft);
-      return fail(withOutcome(error, typeof error.details?.upstream_status === 'number' ? 'not_sent' : 'unknown', 'draft_unsent'));
-    }
-    if (got.error.code !== 'RESOURCE_NOT_FOUND') return fail(withOutcome(error, 'unknown', 'failed'));
+    // Still a draft (it may be waiting for transport) or gone (on its way to Sent Items): look again shortly.
+    if (!got.ok && got.error.code !== 'RESOURCE_NOT_FOUND') return fail(withOutcome(error, 'unknown', 'failed'));
     const wait = ARRIVAL_WAITS_MS[attempt];
     if (wait === undefined || ctx.deadline.aborted) return fail(withOutcome(error, 'unknown', 'in_transit'));
     try {
@@ -154,7 +154,7 @@ export async function send(ctx: MailContext, pending: PendingDrafts, mail: Outgo
     pending.set(marker, draft);
     return sent;
   }
-  return afterUncertainSend(ctx, pending, marker, draft, sent.error);
+  return afterUncertainSend(ctx, draft, sent.error);
 }
 
 export async function findSent(
@@ -186,23 +186,26 @@ export async function findSent(
   );
   const horizon = sinceMs - CLOCK_SKEW_MS;
   let more = false;
-  let drafted = false;
+  const drafts = new Map<string, { id: string; conversationId: string }>();
   for (const [i, listed] of lists.entries()) {
     if (!listed.ok) return listed;
     more ||= !!listed.value['@odata.nextLink'];
     for (const m of listed.value.value) {
-      if (m.isDraft === true) {
-        pending.set(ours[i]!, { id: m.id, conversationId: m.conversationId ?? '' });
-        drafted = true;
-      } else if (!m.sentDateTime || Date.parse(m.sentDateTime) >= horizon) return ok({ kind: 'found', id: m.id, threadId: m.conversationId ?? '' });
+      if (m.isDraft === true) drafts.set(ours[i]!, { id: m.id, conversationId: m.conversationId ?? '' });
+      else if (!m.sentDateTime || Date.parse(m.sentDateTime) >= horizon) return ok({ kind: 'found', id: m.id, threadId: m.conversationId ?? '' });
     }
   }
   if (more) return ok({ kind: 'unverifiable', reason: 'scan_limit' });
-  if (drafted) return ok({ kind: 'absent' });
+  // Drafts this adapter saw Graph refuse to send: never submitted, so sending them is safe now.
+  if (drafts.size > 0 && [...drafts].every(([marker, d]) => pending.get(marker)?.id === d.id)) return ok({ kind: 'absent' });
   const settle = ctx.sentItemsSettleMs ?? DEFAULT_SETTLE_MS;
   const elapsed = ctx.now() - sinceMs;
-  if (elapsed >= settle) return ok({ kind: 'absent' });
-  // Not absent: a send begun moments ago may still be on its way to Sent Items, where Outlook shows it only
-  // once it arrives. Said as what it is, so the tool neither sends again nor calls the lookup a failure.
+  if (elapsed >= settle) {
+    for (const [marker, d] of drafts) pending.set(marker, d);
+    return ok({ kind: 'absent' });
+  }
+  // Not absent: a send begun moments ago may still be waiting for transport in Drafts, or on its way to Sent
+  // Items, where Outlook shows it only once it arrives. Said as what it is, so the tool neither sends again nor
+  // calls the lookup a failure.
   return ok({ kind: 'pending', retryAfterS: Math.max(1, Math.ceil((settle - elapsed) / 1000)) });
 }

@@ -133,15 +133,17 @@ describe('a send Graph does not confirm', () => {
     expect(await received('Dropped after')).toHaveLength(1);
   });
 
-  it('when Graph answers 500 without sending, then outcome not_sent; the retry finds the draft and sends that one — one message, one draft', async () => {
+  it('when Graph answers 500 without sending, then outcome unknown (a draft may be waiting for transport); after the minute the retry sends that draft — one message, one draft', async () => {
     await w.control('POST', '/faults', { operation: 'messages.send', preset: 'internalError', times: 1 });
     const m = marker();
     const since = hubNow;
     const first = await adapter().send(mailTo('After a 500'), m, null);
-    expect(first.ok ? 'ok' : first.error.details).toMatchObject({ upstream_status: 500, outcome: 'not_sent', verification: 'draft_unsent' });
+    expect(first.ok ? 'ok' : first.error.details).toMatchObject({ upstream_status: 500, outcome: 'unknown', verification: 'in_transit' });
     const drafts = await withMarker(DEMO.ana, m);
     expect(drafts).toEqual([expect.objectContaining({ isDraft: true })]);
-    // The retry, in a new call: look first, then send.
+    // The retry, in a new call: look first — within the minute a draft may be one waiting for transport — then send.
+    expect(await adapter().findSent([m], since, 50)).toEqual({ ok: true, value: { kind: 'pending', retryAfterS: expect.any(Number) } });
+    await arrive(61);
     const retry = adapter();
     expect(await retry.findSent([m], since, 50)).toEqual({ ok: true, value: { kind: 'absent' } });
     const second = await retry.send(mailTo('After a 500'), m, null);
@@ -151,15 +153,40 @@ describe('a send Graph does not confirm', () => {
     expect(await withMarker(DEMO.ana, m)).toEqual([expect.objectContaining({ id: drafts[0].id, isDraft: false })]);
   });
 
-  it('when the connection drops before Graph read the send, then outcome unknown with the draft kept, and the retry sends that draft once', async () => {
+  it('when the connection drops before Graph read the send, then outcome unknown; within the minute a retry waits, after it the retry sends that draft once', async () => {
     await w.control('POST', '/faults', { operation: 'messages.send', drop: true, times: 1 });
     const m = marker();
+    const since = hubNow;
     const first = await adapter().send(mailTo('Dropped before'), m, null);
-    expect(first.ok ? 'ok' : first.error.details).toMatchObject({ outcome: 'unknown', verification: 'draft_unsent' });
+    expect(first.ok ? 'ok' : first.error.details).toMatchObject({ outcome: 'unknown', verification: 'in_transit' });
+    // Still a draft, as a submitted one waiting for transport would be: not proof it was never sent.
+    expect(await adapter().findSent([m], since, 50)).toEqual({ ok: true, value: { kind: 'pending', retryAfterS: expect.any(Number) } });
+    await arrive(61);
     const retry = adapter();
-    expect((await retry.findSent([m], hubNow, 50)).ok).toBe(true);
-    expect((await retry.send(mailTo('Dropped before'), m, null)).ok).toBe(true);
+    expect(await retry.findSent([m], since, 50)).toEqual({ ok: true, value: { kind: 'absent' } });
+    const drafts = await withMarker(DEMO.ana, m);
+    const second = await retry.send(mailTo('Dropped before'), m, null);
+    expect(second.ok && second.value.id).toBe(drafts[0].id);
+    await arrive();
     expect(await received('Dropped before')).toHaveLength(1);
+    expect(await withMarker(DEMO.ana, m)).toEqual([expect.objectContaining({ isDraft: false })]);
+  });
+
+  it('when Graph answers 504 to a send it took and transport is slow, then outcome unknown and the draft is never sent again; it arrives once', async () => {
+    await w.control('PUT', '/consistency', { sent_items_delay_ms: 30_000, delivery_delay_ms: 0 });
+    await w.control('POST', '/faults', { operation: 'messages.send', preset: 'gatewayTimeout', apply_first: true, times: 1 });
+    const m = marker();
+    const since = hubNow;
+    const first = await adapter().send(mailTo('After a 504'), m, null);
+    expect(first.ok ? 'ok' : first.error.details).toMatchObject({ upstream_status: 504, outcome: 'unknown', verification: 'in_transit' });
+    // The draft still shows in Drafts; a retry within the minute looks and is told to wait, never sends it again
+    // (the sandbox, like nothing Microsoft documents against, would deliver a re-sent draft twice).
+    expect(await withMarker(DEMO.ana, m)).toEqual([expect.objectContaining({ isDraft: true })]);
+    const retry = adapter();
+    expect(await retry.findSent([m], since, 50)).toEqual({ ok: true, value: { kind: 'pending', retryAfterS: expect.any(Number) } });
+    await arrive(31);
+    expect((await adapter().findSent([m], since, 50)).ok && 'found').toBe('found');
+    expect(await received('After a 504')).toHaveLength(1);
   });
 
   it('when writing the draft fails after Graph wrote it, then not_sent (nothing can have gone out), and a retry that looks first sends that draft', async () => {
@@ -167,8 +194,10 @@ describe('a send Graph does not confirm', () => {
     const m = marker();
     const first = await adapter().send(mailTo('Draft 504'), m, null);
     expect(first.ok ? 'ok' : first.error.details).toEqual({ reason: 'UnknownError', outcome: 'not_sent' });
+    const since = hubNow;
+    await arrive(61);
     const retry = adapter();
-    expect(await retry.findSent([m], hubNow, 50)).toEqual({ ok: true, value: { kind: 'absent' } });
+    expect(await retry.findSent([m], since, 50)).toEqual({ ok: true, value: { kind: 'absent' } });
     expect((await retry.send(mailTo('Draft 504'), m, null)).ok).toBe(true);
     await arrive();
     expect(await withMarker(DEMO.ana, m)).toEqual([expect.objectContaining({ isDraft: false })]);

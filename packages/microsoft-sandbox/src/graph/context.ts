@@ -6,7 +6,7 @@ import { baseUrlOf } from '../identity/tenants';
 import { admit } from '../throttle';
 import { type Person, type World, findPerson } from '../world';
 import { GE, type GraphError, sendGraphError } from './errors';
-import { createMailbox, type Mailbox } from './mailbox';
+import { createMailbox, type Mailbox, settleTransport } from './mailbox';
 import { preferences } from './time';
 
 /**
@@ -54,6 +54,7 @@ export function mailboxOf(world: World, person: Person): Mailbox {
     box = createMailbox(world, person.id);
     world.mailboxes.set(person.id, box);
   }
+  settleTransport(world, box);
   return box;
 }
 

@@ -58,6 +58,8 @@ export interface MessageRec {
   extended: ExtendedProperty[];
   /** Not yet visible where a client looks (eventual consistency) before this instant. */
   visibleAt: number;
+  /** Submitted and not yet taken by transport: still a draft in Drafts until `until` (settleTransport). */
+  transit?: { until: number; sentAt: number; saveToSentItems: boolean };
 }
 
 export interface InternetHeader {
@@ -147,6 +149,8 @@ export interface Mailbox {
   events: EventRec[];
   /** Recipients this mailbox sent to in the last 24 hours (Exchange's recipient rate limit). */
   sentLog: { at: number; recipients: number }[];
+  /** Its messages submitted and still waiting for transport (send.ts), oldest first. */
+  inTransit: MessageRec[];
 }
 
 /** The folders every mailbox has; Graph accepts these well-known names in place of their ids. */
@@ -167,7 +171,7 @@ export function createMailbox(world: World, userId: string): Mailbox {
   }
   const calId = folderId(world.random);
   const calendars = new Map([[calId, { id: calId, name: 'Calendar', isDefault: true, color: 'auto', changeKey: changeKey(world.random) }]]);
-  return { userId, folders, messages: [], calendars, events: [], sentLog: [] };
+  return { userId, folders, messages: [], calendars, events: [], sentLog: [], inTransit: [] };
 }
 
 export function folderByName(box: Mailbox, idOrName: string): Folder | undefined {
@@ -181,10 +185,11 @@ export const wellKnownFolder = (box: Mailbox, name: (typeof WELL_KNOWN)[number][
 export const defaultCalendar = (box: Mailbox) => [...box.calendars.values()].find((c) => c.isDefault)!;
 
 /**
- * The message an id names, once it can be seen: a message on its way to Sent Items (or to a recipient) is not
- * there yet — "Getting the message in Sent Items may not succeed immediately after sending the message. The copy
- * of the message is not created until the message successfully sends" (learn.microsoft.com/graph/
- * outlook-immutable-id, "Immutable ID with sending mail").
+ * The message an id names, once it can be seen: a message on its way to a recipient is not there yet. A sent
+ * message reaches Sent Items only when transport has taken it — "Getting the message in Sent Items may not succeed
+ * immediately after sending the message. The copy of the message is not created until the message successfully
+ * sends" (learn.microsoft.com/graph/outlook-immutable-id, "Immutable ID with sending mail") — and until then its id
+ * still names the draft (settleTransport).
  */
 export function findMessage(box: Mailbox, id: string, now: number): MessageRec | undefined {
   return box.messages.find((m) => (m.restId === id || m.immutableId === id) && m.visibleAt <= now);
@@ -204,4 +209,24 @@ export function moveMessage(world: World, m: MessageRec, folder: Folder) {
 
 export function newMessageIds(world: World) {
   return { restId: restItemId(world.random), immutableId: immutableItemId(world.random), changeKey: changeKey(world.random) };
+}
+
+/**
+ * Transport takes what was submitted: "the Exchange store updates the message and moves it from the Drafts folder
+ * to the Sent Items folder", or deletes it when the sender asked not to keep a copy (learn.microsoft.com/graph/
+ * outlook-things-to-know-about-send-mail, steps 3–4, all after the send's 202). Run before each request reads the
+ * mailbox; costs nothing while nothing is in transit.
+ */
+export function settleTransport(world: World, box: Mailbox) {
+  if (box.inTransit.length === 0) return;
+  const now = world.clock.now();
+  box.inTransit = box.inTransit.filter((m) => {
+    const t = m.transit!;
+    if (t.until > now) return true;
+    delete m.transit;
+    Object.assign(m, { isDraft: false, sent: t.sentAt, received: t.sentAt, isRead: true });
+    if (t.saveToSentItems) moveMessage(world, m, wellKnownFolder(box, 'sentitems'));
+    else box.messages.splice(box.messages.indexOf(m), 1);
+    return false;
+  });
 }

@@ -4,7 +4,7 @@ import type { Person, World } from '../world';
 import { findPerson } from '../world';
 import { mailboxOf } from './context';
 import { type GraphError, graphError } from './errors';
-import { type MessageRec, moveMessage, newMessageIds, wellKnownFolder } from './mailbox';
+import { type MessageRec, newMessageIds, wellKnownFolder } from './mailbox';
 
 /**
  * Submitting mail: the sender's copy goes to Sent Items and each recipient with a sandbox mailbox gets one in
@@ -60,12 +60,20 @@ export function submit(world: World, sender: Person, m: MessageRec, saveToSentIt
   const now = world.clock.now();
   const box = mailboxOf(world, sender);
   const from = { name: sender.displayName, address: sender.userPrincipalName };
-  Object.assign(m, { isDraft: false, sent: now, received: now, from, sender: from, isRead: true });
-  if (saveToSentItems) {
-    if (!box.messages.includes(m)) box.messages.push(m);
-    moveMessage(world, m, wellKnownFolder(box, 'sentitems'));
-    m.visibleAt = now + world.consistency.sentItemsDelayMs;
-  } else if (box.messages.includes(m)) box.messages.splice(box.messages.indexOf(m), 1);
+  Object.assign(m, { from, sender: from });
+  // The sender's item stays a draft in Drafts until transport takes it (settleTransport): sendMail's message is
+  // created there first, as a draft is ("Outlook creates a new message in the sender's Drafts folder", step 1).
+  if (!box.messages.includes(m)) {
+    m.folder = wellKnownFolder(box, 'drafts').id;
+    box.messages.push(m);
+  }
+  // Sending an item transport has not taken yet again: Microsoft documents no answer for it. The sandbox accepts
+  // it and delivers it again, the costlier answer, so a client that re-sends a draft it sees still in Drafts after
+  // a send it could not confirm learns here what that may cost.
+  if (!m.transit) {
+    m.transit = { until: now + world.consistency.sentItemsDelayMs, sentAt: now, saveToSentItems };
+    box.inTransit.push(m);
+  }
   for (const r of all) {
     const person = findPerson(world, r.address);
     if (!person) continue;
