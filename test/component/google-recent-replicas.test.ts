@@ -22,14 +22,21 @@ maybe('a change right after a create, on another replica', () => {
     const [a, b] = [await replica(), await replica()];
     await sb.createAccount({ email: 'ana.replicas@acme.example', time_zone: 'Europe/Madrid' });
     const ana = await connectToSandbox(a, sb, { email: 'ana.replicas@acme.example', integration: 'google_calendar' });
-    await sb.control('PUT', '/settings', { calendar_propagation_delay_ms: 2000 }); // the first read misses it
+    // Not visible until the test moves the sandbox's clock: however slow the machine, B's first read misses it.
+    await sb.control('PUT', '/settings', { calendar_propagation_delay_ms: 60_000 });
     try {
       const made = await runTool(a, ana, 'calendar_create_event', { title: 'Planning', start: '2027-01-18T14:00:00+01:00', end: '2027-01-18T15:00:00+01:00' });
       expect(made.status).toBe(200);
       const since = await requestLogPosition(sb);
-      const renamed = await runTool(b, ana, 'calendar_update_event', { event_id: made.body.result.event_id, updates: { title: 'Renamed' } });
+      // Sent now (a supertest request starts when it is awaited or then'd), answered later.
+      const renaming = runTool(b, ana, 'calendar_update_event', { event_id: made.body.result.event_id, updates: { title: 'Renamed' } }).then((res) => res);
+      // Once B has met Google's 404, Google catches up (while B waits to try again).
+      const patches = async () => (await calendarRequestsSince(sb, since)).filter((r) => r.operation === 'calendar.events.patch');
+      while (!(await patches()).some((r) => r.status === 404)) await new Promise((resolve) => setTimeout(resolve, 20));
+      await sb.control('POST', '/clock', { advance_s: 61 });
+      const renamed = await renaming;
       expect(renamed.status).toBe(200);
-      const log = (await calendarRequestsSince(sb, since)).filter((r) => r.operation === 'calendar.events.patch').map((r) => r.status);
+      const log = (await patches()).map((r) => r.status);
       expect(log[0]).toBe(404); // Google had not shown it yet: B retried, as A would have
       expect(log.at(-1)).toBe(200);
     } finally {
