@@ -4,8 +4,10 @@ import type { SharedRedis } from '../../src/protection/rate-limit';
 import { sharedSlotId } from '../../src/protection/shared-mailbox-slots';
 import { ACQUIRE_SCRIPT, LEAVE_SCRIPT, RELEASE_SCRIPT } from '../../src/protection/shared-slot-scripts';
 import { RELEASED_CHANNEL } from '../../src/protection/slot-wakeups';
+import { googleVendor } from '../../src/providers/google/resilience';
 import { type AccountLimits, DeadlineExceededError, type VendorProfile, createAccountGuard } from '../../src/resilience';
 import { RedisUnavailableError } from '../../src/store/redis-health';
+import { testConfig } from '../helpers/env';
 import { captureLogs } from '../helpers/logs';
 
 /**
@@ -137,5 +139,11 @@ describe('the shared in-flight cap in the account guard', () => {
     const { deadline, deadlineAt } = soon();
     (await guard.beforeAttempt(op, tenant, deadline, deadlineAt))();
     expect(asked).toEqual({ acquires: 0, releases: 0, leaves: 0 });
+  });
+
+  it("when the profile is Google's, then Gmail's in-flight cap is shared across replicas and Calendar has none", () => {
+    const google = googleVendor(testConfig().upstream);
+    expect(google.limits('google_gmail')).toMatchObject({ group: 'google_gmail', maxInFlight: 10, sharedInFlight: true });
+    expect(google.limits('google_calendar').maxInFlight).toBeUndefined();
   });
 });
