@@ -14,9 +14,9 @@ import { RELEASED_CHANNEL, slotWakeups } from './slot-wakeups';
  * send N times it.
  *
  * In Redis, per mailbox, a counting semaphore of leases and a FIFO of waiting tickets (shared-slot-scripts.ts): a try
- * takes a slot only when no earlier waiter is owed it, else it queues. A release announces itself over pub/sub while
- * anyone waits, and each replica wakes its waiters of that mailbox (slot-wakeups.ts), so a freed slot goes to the
- * next waiter within a round trip — no polling, no race a lucky replica wins. A waiter still tries again every
+ * takes a slot only when no earlier waiter is owed it, else it queues. A release names over pub/sub the waiter now
+ * first in line, whose replica wakes it (slot-wakeups.ts), so a freed slot goes to the next waiter within a round
+ * trip — no polling, no race a lucky replica wins, one wake-up per freed slot. A waiter still tries again every
  * `recheckMs` (a lost message, a slot whose holder died and whose lease ended), which also renews its ticket; the
  * ticket of a replica that died ends `ticketMs` later and the queue moves on. A lease ends at its release or, if its
  * holder died, `leaseMs` after it was taken — above any one attempt, so a live request never loses its slot.
@@ -68,19 +68,16 @@ export function createSharedMailboxSlots(settings: SharedSlotSettings, redis: Sh
 
   return {
     async acquire(mailbox, signal) {
-      const slot = sharedSlotId(mailbox);
-      const [leases, queue, tickets] = slotKeys(slot) as [string, string, string];
+      const keys = slotKeys(sharedSlotId(mailbox));
       const token = randomUUID();
       // Listening before the first try: a release announced while a try is on its way wakes the waiter all the same.
-      const listener = wakeups.listen(slot);
+      const listener = wakeups.listen(token);
       let subscribed = wakeups.isSubscribed();
       let queued = false;
       // Not awaited: the caller's deadline has fired. A lost ZREM only keeps the ticket until it ends (ticketMs).
       const leave = (reason: 'deadline' | 'unavailable'): SharedAdmission => {
         if (queued) {
-          run(() => client.eval(LEAVE_SCRIPT, 3, leases, queue, tickets, token, limit, RELEASED_CHANNEL, slot)).catch((err: unknown) =>
-            unavailable(err, 'given up'),
-          );
+          run(() => client.eval(LEAVE_SCRIPT, 3, ...keys, limit, token, RELEASED_CHANNEL)).catch((err: unknown) => unavailable(err, 'given up'));
         }
         return { ok: false, reason };
       };
@@ -90,14 +87,12 @@ export function createSharedMailboxSlots(settings: SharedSlotSettings, redis: Sh
           if (!redis.health.available()) return leave('unavailable');
           let taken: number;
           try {
-            taken = (await run(() =>
-              client.eval(ACQUIRE_SCRIPT, 3, leases, queue, tickets, limit, leaseMs, ticketMs, token, RELEASED_CHANNEL, slot),
-            )) as number;
+            taken = (await run(() => client.eval(ACQUIRE_SCRIPT, 3, ...keys, limit, leaseMs, ticketMs, token, RELEASED_CHANNEL))) as number;
           } catch (err) {
             // Had the script run after all, its lease or its ticket holds only until it ends.
             return unavailable(err, 'taken');
           }
-          if (taken === 1) return { ok: true, release: releaser(leases, queue, token, slot) };
+          if (taken === 1) return { ok: true, release: releaser(keys, token) };
           queued = true;
           if (!subscribed) {
             // This process was not subscribed yet when the try left, so a release since may have gone unheard: once it
@@ -113,13 +108,13 @@ export function createSharedMailboxSlots(settings: SharedSlotSettings, redis: Sh
     },
   };
 
-  function releaser(leases: string, queue: string, token: string, slot: string) {
+  function releaser(keys: string[], token: string) {
     let released = false;
     return () => {
       if (released) return;
       released = true;
       // Not awaited: the answer is on its way already. A lost release only holds the slot until its lease ends.
-      run(() => client.eval(RELEASE_SCRIPT, 2, leases, queue, token, RELEASED_CHANNEL, slot)).catch((err: unknown) => unavailable(err, 'released'));
+      run(() => client.eval(RELEASE_SCRIPT, 3, ...keys, limit, token, RELEASED_CHANNEL)).catch((err: unknown) => unavailable(err, 'released'));
     };
   }
 }

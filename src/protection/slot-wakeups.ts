@@ -2,13 +2,13 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../logger';
 
 /**
- * "A slot of this mailbox was freed", from whichever replica freed it, to the waiters of this process: one Redis
- * pub/sub channel, and per process (per Redis client) ONE subscriber connection, opened when a first waiter needs it.
- * The release script publishes only while someone waits (shared-slot-scripts.ts), so an uncontended mailbox costs
- * no message at all. Best effort by design: a message lost while the subscriber reconnects only means a waiter
- * finds the slot at its next safety re-check (shared-mailbox-slots.ts). Messages name a mailbox by its hash; pub/sub
- * channels are shared by every Redis database, so a message may name a mailbox of another database: it only wakes
- * a waiter for nothing (it tries again, and waits again).
+ * "A slot is yours now", from whichever replica freed it, to the waiters of this process: one Redis pub/sub channel,
+ * and per process (per Redis client) ONE subscriber connection, opened when a first waiter needs it. A message names
+ * the tickets first in line (shared-slot-scripts.ts), so only their waiters wake; nothing is published while nobody
+ * waits, so an uncontended mailbox costs no message at all. Best effort by design: a message lost while the
+ * subscriber reconnects only means a waiter finds its slot at its next safety re-check (shared-mailbox-slots.ts).
+ * Pub/sub channels are shared by every Redis database: tickets are random ids, so another database's messages name
+ * none of ours.
  */
 
 export const RELEASED_CHANNEL = 'hub:mailbox-slots:released';
@@ -29,8 +29,8 @@ export interface SlotListener {
 export interface SlotWakeups {
   /** True when a release published from now on reaches this process. */
   isSubscribed(): boolean;
-  /** Listens for releases of the mailbox whose hashed id is `slot`. */
-  listen(slot: string): SlotListener;
+  /** Listens for the announcements that name the ticket `token`. */
+  listen(token: string): SlotListener;
 }
 
 interface Waiter {
@@ -51,13 +51,15 @@ export function slotWakeups(client: Redis, logger: Logger): SlotWakeups {
 }
 
 function openWakeups(client: Redis, logger: Logger): SlotWakeups {
-  const waiting = new Map<string, Set<Waiter>>();
+  const waiting = new Map<string, Waiter>();
   let subscriber: Redis | undefined;
   let subscribed = false;
   let onSubscribed: Array<() => void> = [];
 
-  const wake = (slot: string) => {
-    for (const waiter of waiting.get(slot) ?? []) {
+  const wake = (tokens: string) => {
+    for (const token of tokens.split(' ')) {
+      const waiter = waiting.get(token);
+      if (!waiter) continue;
       waiter.woken = true;
       waiter.wake?.();
     }
@@ -70,8 +72,8 @@ function openWakeups(client: Redis, logger: Logger): SlotWakeups {
     const connection = client.duplicate({ enableOfflineQueue: true, lazyConnect: true, autoResubscribe: false });
     subscriber = connection;
     connection.on('error', (err) => logger.debug({ err }, 'mailbox slots: redis subscriber error'));
-    connection.on('message', (channel: string, slot: string) => {
-      if (channel === RELEASED_CHANNEL) wake(slot);
+    connection.on('message', (channel: string, tokens: string) => {
+      if (channel === RELEASED_CHANNEL) wake(tokens);
     });
     connection.on('close', () => (subscribed = false));
     connection.on('ready', () => {
@@ -94,14 +96,9 @@ function openWakeups(client: Redis, logger: Logger): SlotWakeups {
 
   return {
     isSubscribed: () => subscribed,
-    listen(slot) {
+    listen(token) {
       const waiter: Waiter = { woken: false };
-      let waiters = waiting.get(slot);
-      if (!waiters) {
-        waiters = new Set();
-        waiting.set(slot, waiters);
-      }
-      waiters.add(waiter);
+      waiting.set(token, waiter);
       return {
         next: (ms, signal) =>
           new Promise<void>((resolve) => {
@@ -124,18 +121,19 @@ function openWakeups(client: Redis, logger: Logger): SlotWakeups {
           open();
           if (subscribed || !subscriber) return Promise.resolve(subscribed);
           return new Promise<boolean>((resolve) => {
-            const timer = setTimeout(() => resolve(subscribed), ms);
-            onSubscribed.push(() => {
+            const confirmed = () => {
               clearTimeout(timer);
               resolve(true);
-            });
+            };
+            // Not subscribed in time: this waiter re-checks on its timer, and forgets the callback (no pile-up).
+            const timer = setTimeout(() => {
+              onSubscribed = onSubscribed.filter((callback) => callback !== confirmed);
+              resolve(subscribed);
+            }, ms);
+            onSubscribed.push(confirmed);
           });
         },
-        close() {
-          const set = waiting.get(slot);
-          set?.delete(waiter);
-          if (set?.size === 0) waiting.delete(slot);
-        },
+        close: () => waiting.delete(token),
       };
     },
   };

@@ -119,6 +119,49 @@ maybe('the shared in-flight slots of a mailbox', () => {
     expect(served).toEqual(['d1', 'b1', 'c1', 'b2']);
   });
 
+  test('when a slot is released, then only the waiter first in line tries again: the others sleep until their turn', async () => {
+    const [a, b, c, d] = [await replica(1, NO_POLLING), await replica(1, NO_POLLING), await replica(1, NO_POLLING), await replica(1, NO_POLLING)];
+    const mailbox = `outlook_mailbox:${randomUUID()}@example.com`;
+    const [, queue] = mailboxKeys(mailbox);
+    const tries = new Map<string, number>();
+    for (const [name, slots] of [
+      ['b', b],
+      ['c', c],
+      ['d', d],
+    ] as const) {
+      const evaluate = slots.client.eval.bind(slots.client);
+      slots.client.eval = ((...args: Parameters<typeof evaluate>) => {
+        tries.set(name, (tries.get(name) ?? 0) + 1);
+        return evaluate(...args);
+      }) as typeof evaluate;
+    }
+    const held = await a.acquire(mailbox, AbortSignal.timeout(1_000));
+    if (!held.ok) throw new Error('no first slot');
+    const slots: Record<string, Promise<Awaited<ReturnType<SharedMailboxSlots['acquire']>>>> = {};
+    for (const [name, replicaSlots] of [
+      ['b', b],
+      ['c', c],
+      ['d', d],
+    ] as const) {
+      const queued = await redis().zcard(queue);
+      slots[name] = replicaSlots.acquire(mailbox, AbortSignal.timeout(10_000));
+      while ((await redis().zcard(queue)) === queued) await sleep(5);
+    }
+    await sleep(50);
+    const before = new Map(tries);
+    held.release();
+    const first = await slots.b!;
+    if (!first.ok) throw new Error('b: no slot');
+    await sleep(50);
+    expect(tries.get('b')! - before.get('b')!).toBe(1);
+    expect([tries.get('c'), tries.get('d')]).toEqual([before.get('c'), before.get('d')]);
+    first.release();
+    const second = await slots.c!;
+    if (!second.ok) throw new Error('c: no slot');
+    second.release();
+    expect((await slots.d!).ok).toBe(true);
+  });
+
   test("when a waiter's replica dies (its ticket is never renewed), then the queue moves on once the ticket ends", async () => {
     const holder = await replica(1, NO_POLLING);
     const doomed = await replica(1, { recheckMs: 50, ticketMs: 1_500, redisTimeoutMs: 200 });

@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import type { SharedRedis } from '../../src/protection/rate-limit';
-import { sharedSlotId } from '../../src/protection/shared-mailbox-slots';
 import { ACQUIRE_SCRIPT, LEAVE_SCRIPT, RELEASE_SCRIPT } from '../../src/protection/shared-slot-scripts';
 import { RELEASED_CHANNEL } from '../../src/protection/slot-wakeups';
 import { googleVendor } from '../../src/providers/google/resilience';
@@ -29,10 +28,11 @@ function vendor(sharedInFlight: boolean): VendorProfile {
 
 /**
  * A Redis whose acquire script answers `taken` (1 or 0), or whose breaker is open; it counts the scripts it runs, and
- * its subscriber connection (duplicate()) lets a test announce a release as another replica's would.
+ * its subscriber connection (duplicate()) lets a test announce a release naming a waiter, as another replica's would.
  */
 function fakeRedis(options: { available: boolean; taken?: number; fails?: boolean }) {
   const asked = { acquires: 0, releases: 0, leaves: 0 };
+  let waiting = '';
   const subscriber = Object.assign(new EventEmitter(), {
     status: 'ready',
     connect: () => Promise.resolve(),
@@ -40,8 +40,11 @@ function fakeRedis(options: { available: boolean; taken?: number; fails?: boolea
   });
   const client = {
     status: 'ready',
-    eval: (script: string) => {
-      if (script === ACQUIRE_SCRIPT) asked.acquires++;
+    eval: (script: string, _keys: number, ...args: unknown[]) => {
+      if (script === ACQUIRE_SCRIPT) {
+        asked.acquires++;
+        waiting = String(args[6]); // after the 3 keys: limit, lease, ticket, then the token
+      }
       if (script === RELEASE_SCRIPT) asked.releases++;
       if (script === LEAVE_SCRIPT) asked.leaves++;
       return Promise.resolve(script === ACQUIRE_SCRIPT ? (options.taken ?? 1) : 1);
@@ -61,8 +64,8 @@ function fakeRedis(options: { available: boolean; taken?: number; fails?: boolea
       stats: () => ({ timedOut: 0, shortCircuited: 0 }),
     },
   };
-  /** Another replica released a slot of `mailbox` (as the account guard keys it). */
-  const announceRelease = (mailbox: string) => subscriber.emit('message', RELEASED_CHANNEL, sharedSlotId(mailbox));
+  /** Another replica released a slot, and the waiter that last asked for one is first in line. */
+  const announceRelease = () => subscriber.emit('message', RELEASED_CHANNEL, `some-other-ticket ${waiting}`);
   return { redis, asked, announceRelease };
 }
 
@@ -127,7 +130,7 @@ describe('the shared in-flight cap in the account guard', () => {
     const call = guard.beforeAttempt(op, tenant, deadline, deadlineAt).then((release) => ((admitted = true), release));
     await until(() => asked.acquires === 2); // queued, and subscribed
     options.taken = 1;
-    announceRelease(`outlook_mailbox:${tenant.account}`);
+    announceRelease();
     await until(() => admitted);
     expect(asked.acquires).toBe(3);
     (await call)();
