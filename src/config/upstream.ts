@@ -65,7 +65,7 @@ export const upstreamVariables = {
     'Failed calls, in percent of all calls in the window, that open the integration-wide circuit.',
   ),
   HUB_GMAIL_MAX_IN_FLIGHT: integer(10, 1, 1000).describe(
-    'Gmail requests one replica sends to one mailbox at once; more wait their turn (fairly across customers) within the deadline.',
+    'Gmail requests in flight to one mailbox at once, across replicas through Redis when REDIS_URL is set, else per replica; more wait their turn (fairly across customers, in arrival order across replicas) within the deadline.',
   ),
   HUB_GMAIL_QUOTA_UNITS: integer(3000, 1, 10_000_000).describe(
     'Gmail quota units one connected mailbox may spend per window, charged before each request (shared by every customer of that mailbox).',

@@ -36,8 +36,9 @@ export interface AccountLimits {
   /** Requests of one account in flight at once (Gmail's concurrent-request limit; Outlook: 4). */
   maxInFlight?: number;
   /**
-   * The vendor counts `maxInFlight` per account whichever replica sends (Outlook): with Redis the cap holds across
-   * replicas (shared-mailbox-slots.ts), behind each replica's own. Otherwise each replica keeps it alone (Gmail).
+   * The vendor counts `maxInFlight` per account whichever client sends (Outlook, Gmail): with Redis the cap holds
+   * across replicas (shared-mailbox-slots.ts: waiters served in arrival order), behind each replica's own. Absent,
+   * or without Redis, each replica keeps the cap alone.
    */
   sharedInFlight?: boolean;
 }

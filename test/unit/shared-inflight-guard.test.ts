@@ -1,7 +1,12 @@
+import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import type { SharedRedis } from '../../src/protection/rate-limit';
+import { ACQUIRE_SCRIPT, LEAVE_SCRIPT, RELEASE_SCRIPT } from '../../src/protection/shared-slot-scripts';
+import { RELEASED_CHANNEL } from '../../src/protection/slot-wakeups';
+import { googleVendor } from '../../src/providers/google/resilience';
 import { type AccountLimits, DeadlineExceededError, type VendorProfile, createAccountGuard } from '../../src/resilience';
 import { RedisUnavailableError } from '../../src/store/redis-health';
+import { testConfig } from '../helpers/env';
 import { captureLogs } from '../helpers/logs';
 
 /**
@@ -21,18 +26,34 @@ function vendor(sharedInFlight: boolean): VendorProfile {
   return { name: 'Microsoft', integrations: ['outlook_mail'], classify: () => undefined, limits: () => limits, quotaCooldownMs: 60_000 };
 }
 
-/** A Redis whose acquire script answers `taken` (1 or 0), or whose breaker is open; it counts what it is asked. */
+/**
+ * A Redis whose acquire script answers `taken` (1 or 0), or whose breaker is open; it counts the scripts it runs, and
+ * its subscriber connection (duplicate()) lets a test announce a release naming a waiter, as another replica's would.
+ */
 function fakeRedis(options: { available: boolean; taken?: number; fails?: boolean }) {
-  const asked = { evals: 0, zrems: 0 };
+  const asked = { acquires: 0, releases: 0, leaves: 0 };
+  let waiting = '';
+  const subscriber = Object.assign(new EventEmitter(), {
+    status: 'ready',
+    connect: () => Promise.resolve(),
+    subscribe: () => Promise.resolve(1),
+  });
   const client = {
-    eval: () => {
-      asked.evals++;
-      return Promise.resolve(options.taken ?? 1);
+    status: 'ready',
+    eval: (script: string, _keys: number, ...args: unknown[]) => {
+      if (script === ACQUIRE_SCRIPT) {
+        asked.acquires++;
+        waiting = String(args[6]); // after the 3 keys: limit, lease, ticket, then the token
+      }
+      if (script === RELEASE_SCRIPT) asked.releases++;
+      if (script === LEAVE_SCRIPT) asked.leaves++;
+      return Promise.resolve(script === ACQUIRE_SCRIPT ? (options.taken ?? 1) : 1);
     },
-    zrem: () => {
-      asked.zrems++;
-      return Promise.resolve(1);
+    duplicate: () => {
+      setImmediate(() => subscriber.emit('ready'));
+      return subscriber;
     },
+    once: () => client,
   };
   const redis: SharedRedis = {
     client: client as unknown as Redis,
@@ -43,7 +64,15 @@ function fakeRedis(options: { available: boolean; taken?: number; fails?: boolea
       stats: () => ({ timedOut: 0, shortCircuited: 0 }),
     },
   };
-  return { redis, asked };
+  /** Another replica released a slot, and the waiter that last asked for one is first in line. */
+  const announceRelease = () => subscriber.emit('message', RELEASED_CHANNEL, `some-other-ticket ${waiting}`);
+  return { redis, asked, announceRelease };
+}
+
+/** Lets queued callbacks and I/O run until `done()` holds. */
+async function until(done: () => boolean) {
+  for (let i = 0; i < 1_000 && !done(); i++) await new Promise((resolve) => setImmediate(resolve));
+  expect(done()).toBe(true);
 }
 
 const soon = () => ({ deadline: AbortSignal.timeout(2_000), deadlineAt: Date.now() + 2_000 });
@@ -54,9 +83,9 @@ describe('the shared in-flight cap in the account guard', () => {
     const guard = createAccountGuard([vendor(true)], settings, redis, logger);
     const { deadline, deadlineAt } = soon();
     const release = await guard.beforeAttempt(op, tenant, deadline, deadlineAt);
-    expect(asked.evals).toBe(1);
+    expect(asked).toEqual({ acquires: 1, releases: 0, leaves: 0 });
     release();
-    expect(asked.zrems).toBe(1);
+    expect(asked).toEqual({ acquires: 1, releases: 1, leaves: 0 });
   });
 
   it("when Redis' breaker is open or a command fails, then the replica's own cap stands alone: two in flight, a third waits", async () => {
@@ -75,26 +104,49 @@ describe('the shared in-flight cap in the account guard', () => {
     }
   });
 
-  it("when every shared slot stays taken past the call's deadline, then the wait ends as the replica's own does, and the replica slot is given back", async () => {
+  it("when every shared slot stays taken past the call's deadline, then the wait ends as the replica's own does, its place in Redis' queue is given up, and the replica slot is given back", async () => {
     const { redis, asked } = fakeRedis({ available: true, taken: 0 });
     const guard = createAccountGuard([vendor(true)], settings, redis, logger);
     const waited = await guard.beforeAttempt(op, tenant, AbortSignal.timeout(100), Date.now() + 100).catch((e: unknown) => e);
     expect(waited).toBeInstanceOf(DeadlineExceededError);
-    expect(asked.evals).toBeGreaterThan(2); // it retried, with short waits
+    // Its first try, one more once subscribed, then it waited for a release (its re-check is 250 ms away): no polling.
+    expect(asked.acquires).toBe(2);
+    expect(asked.leaves).toBe(1);
 
     // Both replica slots are free again: with Redis back to giving slots, two calls get in at once.
     const { redis: giving } = fakeRedis({ available: true });
-    Object.assign(redis.client, { eval: giving.client.eval });
+    Object.assign(redis.client, { eval: giving.client.eval.bind(giving.client) });
     const { deadline, deadlineAt } = soon();
     const both = await Promise.all([guard.beforeAttempt(op, tenant, deadline, deadlineAt), guard.beforeAttempt(op, tenant, deadline, deadlineAt)]);
     for (const release of both) release();
   });
 
-  it('when a profile keeps its cap per replica (Gmail), then Redis is never asked for a slot', async () => {
+  it('when another replica announces a release while a call waits for a shared slot, then the call tries again at once and gets it', async () => {
+    const options = { available: true, taken: 0 };
+    const { redis, asked, announceRelease } = fakeRedis(options);
+    const guard = createAccountGuard([vendor(true)], settings, redis, logger);
+    const { deadline, deadlineAt } = soon();
+    let admitted = false;
+    const call = guard.beforeAttempt(op, tenant, deadline, deadlineAt).then((release) => ((admitted = true), release));
+    await until(() => asked.acquires === 2); // queued, and subscribed
+    options.taken = 1;
+    announceRelease();
+    await until(() => admitted);
+    expect(asked.acquires).toBe(3);
+    (await call)();
+  });
+
+  it('when a profile keeps its cap per replica (sharedInFlight absent), then Redis is never asked for a slot', async () => {
     const { redis, asked } = fakeRedis({ available: true });
     const guard = createAccountGuard([vendor(false)], settings, redis, logger);
     const { deadline, deadlineAt } = soon();
     (await guard.beforeAttempt(op, tenant, deadline, deadlineAt))();
-    expect(asked).toEqual({ evals: 0, zrems: 0 });
+    expect(asked).toEqual({ acquires: 0, releases: 0, leaves: 0 });
+  });
+
+  it("when the profile is Google's, then Gmail's in-flight cap is shared across replicas and Calendar has none", () => {
+    const google = googleVendor(testConfig().upstream);
+    expect(google.limits('google_gmail')).toMatchObject({ group: 'google_gmail', maxInFlight: 10, sharedInFlight: true });
+    expect(google.limits('google_calendar').maxInFlight).toBeUndefined();
   });
 });

@@ -8,7 +8,8 @@ import { type GmailMessage, listSchema, messageSchema } from './gmail-schemas';
 
 /**
  * How many messages.get requests one search starts at once. The binding limit is elsewhere: every Gmail request
- * of a mailbox waits for a place under HUB_GMAIL_MAX_IN_FLIGHT (src/protection/mailbox-gate.ts; Gmail refuses
+ * of a mailbox waits for a place under HUB_GMAIL_MAX_IN_FLIGHT (src/protection/mailbox-gate.ts, then across
+ * replicas src/protection/shared-mailbox-slots.ts; Gmail refuses
  * too many concurrent requests per user with 429s) and pays its quota units first. 50 only bounds how many
  * waiters one search queues there (at most 100 results, so at most two such batches).
  */

@@ -8,8 +8,9 @@ import { classifyGoogleError } from './errors';
 /**
  * Google as the resilience layer sees it: its failures read by classifyGoogleError, and its per-account limits.
  * Gmail charges quota units per method and allows few concurrent requests per mailbox (Gmail "Usage limits",
- * https://developers.google.com/workspace/gmail/api/reference/quota); Calendar has no per-account budget the Hub
- * enforces, only the cool-down after its 403 quotaExceeded. Calendar and Gmail keep separate counters.
+ * https://developers.google.com/workspace/gmail/api/reference/quota) — both per mailbox, so with Redis the replicas
+ * share them. Calendar has no per-account budget the Hub enforces, only the cool-down after its 403
+ * quotaExceeded. Calendar and Gmail keep separate counters.
  */
 export function googleVendor(config: UpstreamConfig): VendorProfile {
   const gmail = {
@@ -22,6 +23,9 @@ export function googleVendor(config: UpstreamConfig): VendorProfile {
       cost: (operation: string) => gmailUnitCost(operation, config.gmail.quotaCosts),
     },
     maxInFlight: config.gmail.maxInFlight,
+    // Gmail's concurrent request limit is per user, "shared by all Gmail API clients accessing a given user"
+    // (developers.google.com/workspace/gmail/api/guides/handle-errors): with Redis, across replicas too.
+    sharedInFlight: true,
   };
   return {
     name: 'Google',
