@@ -39,8 +39,9 @@ describe('the supported Node.js releases', () => {
       // The linters need no build: lint:openapi, lint:deps (dependency-cruiser), lint (ESLint, Prettier) and format
       // run on the sources as they are.
       if (['build', 'start', 'lint:openapi', 'lint:deps', 'lint:deps:baseline', 'lint', 'format'].includes(name)) continue;
-      // The unit tier runs the sources as they are, with no build: Jest's global setup stops it with the sentence.
-      if (/^NODE_OPTIONS="[^"]*" jest /.test(command)) expect(jestConfig.globalSetup).toBe('<rootDir>/test/setup/node-check.ts');
+      // The unit tier runs the sources as they are, with no build: Jest (started by scripts/jest.mjs) stops it in
+      // its global setup with the sentence.
+      if (/^NODE_OPTIONS="[^"]*" node scripts\/jest\.mjs /.test(command)) expect(jestConfig.globalSetup).toBe('<rootDir>/test/setup/node-check.ts');
       else expect({ name, command }).toEqual({ name, command: expect.stringMatching(/^node scripts\/build\.mjs --if-stale && /) });
     }
   });
