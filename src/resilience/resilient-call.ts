@@ -33,6 +33,8 @@ export interface UpstreamOp {
   operation: string;
   /** Safe to repeat: reads, deletes, patches, creates the vendor de-duplicates. A mail send is NOT. */
   idempotent: boolean;
+  /** Bytes of the request's body, charged to the account's upload budget before each attempt (VendorOp.uploadBytes). */
+  uploadBytes?: number;
 }
 
 export interface CallOptions {

@@ -13,7 +13,7 @@ const clock = () => {
   return { now: () => t, at: (ms: number) => (t = 1_000_000 + ms) };
 };
 const quotaOf = (units: number, windowS: number, c: ReturnType<typeof clock>) =>
-  createSlidingQuota({ units, windowS, replicas: 1, redisTimeoutMs: 50 }, null, logger, c.now);
+  createSlidingQuota({ name: 'requests', units, windowS, replicas: 1, redisTimeoutMs: 50 }, null, logger, c.now);
 
 describe('the sliding mailbox budget', () => {
   it('when the budget is spent, then the next charge waits exactly until the oldest unit leaves the window', async () => {
