@@ -30,7 +30,8 @@ export interface SlidingQuotaSettings extends QuotaSettings {
  * Drops what left the window (subtracting each entry's weight from the total), then admits `cost` at Redis' time
  * (-1), refuses a cost above the whole budget (-2), or answers the milliseconds until enough weight leaves. A missing
  * total (the first charge, an evicted key) is counted once from the log; both keys expire together with the newest
- * entry, and a refusal keeps their TTL.
+ * entry, and a refusal keeps their TTL. The wait walks the oldest entries in growing batches: usually the first
+ * one or two make room.
  */
 const CHARGE_SCRIPT = `
 local t = redis.call('TIME')
@@ -60,15 +61,15 @@ if total + cost <= limit then
 end
 if #gone > 0 then redis.call('SET', KEYS[2], string.format('%d', total), 'KEEPTTL') end
 local need = total + cost - limit
-local from = 0
+local from, step = 0, 4
 while true do
-  local batch = redis.call('ZRANGE', KEYS[1], from, from + 99, 'WITHSCORES')
+  local batch = redis.call('ZRANGE', KEYS[1], from, from + step - 1, 'WITHSCORES')
   if #batch == 0 then return window end
   for i = 1, #batch, 2 do
     need = need - weight(batch[i])
     if need <= 0 then return math.max(1, tonumber(batch[i + 1]) + window - now) end
   end
-  from = from + 100
+  from, step = from + step, math.min(step * 4, 256)
 end
 `;
 

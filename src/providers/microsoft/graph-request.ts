@@ -78,16 +78,19 @@ export function graphBody(req: GraphRequest): Buffer | null {
   return Buffer.isBuffer(req.body) ? req.body : Buffer.from(JSON.stringify(req.body));
 }
 
+/** The methods whose bodies Outlook's upload limit counts (PUT too, should an adapter ever send one). */
+const UPLOAD_METHODS: ReadonlySet<string> = new Set(['PATCH', 'POST', 'PUT']);
+
 /**
- * `req` with its body serialized once, and the bytes Outlook's upload limit counts for it — the body of a PATCH or
- * POST ("150 megabytes (MB) upload (PATCH, POST, PUT) in a 5 minute period",
+ * `req` with its body serialized once, and the bytes Outlook's upload limit counts for it — the body of a PATCH,
+ * POST or PUT ("150 megabytes (MB) upload (PATCH, POST, PUT) in a 5 minute period",
  * learn.microsoft.com/graph/throttling-limits#outlook-service-limits); 0 otherwise. The adapters hand the size to
  * the resilience layer (VendorOp.uploadBytes), which charges it before each attempt, and send this very body.
  */
 export function sizedGraphRequest(req: GraphRequest): { req: GraphRequest; uploadBytes: number } {
   const body = graphBody(req);
   if (body === null) return { req, uploadBytes: 0 };
-  return { req: { ...req, body }, uploadBytes: req.method === 'POST' || req.method === 'PATCH' ? body.length : 0 };
+  return { req: { ...req, body }, uploadBytes: UPLOAD_METHODS.has(req.method) ? body.length : 0 };
 }
 
 /** Sends `req` with `token`; resolves for 2xx, throws GraphError otherwise (transport failures and aborts propagate as thrown). */
