@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { openRedis } from '../../src/store/redis';
+import { asAdmin } from '../helpers/admin';
 import { runTool } from '../helpers/connected';
 import { services } from '../helpers/env';
 import { type TestHub, buildTestHub, microsoftGraphEnv } from '../helpers/hub';
+import { client } from '../helpers/http';
 import { captureLogs } from '../helpers/logs';
 import { DEMO, type MicrosoftWorld, startMicrosoftWorld } from '../helpers/microsoft';
 import { connectToMicrosoft } from '../helpers/microsoft-connected';
@@ -108,6 +110,15 @@ describe.each(STORES)('Outlook mailbox upload budget counted %s', (where) => {
     expect(retryAfterS * 1000).toBeLessThanOrEqual(answeredFirst + WINDOW_S * 1000 - sentRefused + 1000);
     expect(await drafts(box)).toBe(2); // the refused draft never left: nothing half-written
     await expectNoGraph429(box);
+    // Its receipt records the refusal like the request budget's: RATE_LIMITED, and no draft among its operations.
+    await hub.audit.drain();
+    const receipts = await client(hub.app).get(`/api/admin/customers/${box.customerId}/receipts?tool=email_send`).set('Authorization', asAdmin()).expect(200);
+    expect(receipts.body.receipts[0]).toMatchObject({
+      outcome: 'RATE_LIMITED',
+      api_calls: 0,
+      google_operations: [],
+      error: { code: 'RATE_LIMITED', details: { reason: 'mailbox_upload_quota', cost: refused.body.error.details.cost } },
+    });
 
     // The sandbox dates a body when it arrives, a moment after the Hub charged it: the wait plus that moment.
     await sleep(retryAfterS * 1000 + 100);
