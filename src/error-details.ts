@@ -92,12 +92,13 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
   },
   RATE_LIMITED: {
     meaning:
-      "A rate limit was hit; wait `retry_after_s` (also `Retry-After`). `details.scope`: `customer`, `agent`, `distinct_agents` (the Hub's limits, with the RateLimit headers), `upstream` (the vendor's rate limit: Google's, or Graph's throttling) or `upstream_quota` (a Google usage quota, or the mailbox's Gmail unit budget the Hub keeps).",
+      "A rate limit was hit; wait `retry_after_s` (also `Retry-After`). `details.scope`: `customer`, `agent`, `distinct_agents` (the Hub's limits, with the RateLimit headers), `upstream` (the vendor's rate limit: Google's, or Graph's throttling) or `upstream_quota` (a Google usage quota, or a mailbox budget the Hub keeps: Gmail units, Outlook requests or Outlook upload bytes). `retryable: false` without `retry_after_s`: one request larger than the whole budget, which no wait lets through.",
     details: z.object({
       scope: reason('Which limit was hit.'),
-      reason: reason("The vendor's reason, or the Hub's (`mailbox_quota`, `mailbox_busy`).").optional(),
-      limit: z.int().describe('The limit (points, or quota units, per window).').optional(),
+      reason: reason("The vendor's reason, or the Hub's (`mailbox_quota`, `mailbox_upload_quota`, `mailbox_busy`).").optional(),
+      limit: z.int().describe('The limit (points, quota units, requests or bytes per window).').optional(),
       window_s: z.int().describe("The limit's window in seconds.").optional(),
+      cost: z.int().describe('What the refused request would have spent of a mailbox budget: quota units, 1 request, or its body in bytes.').optional(),
       cooldown_until: z.iso.datetime().describe('The Hub answered itself: until when the vendor asked it to leave the account alone.').optional(),
     }),
   },

@@ -16,6 +16,11 @@ export interface VendorOp {
   operation: string;
   /** Safe to repeat: reads, deletes, patches, creates the vendor de-duplicates. A send is never idempotent. */
   idempotent: boolean;
+  /**
+   * The request body's exact size in bytes when the vendor limits uploads (Outlook: PATCH/POST/PUT bodies), charged
+   * to the account's upload budget before each attempt leaves; absent or 0 for a request without a body.
+   */
+  uploadBytes?: number;
 }
 
 export type VendorCall = <T>(op: VendorOp, fn: (signal: AbortSignal, accessToken: string) => Promise<T>) => Promise<Result<T>>;

@@ -26,7 +26,10 @@ export interface QuotaSettings {
   redisTimeoutMs: number;
 }
 
-export type Charge = { ok: true } | { ok: false; retryAfterMs: number; limit: number; windowS: number };
+export type Charge =
+  | { ok: true }
+  /** `neverFits`: the charge alone is more than the whole budget — waiting cannot help (retryAfterMs is then the window). */
+  | { ok: false; retryAfterMs: number; limit: number; windowS: number; neverFits?: boolean };
 
 export interface MailboxQuota {
   charge(mailbox: string, units: number): Promise<Charge>;

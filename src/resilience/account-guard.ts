@@ -1,17 +1,18 @@
-import { type HubError, hubError } from '../core/errors';
 import type { Logger } from '../logger';
-import { type Cooldown, createCooldowns } from '../protection/cooldowns';
+import { createCooldowns } from '../protection/cooldowns';
 import { type MailboxGate, createMailboxGate } from '../protection/mailbox-gate';
 import { type MailboxQuota, createMailboxQuota } from '../protection/mailbox-quota';
 import type { SharedRedis } from '../protection/rate-limit';
 import { type SharedMailboxSlots, createSharedMailboxSlots } from '../protection/shared-mailbox-slots';
 import { createSlidingQuota } from '../protection/sliding-quota';
 import { type ClassifiedFailure, DeadlineExceededError, RefusedLocally } from './failures';
+import { cooldownRefusal, mailboxBusy, quotaRefusal, uploadRefusal } from './guard-refusals';
 import type { AccountBudget, VendorProfile } from './vendor-profile';
 
 /**
  * What the Hub keeps per connected account before each attempt leaves, so agents stop at the Hub rather than at
- * the vendor: a running cool-down (the vendor named a time), the account's budget of cost units, and its
+ * the vendor: a running cool-down (the vendor named a time), the account's budget of cost units, its budget of
+ * uploaded bytes (charged with the attempt's exact body size, so nothing leaves that the vendor would refuse), and its
  * in-flight cap — each as the provider's limits say (vendor-profile.ts). After each failed attempt it starts the
  * cool-downs the vendor's answer asks for.
  */
@@ -28,12 +29,14 @@ export interface Tenant {
 export interface GuardedOp {
   integration: string;
   operation: string;
+  /** The attempt's body in bytes, for the account's upload budget. */
+  uploadBytes?: number;
 }
 
 export interface AccountGuard {
   /**
-   * Runs before an attempt: waits out a cool-down that ends within the deadline (or refuses), charges the Gmail
-   * units, takes an in-flight slot. Returns the slot's release; throws RefusedLocally or DeadlineExceededError.
+   * Runs before an attempt: waits out a cool-down that ends within the deadline (or refuses), charges the account's
+   * budget (Gmail units, Outlook requests) and its upload budget (the body's bytes), takes an in-flight slot. Returns the slot's release; throws RefusedLocally or DeadlineExceededError.
    */
   beforeAttempt(op: GuardedOp, tenant: Tenant, deadline: AbortSignal, deadlineAt: number): Promise<() => void>;
   /** After a failed attempt: starts the cool-down the vendor's answer asks for, if any. */
@@ -57,33 +60,6 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-function cooldownRefusal(vendor: string, op: GuardedOp, cooldown: Cooldown, now: number): HubError {
-  const until = new Date(cooldown.until).toISOString();
-  return hubError('RATE_LIMITED', `${vendor} limited this account until ${until}; ${op.operation} was not sent to ${vendor}`, {
-    retryable: true,
-    retryAfterS: Math.max(1, Math.ceil((cooldown.until - now) / 1000)),
-    details: { scope: cooldown.limit, reason: cooldown.reason, cooldown_until: until },
-  });
-}
-
-function quotaRefusal(
-  vendor: string,
-  budget: AccountBudget,
-  op: GuardedOp,
-  cost: number,
-  refusal: { retryAfterMs: number; limit: number; windowS: number },
-): HubError {
-  return hubError(
-    'RATE_LIMITED',
-    `This mailbox's ${budget.name} (${refusal.limit} ${budget.unit} per ${refusal.windowS} s) is spent; ${op.operation} was not sent to ${vendor}`,
-    {
-      retryable: true,
-      retryAfterS: Math.max(1, Math.ceil(refusal.retryAfterMs / 1000)),
-      details: { scope: 'upstream_quota', reason: 'mailbox_quota', limit: refusal.limit, window_s: refusal.windowS, cost },
-    },
-  );
-}
-
 export interface GuardSettings {
   replicas: number;
   /** Longest a budget charge (or an in-flight slot's command) waits on Redis. */
@@ -95,14 +71,6 @@ export interface GuardSettings {
 /** A shared slot's lease beyond the longest attempt: the release's own trip to Redis, a busy event loop. */
 const LEASE_MARGIN_MS = 5_000;
 
-function mailboxBusy(vendor: string, op: GuardedOp): HubError {
-  return hubError('RATE_LIMITED', `Too many requests are waiting for this mailbox; ${op.operation} was not sent to ${vendor}`, {
-    retryable: true,
-    retryAfterS: 1,
-    details: { scope: 'upstream_quota', reason: 'mailbox_busy' },
-  });
-}
-
 export function createAccountGuard(
   vendors: readonly VendorProfile[],
   settings: GuardSettings,
@@ -112,10 +80,21 @@ export function createAccountGuard(
 ): AccountGuard {
   const cooldowns = createCooldowns(now);
   const byIntegration = new Map(vendors.flatMap((vendor) => vendor.integrations.map((id) => [id, vendor] as const)));
-  // One gate and one budget per limit group, made on first use: integrations of a group share them.
+  // One gate and one set of budgets per limit group, made on first use: integrations of a group share them.
   const gates = new Map<string, MailboxGate>();
   const sharedGates = new Map<string, SharedMailboxSlots>();
   const quotas = new Map<string, MailboxQuota>();
+  /** A group's budget of `name` (requests, uploads), made on first use: integrations of the group share it. */
+  const quotaOf = (group: string, name: string, budget: Pick<AccountBudget, 'units' | 'windowS' | 'window'>): MailboxQuota => {
+    let quota = quotas.get(`${group}:${name}`);
+    if (!quota) {
+      const quotaSettings = { units: budget.units, windowS: budget.windowS, ...settings };
+      quota =
+        budget.window === 'sliding' ? createSlidingQuota({ ...quotaSettings, name }, redis, logger, now) : createMailboxQuota(quotaSettings, redis, logger);
+      quotas.set(`${group}:${name}`, quota);
+    }
+    return quota;
+  };
   const vendorOf = (op: GuardedOp): VendorProfile => {
     const vendor = byIntegration.get(op.integration);
     if (!vendor) throw new Error(`no vendor profile guards the integration ${op.integration}`);
@@ -133,17 +112,18 @@ export function createAccountGuard(
         if (cooldown.until >= deadlineAt) throw new RefusedLocally(cooldownRefusal(vendor.name, op, cooldown, now()));
         await sleep(cooldown.until - now(), deadline);
       }
-      const { budget, maxInFlight } = limits;
+      const { budget, uploads, maxInFlight } = limits;
       if (budget) {
-        let quota = quotas.get(limits.group);
-        if (!quota) {
-          const quotaSettings = { units: budget.units, windowS: budget.windowS, ...settings };
-          quota = budget.window === 'sliding' ? createSlidingQuota(quotaSettings, redis, logger, now) : createMailboxQuota(quotaSettings, redis, logger);
-          quotas.set(limits.group, quota);
-        }
         const cost = budget.cost(op.operation);
-        const charged = await quota.charge(key, cost);
+        const charged = await quotaOf(limits.group, 'requests', budget).charge(key, cost);
         if (!charged.ok) throw new RefusedLocally(quotaRefusal(vendor.name, budget, op, cost, charged));
+      }
+      // After the request budget: a refusal here wastes one request of it, never a large body's bytes.
+      const bytes = op.uploadBytes ?? 0;
+      if (uploads && bytes > 0) {
+        // Uploads are counted "in a 5 minute period" (any five minutes): always a sliding window.
+        const charged = await quotaOf(limits.group, 'uploads', { units: uploads.bytes, windowS: uploads.windowS, window: 'sliding' }).charge(key, bytes);
+        if (!charged.ok) throw new RefusedLocally(uploadRefusal(vendor.name, uploads, op, bytes, charged));
       }
       if (maxInFlight === undefined) return noop;
       let gate = gates.get(limits.group);

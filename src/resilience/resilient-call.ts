@@ -18,7 +18,7 @@ import { type Tracing, tracingOff } from '../observability/tracing';
  *   circuits (the connection's, then the integration's; a call counts once, whatever its retries did)
  *     └ retry (idempotent ops, or requests that never left; full-jitter backoff ∨ Retry-After, ≥ 1 s after a
  *       rate limit; within the deadline)
- *         └ the account's guard (cool-down, the account's budget, per-mailbox in-flight slot)
+ *         └ the account's guard (cool-down, the account's budget and upload budget, per-mailbox in-flight slot)
  *             └ per-attempt timeout (aggressive: the attempt's signal aborts the HTTP request)
  *                 └ fn(signal) — one request to the vendor, which must not retry by itself
  *
@@ -33,6 +33,8 @@ export interface UpstreamOp {
   operation: string;
   /** Safe to repeat: reads, deletes, patches, creates the vendor de-duplicates. A mail send is NOT. */
   idempotent: boolean;
+  /** Bytes of the request's body, charged to the account's upload budget before each attempt (VendorOp.uploadBytes). */
+  uploadBytes?: number;
 }
 
 export interface CallOptions {

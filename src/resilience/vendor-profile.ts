@@ -25,6 +25,19 @@ export interface AccountBudget {
   window?: 'fixed' | 'sliding';
 }
 
+/**
+ * A budget of request-body bytes per sliding window, per account (Outlook: "150 megabytes (MB) upload (PATCH, POST,
+ * PUT) in a 5 minute period", learn.microsoft.com/graph/throttling-limits#outlook-service-limits). Each attempt is
+ * charged the bytes its operation says it carries (UpstreamOp.uploadBytes) before it leaves; one log entry per
+ * attempt, whatever its size (weighted-log.ts).
+ */
+export interface UploadBudget {
+  /** As messages name it: "Outlook upload limit". */
+  name: string;
+  bytes: number;
+  windowS: number;
+}
+
 /** An integration's per-account limits; absent parts are not enforced by the Hub. */
 export interface AccountLimits {
   /**
@@ -33,6 +46,8 @@ export interface AccountLimits {
    */
   group: string;
   budget?: AccountBudget;
+  /** Bytes the account's requests may carry per window; always sliding. */
+  uploads?: UploadBudget;
   /** Requests of one account in flight at once (Gmail's concurrent-request limit; Outlook: 4). */
   maxInFlight?: number;
   /**

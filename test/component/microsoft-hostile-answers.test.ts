@@ -33,7 +33,7 @@ const config = (overrides: Partial<MicrosoftConfig> = {}): MicrosoftConfig => ({
   redirectUri: 'https://hub.example.com/integrations/microsoft/callback',
   timeoutMs: 2_000,
   sandbox: false,
-  mailboxLimits: { requestsPerWindow: 10_000, windowS: 600, maxInFlight: 4 },
+  mailboxLimits: { requestsPerWindow: 10_000, windowS: 600, maxInFlight: 4, uploadBytesPerWindow: 150 * 1024 * 1024, uploadWindowS: 300 },
   ...overrides,
 });
 const port = (overrides: Partial<MicrosoftConfig> = {}) => createMicrosoftOAuth(config(overrides), { logger: logs.logger });

@@ -69,11 +69,12 @@ export const mailboxLimitEnv = (requests: number, windowS: number): Record<strin
 
 /**
  * Makes the sandbox throttle at exactly the Hub's limits (per app and mailbox, a sliding window, 429
- * ApplicationThrottled beyond): a Hub that let one request too many through would meet Graph's refusal. Clears
- * the sandbox's counters.
+ * ApplicationThrottled beyond; uploads at Microsoft's 150 MB per 300 s unless `uploads` says otherwise): a Hub
+ * that let one request or one byte too many through would meet Graph's refusal. Clears the sandbox's counters.
  */
-export async function throttleSandboxAt(world: MicrosoftWorld, requests: number, windowS: number): Promise<void> {
-  const set = await world.control('PUT', '/throttling', { requests_per_window: requests, window_s: windowS, concurrent: 4 });
+export async function throttleSandboxAt(world: MicrosoftWorld, requests: number, windowS: number, uploads?: { bytes: number; windowS: number }): Promise<void> {
+  const upload = uploads ? { upload_bytes: uploads.bytes, upload_window_s: uploads.windowS } : {};
+  const set = await world.control('PUT', '/throttling', { requests_per_window: requests, window_s: windowS, concurrent: 4, ...upload });
   if (set.status !== 200) throw new Error(`sandbox /throttling: ${set.status} ${JSON.stringify(set.body)}`);
 }
 

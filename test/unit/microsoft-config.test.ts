@@ -33,7 +33,7 @@ describe('the Microsoft configuration section', () => {
       redirectUri: 'https://hub.example.com/integrations/microsoft/callback',
       timeoutMs: 10_000,
       sandbox: false,
-      mailboxLimits: { requestsPerWindow: 10_000, windowS: 600, maxInFlight: 4 },
+      mailboxLimits: { requestsPerWindow: 10_000, windowS: 600, maxInFlight: 4, uploadBytesPerWindow: 157_286_400, uploadWindowS: 300 },
     });
   });
 

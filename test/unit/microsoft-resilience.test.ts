@@ -11,14 +11,25 @@ test('when calendar and mail of one mailbox are guarded by default, then they dr
   const calendar = vendor.limits('outlook_calendar');
   expect(vendor.limits('outlook_mail')).toBe(calendar);
   expect(calendar).toMatchObject({ group: 'outlook_mailbox', maxInFlight: 4, budget: { units: 10_000, windowS: 600, unit: 'requests', window: 'sliding' } });
+  expect(calendar.uploads).toEqual({ name: 'Outlook upload limit', bytes: 150 * 1024 * 1024, windowS: 300 });
   expect(calendar.budget!.cost('messages.send')).toBe(1);
   expect(calendar.budget!.cost('calendar.getSchedule')).toBe(1);
   expect(vendor.integrations).toEqual(['outlook_calendar', 'outlook_mail']);
 });
 
-test('when the mailbox limits are configured lower, then the profile carries the configured budget and in-flight cap', () => {
-  const { microsoft } = testConfig({ HUB_OUTLOOK_QUOTA_REQUESTS: '30', HUB_OUTLOOK_QUOTA_WINDOW_S: '60', HUB_OUTLOOK_MAX_IN_FLIGHT: '2' });
-  expect(microsoftVendor(microsoft.mailboxLimits).limits('outlook_mail')).toMatchObject({ maxInFlight: 2, budget: { units: 30, windowS: 60 } });
+test('when the mailbox limits are configured lower, then the profile carries the configured budgets and in-flight cap', () => {
+  const { microsoft } = testConfig({
+    HUB_OUTLOOK_QUOTA_REQUESTS: '30',
+    HUB_OUTLOOK_QUOTA_WINDOW_S: '60',
+    HUB_OUTLOOK_MAX_IN_FLIGHT: '2',
+    HUB_OUTLOOK_UPLOAD_BYTES: '500000',
+    HUB_OUTLOOK_UPLOAD_WINDOW_S: '120',
+  });
+  expect(microsoftVendor(microsoft.mailboxLimits).limits('outlook_mail')).toMatchObject({
+    maxInFlight: 2,
+    budget: { units: 30, windowS: 60 },
+    uploads: { bytes: 500_000, windowS: 120 },
+  });
 });
 
 test("when Graph throttles with Retry-After, then the profile's classifier reads it as rate_limited with that wait", () => {

@@ -1,4 +1,6 @@
+import type { Redis } from 'ioredis';
 import { createSlidingQuota } from '../../src/protection/sliding-quota';
+import { type RedisHealth, RedisUnavailableError } from '../../src/store/redis-health';
 import { captureLogs } from '../helpers/logs';
 
 /**
@@ -13,7 +15,7 @@ const clock = () => {
   return { now: () => t, at: (ms: number) => (t = 1_000_000 + ms) };
 };
 const quotaOf = (units: number, windowS: number, c: ReturnType<typeof clock>) =>
-  createSlidingQuota({ units, windowS, replicas: 1, redisTimeoutMs: 50 }, null, logger, c.now);
+  createSlidingQuota({ name: 'requests', units, windowS, replicas: 1, redisTimeoutMs: 50 }, null, logger, c.now);
 
 describe('the sliding mailbox budget', () => {
   it('when the budget is spent, then the next charge waits exactly until the oldest unit leaves the window', async () => {
@@ -60,4 +62,33 @@ describe('the sliding mailbox budget', () => {
     c.at(60_000);
     expect((await quota.charge('ana', 1)).ok).toBe(true);
   });
+});
+
+/** A Redis whose breaker is open (`available: false`), or whose every command times out. */
+function unavailableRedis(available: boolean) {
+  const health = {
+    available: () => available,
+    call: () => Promise.reject(new RedisUnavailableError('Redis did not answer in time')),
+  } as unknown as RedisHealth;
+  return { client: { eval: () => Promise.reject(new Error('not reached')) } as unknown as Redis, health };
+}
+
+describe('the sliding mailbox budget while Redis is not available', () => {
+  it.each([
+    ['its breaker is open', false],
+    ['it does not answer in time', true],
+  ])(
+    'when %s, then each of 3 replicas counts a third of the bytes in memory, and a body within the whole budget is never "never fits"',
+    async (_case, available) => {
+      const c = clock();
+      const settings = { name: 'uploads', units: 900, windowS: 10, replicas: 3, redisTimeoutMs: 50 };
+      const quota = createSlidingQuota(settings, unavailableRedis(available), logger, c.now);
+      expect(await quota.charge('ana', 200)).toEqual({ ok: true });
+      expect(await quota.charge('ana', 100)).toEqual({ ok: true });
+      await expect(quota.charge('ana', 1)).resolves.toEqual({ ok: false, retryAfterMs: 10_000, limit: 900, windowS: 10 });
+      // Above this replica's 300 but within the whole 900: it waits for Redis or the window, it is not refused for ever.
+      await expect(quota.charge('ben', 500)).resolves.toEqual({ ok: false, retryAfterMs: 10_000, limit: 900, windowS: 10 });
+      await expect(quota.charge('ben', 901)).resolves.toMatchObject({ ok: false, neverFits: true });
+    },
+  );
 });

@@ -729,12 +729,14 @@ export interface ErrorDetails {
   RATE_LIMITED: {
     /** Which limit was hit. */
     scope: string;
-    /** The vendor's reason, or the Hub's (`mailbox_quota`, `mailbox_busy`). */
+    /** The vendor's reason, or the Hub's (`mailbox_quota`, `mailbox_upload_quota`, `mailbox_busy`). */
     reason?: string;
-    /** The limit (points, or quota units, per window). */
+    /** The limit (points, quota units, requests or bytes per window). */
     limit?: number;
     /** The limit's window in seconds. */
     window_s?: number;
+    /** What the refused request would have spent of a mailbox budget: quota units, 1 request, or its body in bytes. */
+    cost?: number;
     /** The Hub answered itself: until when the vendor asked it to leave the account alone. */
     cooldown_until?: string;
   };

@@ -3,7 +3,7 @@ import type { RecentWrites } from '../../core/recent-writes';
 import type { VendorCall } from '../../core/vendor-call';
 import { type HubError, type Result, fail, hubError, ok } from '../../core/errors';
 import type { Logger } from '../../logger';
-import { type GraphAnswer, type GraphRequest, graphFetch } from './graph-request';
+import { type GraphAnswer, type GraphRequest, graphFetch, sizedGraphRequest } from './graph-request';
 
 /**
  * What the Outlook calendar adapter is built from, and its one way to ask Graph something: `send` runs one
@@ -56,7 +56,7 @@ export interface Graph {
   /** One request; the answer's body checked against `schema` (null: a body is not read, e.g. 204). */
   send<S extends z.ZodType>(operation: string, idempotent: boolean, req: GraphRequest, schema: S): Promise<Result<z.output<S>>>;
   send(operation: string, idempotent: boolean, req: GraphRequest, schema: null): Promise<Result<undefined>>;
-  /** The raw request inside `call`, for adapters that must see each attempt (delete). */
+  /** The raw request inside `call`, for adapters that must see each attempt (delete); its body is not charged to the upload budget. */
   fetch(signal: AbortSignal, token: string, req: GraphRequest): Promise<GraphAnswer>;
   parse<S extends z.ZodType>(schema: S, body: unknown, operation: string): Result<z.output<S>>;
   /** Whether `url` (an @odata.nextLink) is on the configured Graph endpoint: only such links are followed. */
@@ -77,7 +77,9 @@ export function createGraph(deps: GraphCalendarDeps): Graph {
     return fail(unexpectedAnswer(operation));
   };
   async function send(operation: string, idempotent: boolean, req: GraphRequest, schema: z.ZodType | null): Promise<Result<unknown>> {
-    const answer = await deps.call({ operation, idempotent }, (signal, token) => fetchIn(signal, token, req));
+    // Serialized once: the mailbox's upload budget is charged these very bytes before each attempt sends them.
+    const sized = sizedGraphRequest(req);
+    const answer = await deps.call({ operation, idempotent, uploadBytes: sized.uploadBytes }, (signal, token) => fetchIn(signal, token, sized.req));
     if (!answer.ok) return answer;
     return schema === null ? ok(undefined) : parse(schema, answer.value.body, operation);
   }

@@ -24,7 +24,7 @@ export interface GraphRequest {
   /** A path under the version root (`/me/events`), or an absolute URL Graph returned (`@odata.nextLink`). */
   path: string;
   query?: Record<string, string>;
-  /** Sent as JSON. */
+  /** Sent as JSON; a Buffer is taken as JSON serialized already (sizedGraphRequest) and sent as it is. */
   body?: unknown;
   /** E.g. `Prefer`, `If-Match`. */
   headers?: Record<string, string>;
@@ -72,10 +72,31 @@ export function retryAfterMs(value: string | null, now = Date.now()): number | u
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
+/** The exact bytes graphFetch sends as `req`'s body, or null for none. */
+export function graphBody(req: GraphRequest): Buffer | null {
+  if (req.body === undefined) return null;
+  return Buffer.isBuffer(req.body) ? req.body : Buffer.from(JSON.stringify(req.body));
+}
+
+/** The methods whose bodies Outlook's upload limit counts (PUT too, should an adapter ever send one). */
+const UPLOAD_METHODS: ReadonlySet<string> = new Set(['PATCH', 'POST', 'PUT']);
+
+/**
+ * `req` with its body serialized once, and the bytes Outlook's upload limit counts for it — the body of a PATCH,
+ * POST or PUT ("150 megabytes (MB) upload (PATCH, POST, PUT) in a 5 minute period",
+ * learn.microsoft.com/graph/throttling-limits#outlook-service-limits); 0 otherwise. The adapters hand the size to
+ * the resilience layer (VendorOp.uploadBytes), which charges it before each attempt, and send this very body.
+ */
+export function sizedGraphRequest(req: GraphRequest): { req: GraphRequest; uploadBytes: number } {
+  const body = graphBody(req);
+  if (body === null) return { req, uploadBytes: 0 };
+  return { req: { ...req, body }, uploadBytes: UPLOAD_METHODS.has(req.method) ? body.length : 0 };
+}
+
 /** Sends `req` with `token`; resolves for 2xx, throws GraphError otherwise (transport failures and aborts propagate as thrown). */
 export async function graphFetch<T = unknown>(baseUrl: string, token: string, req: GraphRequest, signal: AbortSignal): Promise<GraphAnswer<T>> {
   const url = resolve(baseUrl, req);
-  const body = req.body !== undefined ? Buffer.from(JSON.stringify(req.body)) : null;
+  const body = graphBody(req);
   // What fetch sent before (undici's defaults: compression asked for, decoded on arrival), on Node's http.
   const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json', 'accept-encoding': 'gzip, deflate', ...req.headers };
   if (body) {

@@ -9,8 +9,9 @@ import { OUTLOOK_PUBLISHED_LIMITS } from '../../config';
  * following resources: … event, calendar, mailFolder, message, … mailboxSettings" — limits are "per app ID and
  * mailbox combination". So calendar and mail requests of one mailbox draw on ONE budget: the calendar adapter and
  * the mail adapter of a connection must be charged to the same counters, and a second customer connecting the same
- * mailbox through the Hub's app shares them as well. The request and concurrency figures are the configuration's
- * ceilings (src/config/outlook-limits.ts: HUB_OUTLOOK_QUOTA_REQUESTS and HUB_OUTLOOK_MAX_IN_FLIGHT may only be lower).
+ * mailbox through the Hub's app shares them as well. The figures are the configuration's ceilings
+ * (src/config/outlook-limits.ts: HUB_OUTLOOK_QUOTA_REQUESTS, HUB_OUTLOOK_MAX_IN_FLIGHT and HUB_OUTLOOK_UPLOAD_BYTES
+ * may only be lower).
  */
 
 export interface MailboxLimit {
@@ -35,8 +36,8 @@ export const OUTLOOK_MAILBOX_LIMITS: readonly MailboxLimit[] = Object.freeze([
   { what: 'concurrent_requests', limit: OUTLOOK_PUBLISHED_LIMITS.concurrent, windowS: null, source: `${OUTLOOK_LIMITS_PAGE}: 4 concurrent requests` },
   {
     what: 'upload_bytes',
-    limit: 150 * 1024 * 1024,
-    windowS: 300,
+    limit: OUTLOOK_PUBLISHED_LIMITS.uploadBytes,
+    windowS: OUTLOOK_PUBLISHED_LIMITS.uploadWindowS,
     source: `${OUTLOOK_LIMITS_PAGE}: 150 megabytes (MB) upload (PATCH, POST, PUT) in a 5-minute period`,
   },
 ]);

@@ -4,7 +4,7 @@ import { type HubError, type Result, hubError, ok } from '../../core/errors';
 import type { Logger } from '../../logger';
 import type { HtmlToText } from '../../tools/email/html-text';
 import type { ToolCache } from '../../tools/tool-cache';
-import { type GraphRequest, graphFetch } from './graph-request';
+import { type GraphRequest, graphFetch, sizedGraphRequest } from './graph-request';
 
 /** What the Outlook mail adapter needs: one tool call's way to Graph and the call's own services. */
 export interface GraphMailDeps {
@@ -50,7 +50,9 @@ export function mailContext(deps: GraphMailDeps): MailContext {
     ...deps,
     async graph(op, req, schema) {
       const prefer = [IMMUTABLE_IDS, req.headers?.Prefer].filter(Boolean).join(', ');
-      const answer = await deps.call(op, (signal, token) => graphFetch(deps.graphUrl, token, { ...req, headers: { ...req.headers, Prefer: prefer } }, signal));
+      // Serialized once: the mailbox's upload budget is charged these very bytes before each attempt sends them.
+      const sized = sizedGraphRequest({ ...req, headers: { ...req.headers, Prefer: prefer } });
+      const answer = await deps.call({ ...op, uploadBytes: sized.uploadBytes }, (signal, token) => graphFetch(deps.graphUrl, token, sized.req, signal));
       if (!answer.ok) return answer;
       const parsed = schema.safeParse(answer.value.body);
       if (parsed.success) return ok(parsed.data);
