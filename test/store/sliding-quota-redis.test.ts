@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { MailboxQuota } from '../../src/protection/mailbox-quota';
-import { createSlidingQuota, slidingQuotaKeys } from '../../src/protection/sliding-quota';
+import { LONGEST_WALK, createSlidingQuota, slidingQuotaKeys } from '../../src/protection/sliding-quota';
 import { openRedis } from '../../src/store/redis';
 import { createRedisHealth } from '../../src/store/redis-health';
 import { services } from '../helpers/env';
@@ -62,6 +62,26 @@ maybe('the sliding budgets in Redis', () => {
     await sleep(refused.retryAfterMs + 20);
     expect(await quota.charge(box, 500)).toEqual({ ok: true });
     expect(await clients.at(-1)!.get(slidingQuotaKeys('uploads', box)[1])).toBe('800');
+  });
+
+  test('when a refusal would need more of the oldest entries than one walk reads, then it answers when the last entry it read leaves: a true "not before", for bounded work', async () => {
+    const quota = await replica(3_000, 60, 1);
+    const box = mailbox();
+    // 2,999 one-byte uploads, their times spread so the walk's stopping point is visible in the wait.
+    const [log] = slidingQuotaKeys('uploads', box);
+    expect(await quota.charge(box, 1)).toEqual({ ok: true });
+    const first = Number((await clients.at(-1)!.zrange(log, 0, 0, 'WITHSCORES'))[1]);
+    const members = Array.from({ length: 2_998 }, (_, i) => [first + 1 + i * 10, `m${i}:1`] as const);
+    await clients.at(-1)!.zadd(log, ...members.flat());
+    await clients.at(-1)!.set(slidingQuotaKeys('uploads', box)[1], '2999', 'PX', 60_000);
+    // 2,000 bytes need the oldest 1,999 entries to leave; one walk reads LONGEST_WALK of them.
+    const refused = (await quota.charge(box, 2_000)) as { ok: false; retryAfterMs: number };
+    expect(refused.ok).toBe(false);
+    const lastRead = first + 1 + (LONGEST_WALK - 2) * 10; // the walk's last entry (the first one is the real charge)
+    const roomAt = first + 1 + (1_999 - 2) * 10;
+    const now = Number((await clients.at(-1)!.time())[0]) * 1000;
+    expect(now + refused.retryAfterMs).toBeGreaterThanOrEqual(lastRead + 60_000 - 50);
+    expect(now + refused.retryAfterMs).toBeLessThan(roomAt + 60_000);
   });
 
   test('when one charge is larger than the whole budget, then Redis refuses it as never fitting and spends nothing', async () => {
