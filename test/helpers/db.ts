@@ -56,8 +56,21 @@ export async function openTestDb(kind: DriverKind, options: { migrate?: boolean 
         await db.close();
         const c = new Client({ connectionString: base });
         await c.connect();
-        await c.query(`DROP SCHEMA ${schema} CASCADE`);
-        await c.end();
+        try {
+          // Files running in parallel drop their schemas at the same moments, and PostgreSQL may end one DROP as a
+          // deadlock's victim (40P01), which is to be tried again ("Explicit Locking", deadlocks): a few times.
+          for (let attempt = 1; ; attempt++) {
+            try {
+              await c.query(`DROP SCHEMA ${schema} CASCADE`);
+              break;
+            } catch (err) {
+              if ((err as { code?: string }).code !== '40P01' || attempt === 5) throw err;
+              await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+            }
+          }
+        } finally {
+          await c.end();
+        }
       },
     };
   }
