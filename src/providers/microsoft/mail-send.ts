@@ -59,9 +59,10 @@ const uncertain = (e: HubError) =>
       e.details?.reason === 'timeout' ||
       e.details?.reason === 'network'));
 
-const withOutcome = (e: HubError, outcome: 'unknown' | 'not_sent', verification: string): HubError => ({
+/** A send whose outcome the Hub cannot know (yet): `verification` says why. */
+const outcomeUnknown = (e: HubError, verification: string): HubError => ({
   ...e,
-  details: { ...e.details, outcome, verification },
+  details: { ...e.details, outcome: 'unknown', verification },
 });
 
 async function createDraft(
@@ -117,13 +118,13 @@ async function afterUncertainSend(ctx: MailContext, draft: { id: string; convers
       return ok({ id: got.value.id, threadId: got.value.conversationId ?? draft.conversationId });
     }
     // Still a draft (it may be waiting for transport) or gone (on its way to Sent Items): look again shortly.
-    if (!got.ok && got.error.code !== 'RESOURCE_NOT_FOUND') return fail(withOutcome(error, 'unknown', 'failed'));
+    if (!got.ok && got.error.code !== 'RESOURCE_NOT_FOUND') return fail(outcomeUnknown(error, 'failed'));
     const wait = ARRIVAL_WAITS_MS[attempt];
-    if (wait === undefined || ctx.deadline.aborted) return fail(withOutcome(error, 'unknown', 'in_transit'));
+    if (wait === undefined || ctx.deadline.aborted) return fail(outcomeUnknown(error, 'in_transit'));
     try {
       await sleep(wait, undefined, { signal: ctx.deadline });
     } catch {
-      return fail(withOutcome(error, 'unknown', 'in_transit'));
+      return fail(outcomeUnknown(error, 'in_transit'));
     }
   }
 }
