@@ -3,6 +3,7 @@ import { relative } from 'node:path';
 import { DEDUP_PROPERTY } from '../src/providers/microsoft/calendar-create';
 import { PREFER } from '../src/providers/microsoft/calendar-graph';
 import { OUTLOOK_CALENDAR_SCOPES, OUTLOOK_MAIL_SCOPES } from '../src/providers/microsoft/catalog';
+import { type GraphRequest, graphFetch } from '../src/providers/microsoft/graph-request';
 import { IMMUTABLE_IDS } from '../src/providers/microsoft/mail-context';
 import { SUMMARY_FIELDS } from '../src/providers/microsoft/mail-schemas';
 import { planSearch } from '../src/providers/microsoft/search-plan';
@@ -48,6 +49,11 @@ export interface OutlookWorld {
   direct(tool: string): Promise<void>;
   /** The same through a bare forwarder (the floor). */
   floor(tool: string): Promise<void>;
+  /**
+   * The same requests over the Hub's own transport (graphFetch, the Hub's Graph exchange), straight to the sandbox:
+   * `direct` minus this is what the reference client costs beyond the Hub's transport.
+   */
+  lean(tool: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -145,6 +151,7 @@ export async function startOutlookWorld(): Promise<OutlookWorld> {
       },
       direct: callsVia(url),
       floor: callsVia(fwd.found),
+      lean: (tool) => leanCall(tool, `${url}/v1.0`, String(calGrant.access_token), String(mailGrant.access_token)),
       stop,
     };
   } catch (err) {
@@ -189,6 +196,51 @@ async function graphCall(tool: string, calendar: ReturnType<typeof graphClientFo
       value: unknown[];
     };
     if (found.value.length !== 3) throw new Error(`email_search on Outlook listed ${found.value.length} messages, not 3`);
+  } else {
+    throw new Error(`bench:realcall has no Outlook requests for ${tool}`);
+  }
+}
+
+/** graphCall's requests, as the Hub's adapters send them: graphFetch over the Hub's transport (src/providers/lean-http.ts). */
+async function leanCall(tool: string, graphUrl: string, calendarToken: string, mailToken: string): Promise<void> {
+  const signal = AbortSignal.timeout(30_000);
+  const send = (token: string, req: GraphRequest) => graphFetch(graphUrl, token, req, signal);
+  if (tool === 'calendar_get_availability') {
+    await send(calendarToken, {
+      method: 'POST',
+      path: '/me/calendar/getSchedule',
+      headers: { Prefer: PREFER },
+      body: {
+        schedules: [OUTLOOK_UPN],
+        startTime: { dateTime: '2027-03-01T05:00:00.000', timeZone: 'UTC' },
+        endTime: { dateTime: '2027-03-08T05:00:00.000', timeZone: 'UTC' },
+        availabilityViewInterval: 1440,
+      },
+    });
+  } else if (tool === 'calendar_create_event') {
+    const key = randomBytes(20).toString('hex');
+    await send(calendarToken, {
+      method: 'POST',
+      path: '/me/calendar/events',
+      headers: { Prefer: PREFER },
+      body: {
+        subject: 'Bench',
+        start: { dateTime: '2030-02-10T19:00:00.000', timeZone: 'UTC' },
+        end: { dateTime: '2030-02-10T20:00:00.000', timeZone: 'UTC' },
+        isAllDay: false,
+        transactionId: `hub-${key}`,
+        singleValueExtendedProperties: [{ id: DEDUP_PROPERTY, value: key }],
+      },
+    });
+  } else if (tool === 'email_search') {
+    const found = await send(mailToken, {
+      method: 'GET',
+      path: '/me/messages',
+      headers: { Prefer: IMMUTABLE_IDS },
+      query: { $select: SUMMARY_FIELDS, $top: '3', $search: SEARCH_VALUE },
+    });
+    const listed = (found.body as { value?: unknown[] } | undefined)?.value?.length;
+    if (listed !== 3) throw new Error(`email_search on Outlook over the Hub's transport listed ${listed} messages, not 3`);
   } else {
     throw new Error(`bench:realcall has no Outlook requests for ${tool}`);
   }

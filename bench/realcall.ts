@@ -273,6 +273,16 @@ async function main() {
       };
     };
     const straight = clientsOf(sandboxUrl);
+    // The same googleapis clients over the Hub's own transport (HUB_GOOGLE_HTTP=lean, what the Hub's adapters send
+    // with): `direct` minus these is what the reference's node-fetch costs beyond the Hub's transport.
+    const leanOf = (url: string) => {
+      const g = createGoogleClients(loadConfig({ ...baseEnv, HUB_GOOGLE_SANDBOX_URL: url, HUB_DATA_DIR: 'memory://', HUB_GOOGLE_HTTP: 'lean' }).google);
+      return {
+        calendar: g.calendar(g.withAccessToken(String(calGrant.access_token))),
+        gmail: g.gmail(g.withAccessToken(String(gmailGrant.access_token))),
+      };
+    };
+    const overLean = leanOf(sandboxUrl);
     // The floor: the same client through a bare forwarder (one more process on the path, nothing else).
     const fwd = await startProcess('bench/forwarder.js', { FORWARD_TO: sandboxUrl }, (line) => /listening on (http:\/\/\S+)/.exec(line)?.[1]);
     cleanups.push(() => stopProcess(fwd.child));
@@ -545,6 +555,7 @@ async function main() {
         hub: measured.map((h) => ({ label: h.label, call: (t: string) => hubCall(h, t), cpuMs: () => treeCpuMs(h.pid) })),
         direct: { label: 'direct', call: (t: string) => directCall(t) },
         floor: { label: 'floor', call: (t: string) => directCall(t, forwarded) },
+        lean: { label: 'lean', call: (t: string) => directCall(t, overLean) },
       };
       const outlookWays = {
         vendor: 'outlook' as const,
@@ -555,6 +566,7 @@ async function main() {
         })),
         direct: { label: 'direct', call: outlook.direct },
         floor: { label: 'floor', call: outlook.floor },
+        lean: { label: 'lean', call: outlook.lean },
       };
       const first = measured[0]!;
       const hostOf = (url: string) => new URL(url).host;
