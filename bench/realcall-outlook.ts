@@ -165,83 +165,73 @@ const plan = planSearch(SEARCH, { now: Date.now(), ownAddress: null });
 const SEARCH_VALUE = `"${(plan.kql ?? '').replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 if (plan.mode !== 'search' || plan.folder !== null) throw new Error(`the Hub plans ${SEARCH} differently now: update bench/realcall-outlook.ts`);
 
-/** The Graph requests the Hub's adapters make for one call of `tool` (the inputs realcall posts to the Hub). */
-async function graphCall(tool: string, calendar: ReturnType<typeof graphClientFor>, mail: ReturnType<typeof graphClientFor>): Promise<void> {
+/** The Graph request the Hub's adapters make for one call of `tool` (the inputs realcall posts to the Hub), and whose token it takes. */
+function requestFor(tool: string): { mailbox: 'calendar' | 'mail'; req: GraphRequest } {
   if (tool === 'calendar_get_availability') {
     // 2027-03-01 … 2027-03-07 in America/New_York, as UTC wall times.
-    await calendar
-      .api('/me/calendar/getSchedule')
-      .header('Prefer', PREFER)
-      .post({
-        schedules: [OUTLOOK_UPN],
-        startTime: { dateTime: '2027-03-01T05:00:00.000', timeZone: 'UTC' },
-        endTime: { dateTime: '2027-03-08T05:00:00.000', timeZone: 'UTC' },
-        availabilityViewInterval: 1440,
-      });
-  } else if (tool === 'calendar_create_event') {
-    const key = randomBytes(20).toString('hex');
-    await calendar
-      .api('/me/calendar/events')
-      .header('Prefer', PREFER)
-      .post({
-        subject: 'Bench',
-        start: { dateTime: '2030-02-10T19:00:00.000', timeZone: 'UTC' },
-        end: { dateTime: '2030-02-10T20:00:00.000', timeZone: 'UTC' },
-        isAllDay: false,
-        transactionId: `hub-${key}`,
-        singleValueExtendedProperties: [{ id: DEDUP_PROPERTY, value: key }],
-      });
-  } else if (tool === 'email_search') {
-    const found = (await mail.api('/me/messages').header('Prefer', IMMUTABLE_IDS).select(SUMMARY_FIELDS).top(3).search(SEARCH_VALUE).get()) as {
-      value: unknown[];
+    return {
+      mailbox: 'calendar',
+      req: {
+        method: 'POST',
+        path: '/me/calendar/getSchedule',
+        headers: { Prefer: PREFER },
+        body: {
+          schedules: [OUTLOOK_UPN],
+          startTime: { dateTime: '2027-03-01T05:00:00.000', timeZone: 'UTC' },
+          endTime: { dateTime: '2027-03-08T05:00:00.000', timeZone: 'UTC' },
+          availabilityViewInterval: 1440,
+        },
+      },
     };
-    if (found.value.length !== 3) throw new Error(`email_search on Outlook listed ${found.value.length} messages, not 3`);
-  } else {
-    throw new Error(`bench:realcall has no Outlook requests for ${tool}`);
   }
+  if (tool === 'calendar_create_event') {
+    const key = randomBytes(20).toString('hex');
+    return {
+      mailbox: 'calendar',
+      req: {
+        method: 'POST',
+        path: '/me/calendar/events',
+        headers: { Prefer: PREFER },
+        body: {
+          subject: 'Bench',
+          start: { dateTime: '2030-02-10T19:00:00.000', timeZone: 'UTC' },
+          end: { dateTime: '2030-02-10T20:00:00.000', timeZone: 'UTC' },
+          isAllDay: false,
+          transactionId: `hub-${key}`,
+          singleValueExtendedProperties: [{ id: DEDUP_PROPERTY, value: key }],
+        },
+      },
+    };
+  }
+  if (tool === 'email_search') {
+    return {
+      mailbox: 'mail',
+      req: { method: 'GET', path: '/me/messages', headers: { Prefer: IMMUTABLE_IDS }, query: { $select: SUMMARY_FIELDS, $top: '3', $search: SEARCH_VALUE } },
+    };
+  }
+  throw new Error(`bench:realcall has no Outlook requests for ${tool}`);
 }
 
-/** graphCall's requests, as the Hub's adapters send them: graphFetch over the Hub's transport (src/providers/lean-http.ts). */
+/** An email_search answer must list the 3 messages asked for, whichever way it was fetched. */
+function checkListed(tool: string, answer: unknown, way: string): void {
+  if (tool !== 'email_search') return;
+  const listed = (answer as { value?: unknown[] } | undefined)?.value?.length;
+  if (listed !== 3) throw new Error(`email_search on Outlook ${way} listed ${listed} messages, not 3`);
+}
+
+/** requestFor's request, sent with @microsoft/microsoft-graph-client. */
+async function graphCall(tool: string, calendar: ReturnType<typeof graphClientFor>, mail: ReturnType<typeof graphClientFor>): Promise<void> {
+  const { mailbox, req } = requestFor(tool);
+  const request = (mailbox === 'calendar' ? calendar : mail)
+    .api(req.path)
+    .headers(req.headers ?? {})
+    .query(req.query ?? {});
+  checkListed(tool, req.method === 'POST' ? await request.post(req.body) : await request.get(), 'straight');
+}
+
+/** requestFor's request, sent as the Hub's adapters send it: graphFetch over the Hub's transport (src/providers/lean-http.ts). */
 async function leanCall(tool: string, graphUrl: string, calendarToken: string, mailToken: string): Promise<void> {
-  const signal = AbortSignal.timeout(30_000);
-  const send = (token: string, req: GraphRequest) => graphFetch(graphUrl, token, req, signal);
-  if (tool === 'calendar_get_availability') {
-    await send(calendarToken, {
-      method: 'POST',
-      path: '/me/calendar/getSchedule',
-      headers: { Prefer: PREFER },
-      body: {
-        schedules: [OUTLOOK_UPN],
-        startTime: { dateTime: '2027-03-01T05:00:00.000', timeZone: 'UTC' },
-        endTime: { dateTime: '2027-03-08T05:00:00.000', timeZone: 'UTC' },
-        availabilityViewInterval: 1440,
-      },
-    });
-  } else if (tool === 'calendar_create_event') {
-    const key = randomBytes(20).toString('hex');
-    await send(calendarToken, {
-      method: 'POST',
-      path: '/me/calendar/events',
-      headers: { Prefer: PREFER },
-      body: {
-        subject: 'Bench',
-        start: { dateTime: '2030-02-10T19:00:00.000', timeZone: 'UTC' },
-        end: { dateTime: '2030-02-10T20:00:00.000', timeZone: 'UTC' },
-        isAllDay: false,
-        transactionId: `hub-${key}`,
-        singleValueExtendedProperties: [{ id: DEDUP_PROPERTY, value: key }],
-      },
-    });
-  } else if (tool === 'email_search') {
-    const found = await send(mailToken, {
-      method: 'GET',
-      path: '/me/messages',
-      headers: { Prefer: IMMUTABLE_IDS },
-      query: { $select: SUMMARY_FIELDS, $top: '3', $search: SEARCH_VALUE },
-    });
-    const listed = (found.body as { value?: unknown[] } | undefined)?.value?.length;
-    if (listed !== 3) throw new Error(`email_search on Outlook over the Hub's transport listed ${listed} messages, not 3`);
-  } else {
-    throw new Error(`bench:realcall has no Outlook requests for ${tool}`);
-  }
+  const { mailbox, req } = requestFor(tool);
+  const answer = await graphFetch(graphUrl, mailbox === 'calendar' ? calendarToken : mailToken, req, AbortSignal.timeout(30_000));
+  checkListed(tool, answer.body, "over the Hub's transport");
 }

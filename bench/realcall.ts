@@ -265,24 +265,17 @@ async function main() {
     };
 
     // The reference: googleapis as it comes (gaxios' default transport, node-fetch), built with the Hub's endpoints.
-    const clientsOf = (url: string) => {
-      const g = createGoogleClients(loadConfig({ ...baseEnv, HUB_GOOGLE_SANDBOX_URL: url, HUB_DATA_DIR: 'memory://', HUB_GOOGLE_HTTP: 'node-fetch' }).google);
+    // `lean`: the same clients over the Hub's own transport (what the Hub's adapters send with), for what the
+    // reference's node-fetch costs beyond it.
+    const clientsOf = (url: string, http: 'node-fetch' | 'lean' = 'node-fetch') => {
+      const g = createGoogleClients(loadConfig({ ...baseEnv, HUB_GOOGLE_SANDBOX_URL: url, HUB_DATA_DIR: 'memory://', HUB_GOOGLE_HTTP: http }).google);
       return {
         calendar: g.calendar(g.withAccessToken(String(calGrant.access_token))),
         gmail: g.gmail(g.withAccessToken(String(gmailGrant.access_token))),
       };
     };
     const straight = clientsOf(sandboxUrl);
-    // The same googleapis clients over the Hub's own transport (HUB_GOOGLE_HTTP=lean, what the Hub's adapters send
-    // with): `direct` minus these is what the reference's node-fetch costs beyond the Hub's transport.
-    const leanOf = (url: string) => {
-      const g = createGoogleClients(loadConfig({ ...baseEnv, HUB_GOOGLE_SANDBOX_URL: url, HUB_DATA_DIR: 'memory://', HUB_GOOGLE_HTTP: 'lean' }).google);
-      return {
-        calendar: g.calendar(g.withAccessToken(String(calGrant.access_token))),
-        gmail: g.gmail(g.withAccessToken(String(gmailGrant.access_token))),
-      };
-    };
-    const overLean = leanOf(sandboxUrl);
+    const overLean = clientsOf(sandboxUrl, 'lean');
     // The floor: the same client through a bare forwarder (one more process on the path, nothing else).
     const fwd = await startProcess('bench/forwarder.js', { FORWARD_TO: sandboxUrl }, (line) => /listening on (http:\/\/\S+)/.exec(line)?.[1]);
     cleanups.push(() => stopProcess(fwd.child));
