@@ -304,6 +304,12 @@ export async function executeTool(
     }
     return answer.ok ? answer : failed(answer.error);
   };
+  // A plain object, not a getter: the providers spread their env (`{ ...env, graphUrl }`), which would call a
+  // getter and make the call's child logger every time; this makes it only when an adapter logs.
+  const adapterLogger: PortEnv['logger'] = {
+    info: (...args: Parameters<Logger['info']>) => log().info(...args),
+    warn: (...args: Parameters<Logger['warn']>) => log().warn(...args),
+  };
   const vendorCall: VendorCall = (op, fn) => callVendor({ integration: connection?.integration ?? '', ...op }, fn);
   const portEnv = (conn: Connection): PortEnv => ({
     call: vendorCall,
@@ -313,9 +319,7 @@ export async function executeTool(
     deadline: ctx.deadline,
     maxBodyChars: deps.settings.maxBodyChars,
     now: deps.now ?? Date.now,
-    get logger() {
-      return log();
-    },
+    logger: adapterLogger,
     get htmlToText() {
       return ctx.htmlToText;
     },

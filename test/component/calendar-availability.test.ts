@@ -159,3 +159,19 @@ describe('which connection answers', () => {
     expect(other.body.result.working_hours.timezone).toBe(NY); // no connection of their own: the customer-wide one
   });
 });
+
+describe('what a call costs the Hub', () => {
+  test('when the adapter has nothing to log, then the call makes no logger of its own', async () => {
+    const ana = await connectPerson(suite, { email: ANA, time_zone: NY });
+    await availability(ana, { start_date: '2027-01-18', end_date: '2027-01-18' }); // the zone is read and remembered
+    // pino's children inherit `child` from their parent: a spy on the root sees every child made below it.
+    const child = jest.spyOn(suite.hub().logs.logger, 'child');
+    try {
+      const res = await availability(ana, { start_date: '2027-01-18', end_date: '2027-01-18' });
+      expect(res.status).toBe(200);
+      expect(child).not.toHaveBeenCalled();
+    } finally {
+      child.mockRestore();
+    }
+  });
+});
