@@ -8,6 +8,9 @@
 // while PGlite runs in worker threads (seen here). The Hub has no native code, so such a death is never one of its
 // tests failing; this project's CI has met it in a different file each time. Everything else fails as jest says: a
 // failed test, a file that does not compile, a file whose worker dies again, a worker out of memory (SIGABRT).
+//
+// The tiers that run in band (e2e, timing) have no worker to lose: the crash ends jest itself, with no report of
+// which files passed. Such a run, ended by one of those signals, runs once more whole, and that second run decides.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +19,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const jestBin = join(root, 'node_modules', 'jest', 'bin', 'jest.js');
+/** The signals a crash of the runtime itself ends a process with (KILLED below names the same). */
+const CRASHES = ['SIGSEGV', 'SIGBUS', 'SIGILL', 'SIGTRAP'];
 /** jest-worker's sentence for a worker that a signal ended (ChildProcessWorker's _onExit). */
 const KILLED = /A jest worker process \(pid=\d+\) was terminated by another process: signal=(SIGSEGV|SIGBUS|SIGILL|SIGTRAP)/;
 
@@ -32,7 +37,7 @@ const run = (args) => {
   } catch {
     // no report: jest itself failed (bad arguments, a global setup that threw); its status says so
   }
-  return { status: status ?? (signal ? 1 : 0), results };
+  return { status: status ?? (signal ? 1 : 0), signal, results };
 };
 
 /** The files of a run whose only failure is their worker's death by a signal; null when anything else failed. */
@@ -48,7 +53,13 @@ try {
   const args = process.argv.slice(2);
   const first = run(args);
   const killed = first.status === 0 ? null : killedOnly(first.results);
-  if (!killed) {
+  if (CRASHES.includes(first.signal)) {
+    process.stderr.write(
+      `\njest itself (running in band) was ended by ${first.signal}, a crash of the runtime (nodejs/node#64500), not a failed test.\n` +
+        'Running the same tests again; that run decides.\n\n',
+    );
+    exitCode = run(args).status;
+  } else if (!killed) {
     exitCode = first.status;
   } else {
     const names = killed.map((f) => relative(root, f));

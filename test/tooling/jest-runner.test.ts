@@ -22,8 +22,8 @@ const crash = (signal: 'SIGSEGV' | 'SIGTRAP', marker?: string) =>
 
 describe('scripts/jest.mjs', () => {
   let dir: string;
-  const jestRun = () =>
-    spawnSync(process.execPath, [join(dir, 'scripts/jest.mjs'), '--maxWorkers=2', '--ci'], {
+  const jestRun = (mode = '--maxWorkers=2') =>
+    spawnSync(process.execPath, [join(dir, 'scripts/jest.mjs'), mode, '--ci'], {
       cwd: dir,
       encoding: 'utf8',
       env: { ...process.env, NODE_OPTIONS: '' },
@@ -70,5 +70,28 @@ describe('scripts/jest.mjs', () => {
     const res = jestRun();
     expect(res.stderr).toContain('lost their worker to a crash of the runtime');
     expect(res.status).not.toBe(0);
+  });
+
+  it('when jest runs in band and a crash ends jest itself once, then the same tests run again and that run passes', () => {
+    const marker = join(dir, 'jest-crashed-once');
+    files({ a: testFile('expect(1).toBe(1);'), b: testFile(crash('SIGSEGV', marker)) });
+    const res = jestRun('--runInBand');
+    expect(existsSync(marker)).toBe(true);
+    expect(res.stderr).toContain('jest itself (running in band) was ended by SIGSEGV, a crash of the runtime');
+    expect(res.status).toBe(0);
+  });
+
+  it('when jest runs in band and a crash ends it on the second run too, then the run fails', () => {
+    files({ a: testFile(crash('SIGTRAP')) });
+    const res = jestRun('--runInBand');
+    expect(res.stderr).toContain('jest itself (running in band) was ended by SIGTRAP');
+    expect(res.status).not.toBe(0);
+  });
+
+  it('when jest runs in band and a test fails, then nothing runs again and the run fails', () => {
+    files({ a: testFile('expect(1).toBe(2);') });
+    const res = jestRun('--runInBand');
+    expect(res.stderr).not.toContain('jest itself');
+    expect(res.status).toBe(1);
   });
 });
