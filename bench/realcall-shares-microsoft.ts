@@ -1,12 +1,12 @@
 /**
  * bench:realcall's "Outlook beside Google": per tool, at concurrency 1, the Hub's own share of a real call on each
  * vendor — its Hub-added latency minus the forwarder floor, i.e. hub p50 − floor p50 (the direct call cancels) —
- * measured in one loop that alternates all six ways (Google: hub, direct, floor; Outlook: the same), so both shares
- * see the same machine at the same moments. The bar: Outlook's share within 0.2 ms of Google's.
+ * measured in one loop that alternates every way (Google: hub, direct, floor and lean below; Outlook: the same), so
+ * both shares see the same machine at the same moments. The bar: Outlook's share within 0.2 ms of Google's.
  *
  * Each vendor's share subtracts that vendor's reference client, and the two clients cost differently per request
  * (googleapis on node-fetch; Microsoft's Graph client on fetch) and make different numbers of requests (Gmail's
- * search is a list and three reads, Graph's one list). So a seventh and eighth way, `lean`, send the reference's
+ * search is a list and three reads, Graph's one list). So a fourth way per vendor, `lean`, sends the reference's
  * requests over the Hub's own transport: a vendor's `direct − lean` is what its reference costs beyond the
  * exchange the Hub itself makes, and `share + (direct − lean)` is the Hub's share with that taken out — the part of
  * a call that is the Hub's own work (and its process hop), comparable across vendors. Printed beside the bar's
